@@ -1,0 +1,95 @@
+# trainer-webhook — plain Makefile.
+#
+#   make            build/trainer-webhook and build/libtrainpolicy.a
+#   make test       every test binary under tests/ (unit and integration)
+#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make valgrind   the unit tests under valgrind's memcheck
+#   make bench      the throughput / latency / memory benchmark (tests/bench)
+#
+# Sources are found by wildcard: a new file in policy/, webhook/, certs/ or a new
+# tests/*/test_*.c needs no edit here.
+
+CC       ?= cc
+BUILD    ?= build
+PKGS     := libmicrohttpd gnutls libcjson yaml-0.1 libcurl openssl
+CSTD     := -std=c17 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+OPT      ?= -O2 -g
+CFLAGS   ?=
+CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+TESTLIBS := -lcmocka
+
+POLICY_SRC  := $(sort $(wildcard policy/*.c))
+CERTS_SRC   := $(sort $(wildcard certs/*.c))
+WEBHOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c)))
+TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
+TESTSUP_SRC := $(sort $(wildcard tests/support/*.c))
+
+POLICY_OBJ  := $(POLICY_SRC:%.c=$(BUILD)/%.o)
+CERTS_OBJ   := $(CERTS_SRC:%.c=$(BUILD)/%.o)
+WEBHOOK_OBJ := $(WEBHOOK_SRC:%.c=$(BUILD)/%.o)
+TESTSUP_OBJ := $(TESTSUP_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+LIBTESTSUP  := $(BUILD)/libtestsupport.a
+
+LIBPOLICY   := $(BUILD)/libtrainpolicy.a
+LIBWEBHOOK  := $(BUILD)/libtwebhook.a
+BIN         := $(BUILD)/trainer-webhook
+
+.PHONY: all test unit integration asan valgrind bench deps clean image deploy-self-signed fuzz
+
+all: $(LIBPOLICY) $(BIN)
+
+$(BUILD)/%.o: %.c $(wildcard policy/*.h webhook/*.h certs/*.h tests/support/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBPOLICY): $(POLICY_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# Everything of the binary except main(), so that tests can call it.
+$(LIBWEBHOOK): $(WEBHOOK_OBJ) $(CERTS_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(BUILD)/webhook/main.o $(LIBWEBHOOK) $(LIBPOLICY)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIBTESTSUP): $(TESTSUP_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(wildcard tests/support/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(LDLIBS) $(TESTLIBS)
+
+# The README's test command. deps installs missing Debian packages first.
+test: deps all $(TEST_BIN)
+	@BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
+
+unit: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+	@BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+
+integration: all $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
+	@BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
+
+# A separate build tree so that sanitizer objects never mix with plain ones.
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	        all $(TEST_BIN:$(BUILD)/%=build-asan/%)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	        BUILD=build-asan tests/run.sh $(TEST_BIN:$(BUILD)/%=build-asan/%)
+
+valgrind: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+	@VALGRIND=1 BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+
+bench: all
+	tests/bench/run.sh $(BIN)
+
+deps:
+	@tests/deps.sh
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,123 @@
+/*
+ * internal.h — what policy/ modules share with each other and nobody else.
+ * Not installed; tests may include it to reach internal functions.
+ */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "policy/trainpolicy.h"
+
+/* ------------------------------------------------------------ constants */
+
+#define TP_GROUP_TRAINER   "trainer.kubeflow.org"
+#define TP_GROUP_OME       "ome.io"
+#define TP_GROUP_JOBSET    "jobset.x-k8s.io"
+#define TP_APIVERSION_TRAINER "trainer.kubeflow.org/v1alpha1"
+#define TP_APIVERSION_OME     "ome.io/v1beta1"
+#define TP_APIVERSION_JOBSET  "jobset.x-k8s.io/v1alpha2"
+
+#define TP_LABEL_ANCESTOR   "trainer.kubeflow.org/trainjob-ancestor-step"
+#define TP_LABEL_SUPPORT    "trainer.kubeflow.org/support"
+#define TP_LABEL_FRAMEWORK  "trainer.kubeflow.org/framework"
+#define TP_LABEL_WEBHOOK_VALIDATION "trainer.kubeflow.org/webhook-validation"
+#define TP_SUPPORT_DEPRECATED "deprecated"
+
+#define TP_ANCESTOR_TRAINER "trainer"
+#define TP_ANCESTOR_DATASET "dataset-initializer"
+#define TP_ANCESTOR_MODEL   "model-initializer"
+
+#define TP_CONTAINER_NODE    "node"
+#define TP_CONTAINER_DATASET "dataset-initializer"
+#define TP_CONTAINER_MODEL   "model-initializer"
+#define TP_JOB_LAUNCHER      "launcher"
+#define TP_JOB_NODE          "node"
+
+#define TP_DEFAULT_MANAGED_BY "trainer.kubeflow.org/trainjob-controller"
+#define TP_MULTIKUEUE         "kueue.x-k8s.io/multikueue"
+#define TP_CONTAINER_PORT     29500
+
+#define TP_DEPRECATION_POLICY_URL \
+	"https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+
+/* ------------------------------------------------------- object access
+ *
+ * Paths are dot-separated member names: tp_get(obj, "spec.trainer.numNodes").
+ * A NULL object or a missing member gives NULL. No array indexing here:
+ * iterate arrays with cJSON_ArrayForEach.
+ */
+const cJSON *tp_get(const cJSON *obj, const char *dotted);
+/* String member or NULL (NULL also when the member is not a string). */
+const char *tp_get_str(const cJSON *obj, const char *dotted);
+/* Integer member: true and *out set when present and an integral number. */
+bool tp_get_int(const cJSON *obj, const char *dotted, long long *out);
+/* Boolean member: true only when present and true. */
+bool tp_get_true(const cJSON *obj, const char *dotted);
+/* Present and of that JSON type. */
+const cJSON *tp_get_object(const cJSON *obj, const char *dotted);
+const cJSON *tp_get_array(const cJSON *obj, const char *dotted);
+
+/* Element of array arr whose member key equals name (by string compare). */
+const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name);
+/* True when v is a number with an integral value that fits in long long. */
+bool tp_json_is_int(const cJSON *v, long long *out);
+/* Deep equality with Kubernetes' semantic flavour for our purposes:
+ * member order ignored, numbers compared by value. NULL equals NULL. */
+bool tp_json_equal(const cJSON *a, const cJSON *b);
+/* Deep equality of two objects ignoring the member `skip` at the top level. */
+bool tp_json_equal_except(const cJSON *a, const cJSON *b, const char *skip);
+
+/* The object's metadata.name / metadata.namespace ("" when absent). */
+const char *tp_meta_name(const cJSON *obj);
+const char *tp_meta_namespace(const cJSON *obj);
+/* metadata.labels[key], or NULL. */
+const char *tp_meta_label(const cJSON *obj, const char *key);
+
+/* Kubernetes name rules (apimachinery validation). Each returns NULL when
+ * valid, else the upstream detail message (static string). */
+const char *tp_check_dns1035_label(const char *s);
+const char *tp_check_dns1123_label(const char *s);
+const char *tp_check_dns1123_subdomain(const char *s);
+const char *tp_check_label_value(const char *s);
+const char *tp_check_qualified_name(const char *s); /* label keys */
+/* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
+int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
+
+/* Strict-profile wording helpers. */
+static inline bool tp_strict(const tp_options *opt)
+{
+	return opt == NULL || opt->profile == TP_PROFILE_STRICT;
+}
+
+/* ------------------------------------------------------------ runtime info
+ *
+ * The JobSet template of a runtime with a TrainJob's runtimePatches applied
+ * (kubeflow-upstream.md §5.1 steps 1-2). Implemented in merge.c; used by the
+ * TrainJob validators and by the expansion.
+ */
+
+/* A fresh copy (current arena) of runtime.spec.template with every
+ * trainjob.spec.runtimePatches[].trainingRuntimeSpec.template merged in list
+ * order: metadata labels/annotations overlaid, spec strategic-merged, the
+ * runtime's replicatedJobs order kept. trainjob may be NULL (no patches).
+ * TP_EINVAL with a detail in err (may be NULL) when a patch cannot merge. */
+int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
+			char *err, size_t errlen);
+
+/* Strategic merge patch of a JobSetSpec-shaped tree: patch onto dst in place
+ * (dst in the current arena). Lists merged by their Kubernetes patch keys:
+ * replicatedJobs/containers/initContainers/volumes/env/imagePullSecrets by
+ * name, volumeMounts by mountPath, ports by containerPort; maps merged;
+ * tolerations and other lists replaced. A JSON null in patch deletes. */
+int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context);
+
+/* Upsert helpers with upstream's pkg/apply semantics (used by expansion). */
+int tp_upsert_named(cJSON *arr, const char *key, cJSON *item); /* takes item */
+
+/* ------------------------------------------------------------- validators
+ * Entry points the dispatcher (validate.c) calls; one module each. */
+int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+				 const cJSON *obj, const cJSON *old_obj, tp_result *res);
+int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+			     const cJSON *obj, const cJSON *old_obj, tp_result *res);
+
+#endif /* TP_INTERNAL_H */

@@ -1,0 +1,324 @@
+/*
+ * trainpolicy.h — the one public header of libtrainpolicy.
+ *
+ * The library decides every admission question about Kubeflow Trainer objects
+ * (TrainingRuntime, ClusterTrainingRuntime, TrainJob; OME's ome.io/v1beta1
+ * runtimes) and expands a TrainJob plus its runtime into the JobSet that runs it.
+ * It does no I/O of its own, opens no sockets and starts no threads.
+ *
+ * Conventions (libgit2 style):
+ *  - names are tp_<module>_<verb>;
+ *  - a function that can fail returns int: 0 (TP_OK) or a negative TP_E* code;
+ *  - results come back through out-parameters the caller owns and releases with
+ *    the matching *_free;
+ *  - validation never "fails": it fills a tp_result with field errors and
+ *    warnings, Kubernetes field.ErrorList style, and the caller decides.
+ *
+ * Memory: cJSON trees are allocated through the hooks installed by tp_json_init().
+ * Between tp_arena_enter() and tp_arena_leave() every cJSON node made on the
+ * calling thread lives in that arena and is released with it, all at once.
+ */
+#ifndef TRAINPOLICY_H
+#define TRAINPOLICY_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum tp_error {
+	TP_OK = 0,
+	TP_ENOMEM = -1,       /* out of memory, or an arena/buffer hit its hard limit */
+	TP_EINVAL = -2,       /* a bad argument */
+	TP_EPARSE = -3,       /* the input is not valid YAML or JSON */
+	TP_ELIMIT = -4,       /* the input is over a hard limit (size, depth, aliases, documents) */
+	TP_ENOTFOUND = -5,    /* a looked-up object is not there */
+	TP_EUNSUPPORTED = -6, /* a kind, version or operation this library does not handle */
+	TP_ECONFLICT = -7,    /* a JSON Patch test or path did not apply */
+	TP_EIO = -8,          /* reserved for callers that read files */
+} tp_error;
+
+/* A static, human-readable sentence for a TP_E* code. Never NULL. */
+const char *tp_strerror(int code);
+
+/* ------------------------------------------------------------------- arena */
+
+typedef struct tp_arena tp_arena;
+
+/* A bump allocator released all at once. limit is the most bytes it may hand
+ * out (0: 64 MiB); past it allocations return NULL. */
+int tp_arena_new(tp_arena **out, size_t limit);
+void tp_arena_free(tp_arena *a);
+/* Forget every allocation but keep the first block for reuse. */
+void tp_arena_reset(tp_arena *a);
+void *tp_arena_alloc(tp_arena *a, size_t n);
+char *tp_arena_strdup(tp_arena *a, const char *s);
+char *tp_arena_strndup(tp_arena *a, const char *s, size_t n);
+char *tp_arena_printf(tp_arena *a, const char *fmt, ...) TP_PRINTF(2, 3);
+char *tp_arena_vprintf(tp_arena *a, const char *fmt, va_list ap);
+size_t tp_arena_used(const tp_arena *a);
+/* True when p points into memory this arena handed out. */
+bool tp_arena_owns(const tp_arena *a, const void *p);
+
+/* Install the cJSON allocation hooks (idempotent, thread-safe). */
+void tp_json_init(void);
+/* Route this thread's cJSON allocations into a (NULL: back to malloc).
+ * Returns the arena that was current, to give back to tp_arena_leave(). */
+tp_arena *tp_arena_enter(tp_arena *a);
+void tp_arena_leave(tp_arena *previous);
+tp_arena *tp_arena_current(void);
+
+/* ------------------------------------------------------------------ buffer */
+
+/* A growable byte buffer with a hard size limit (curl's dynbuf). Always
+ * NUL-terminated when data is not NULL. Memory comes from malloc. */
+typedef struct tp_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	size_t max; /* hard limit on len; an append past it fails with TP_ELIMIT */
+} tp_buf;
+
+#define TP_BUF_INIT(limit) { NULL, 0, 0, (limit) }
+
+void tp_buf_init(tp_buf *b, size_t max);
+int tp_buf_add(tp_buf *b, const void *p, size_t n);
+int tp_buf_adds(tp_buf *b, const char *s);
+int tp_buf_addc(tp_buf *b, char c);
+int tp_buf_addf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
+int tp_buf_vaddf(tp_buf *b, const char *fmt, va_list ap);
+void tp_buf_reset(tp_buf *b); /* len = 0, memory kept */
+void tp_buf_free(tp_buf *b);
+
+/* ------------------------------------------------------------------ result */
+
+/* Kubernetes field.ErrorType, rendered with upstream's words. */
+typedef enum tp_field_type {
+	TP_FIELD_REQUIRED,    /* "Required value" */
+	TP_FIELD_INVALID,     /* "Invalid value" */
+	TP_FIELD_UNSUPPORTED, /* "Unsupported value" */
+	TP_FIELD_FORBIDDEN,   /* "Forbidden" */
+	TP_FIELD_DUPLICATE,   /* "Duplicate value" */
+	TP_FIELD_TOO_LONG,    /* "Too long" */
+	TP_FIELD_TOO_MANY,    /* "Too many" */
+	TP_FIELD_NOT_FOUND,   /* "Not found" */
+	TP_FIELD_INTERNAL,    /* "Internal error" */
+	TP_FIELD_PLAIN,       /* a plain error with no field (upstream "unsupported runtime: X") */
+} tp_field_type;
+
+typedef struct tp_field_error {
+	tp_field_type type;
+	const char *path;   /* "spec.trainer.numNodes"; NULL for TP_FIELD_PLAIN */
+	const char *value;  /* the bad value as rendered, NULL when the type shows none */
+	const char *detail; /* may be "" */
+} tp_field_error;
+
+typedef struct tp_result tp_result;
+
+int tp_result_new(tp_result **out);
+void tp_result_free(tp_result *r);
+void tp_result_clear(tp_result *r);
+
+size_t tp_result_error_count(const tp_result *r);
+const tp_field_error *tp_result_error_at(const tp_result *r, size_t i);
+size_t tp_result_warning_count(const tp_result *r);
+const char *tp_result_warning_at(const tp_result *r, size_t i);
+static inline bool tp_result_ok(const tp_result *r) { return tp_result_error_count(r) == 0; }
+/* The audit annotations a review answer carries (key/value pairs). */
+size_t tp_result_annotation_count(const tp_result *r);
+void tp_result_annotation_at(const tp_result *r, size_t i, const char **key, const char **value);
+int tp_result_annotate(tp_result *r, const char *key, const char *value);
+
+/* Append one field error. value is the rendered bad value (NULL for types
+ * that show none); detail is a printf format. */
+int tp_result_add(tp_result *r, tp_field_type type, const char *path, const char *value,
+		  const char *detail_fmt, ...) TP_PRINTF(5, 6);
+/* Append a warning; identical texts are kept once; newlines become spaces. */
+int tp_result_warn(tp_result *r, const char *fmt, ...) TP_PRINTF(2, 3);
+
+/* One error rendered exactly as k8s field.Error.Error(). */
+int tp_field_error_format(const tp_field_error *e, tp_buf *out);
+/* All errors as upstream aggregates them: one error plain, several "[e1, e2]". */
+int tp_result_format(const tp_result *r, tp_buf *out);
+
+/* Render a cJSON value the way the messages show it: strings quoted, numbers
+ * as integers when integral, objects/arrays as compact JSON. Result lives in
+ * the result's memory. */
+const char *tp_result_value(tp_result *r, const cJSON *v);
+const char *tp_result_quote(tp_result *r, const char *s);
+
+/* ----------------------------------------------------------------- loading */
+
+typedef struct tp_load_limits {
+	size_t max_doc_bytes;   /* one document (default 3 MiB) */
+	size_t max_total_bytes; /* the whole input (default 64 MiB) */
+	int max_depth;          /* nesting of mappings/sequences (default 100) */
+	size_t max_aliases;     /* YAML alias uses, all documents (default 100) */
+	size_t max_docs;        /* documents, List items counted (default 10000) */
+} tp_load_limits;
+
+void tp_load_limits_default(tp_load_limits *l);
+
+typedef struct tp_doc {
+	cJSON *obj;    /* owned by the tp_docs until taken */
+	int index;     /* 1-based document number in the input */
+	int item;      /* 0, or 1-based item number when expanded from a kind: List */
+	int line;      /* 1-based line where the document starts */
+} tp_doc;
+
+typedef struct tp_docs tp_docs;
+
+typedef struct tp_load_error {
+	int code;       /* TP_EPARSE, TP_ELIMIT, ... */
+	int doc;        /* 1-based document number, 0 if not known */
+	int line;       /* 1-based, 0 if not known */
+	int column;     /* 1-based, 0 if not known */
+	char msg[256];  /* what is wrong, without the file name */
+} tp_load_error;
+
+/* Parse YAML (one or many documents, "---") or JSON bytes into objects.
+ * kind: List documents are expanded into their items. Empty documents are
+ * skipped. On error returns a TP_E* code and fills err. */
+int tp_load(const char *data, size_t len, const tp_load_limits *limits, tp_docs **out,
+	    tp_load_error *err);
+size_t tp_docs_count(const tp_docs *d);
+const tp_doc *tp_docs_at(const tp_docs *d, size_t i);
+/* Take ownership of document i's object (the slot becomes NULL). */
+cJSON *tp_docs_take(tp_docs *d, size_t i);
+void tp_docs_free(tp_docs *d);
+/* "<name>: document 2, line 14: <msg>" */
+int tp_load_error_format(const tp_load_error *err, const char *name, tp_buf *out);
+
+/* ------------------------------------------------------------------- store */
+
+/* Kinds of object the library knows, from apiVersion + kind. */
+typedef enum tp_kind {
+	TP_KIND_UNKNOWN = 0,
+	TP_KIND_TRAINJOB,                 /* trainer.kubeflow.org/v1alpha1 TrainJob */
+	TP_KIND_TRAINING_RUNTIME,         /* trainer.kubeflow.org/v1alpha1 TrainingRuntime */
+	TP_KIND_CLUSTER_TRAINING_RUNTIME, /* trainer.kubeflow.org/v1alpha1 ClusterTrainingRuntime */
+	TP_KIND_OME_TRAINING_RUNTIME,     /* ome.io/v1beta1 TrainingRuntime */
+	TP_KIND_OME_CLUSTER_TRAINING_RUNTIME,
+	TP_KIND_JOBSET,                   /* jobset.x-k8s.io/v1alpha2 JobSet */
+	TP_KIND_OUTDATED,                 /* kubeflow.org/v2alpha1 (pre-release guides) */
+	TP_KIND__COUNT
+} tp_kind;
+
+tp_kind tp_kind_of(const cJSON *obj);
+/* "TrainJob", "ClusterTrainingRuntime", ... ("OME TrainingRuntime" for OME). */
+const char *tp_kind_name(tp_kind k);
+bool tp_kind_is_runtime(tp_kind k);
+bool tp_kind_is_cluster_scoped(tp_kind k);
+
+typedef struct tp_store tp_store;
+
+int tp_store_new(tp_store **out);
+void tp_store_free(tp_store *s);
+/* Add or replace by (kind, namespace, name). Takes ownership of obj, which must
+ * have been allocated outside any arena. TP_EUNSUPPORTED for unknown kinds. */
+int tp_store_put(tp_store *s, cJSON *obj);
+int tp_store_remove(tp_store *s, tp_kind k, const char *ns, const char *name);
+/* Remove every object of kind k (a fresh list replaces them). */
+void tp_store_clear_kind(tp_store *s, tp_kind k);
+
+/* Readers bracket lookups with rdlock/unlock; the pointers returned by
+ * tp_store_get stay valid until unlock. Writers (put/remove) lock inside. */
+void tp_store_rdlock(const tp_store *s);
+void tp_store_unlock(const tp_store *s);
+/* ns is ignored for cluster-scoped kinds. NULL when absent. */
+const cJSON *tp_store_get(const tp_store *s, tp_kind k, const char *ns, const char *name);
+/* Namespaces (sorted) that hold an object of kind k named name; returns how
+ * many there are, writes at most max of them. Strings valid until unlock. */
+size_t tp_store_namespaces_of(const tp_store *s, tp_kind k, const char *name, const char **out,
+			      size_t max);
+size_t tp_store_count(const tp_store *s, tp_kind k);
+/* Bumped by every change; lets callers see that the store moved. */
+uint64_t tp_store_generation(const tp_store *s);
+
+/* ---------------------------------------------------------------- decisions */
+
+typedef enum tp_profile {
+	TP_PROFILE_STRICT = 0, /* upstream + the rules the guides promise (default) */
+	TP_PROFILE_KUBEFLOW,   /* exactly upstream Kubeflow Trainer */
+} tp_profile;
+
+int tp_profile_parse(const char *s, tp_profile *out);
+const char *tp_profile_name(tp_profile p);
+
+typedef enum tp_operation {
+	TP_OP_CREATE = 0,
+	TP_OP_UPDATE,
+	TP_OP_DELETE,
+	TP_OP_CONNECT,
+} tp_operation;
+
+int tp_operation_parse(const char *s, tp_operation *out);
+const char *tp_operation_name(tp_operation op);
+
+typedef struct tp_options {
+	tp_profile profile;
+	bool no_schema;        /* skip the CRD schema / CEL layer */
+	const tp_store *store; /* cluster state; NULL means empty. Caller holds rdlock. */
+	const char *now;       /* RFC 3339 UTC "2026-08-21T10:15:30Z" for defaulting; NULL: clock */
+} tp_options;
+
+/* Validate obj (old_obj on UPDATE, else NULL) according to its kind.
+ * Fills res; returns TP_EUNSUPPORTED for kinds it does not know. */
+int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const cJSON *old_obj,
+		tp_result *res);
+int tp_validate_runtime(const tp_options *opt, tp_operation op, const cJSON *obj,
+			const cJSON *old_obj, tp_result *res);
+int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj,
+			 const cJSON *old_obj, tp_result *res);
+/* JobSet's own admission rules (jobset webhook ValidateCreate/Update). */
+int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
+		       const cJSON *old_obj, tp_result *res);
+
+/* Upstream's TrainJob defaulting (runtimePatches[].time). *out is a new tree
+ * (in the current arena, if any) with the defaults applied. */
+int tp_default_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj,
+			const cJSON *old_obj, cJSON **out);
+
+/* ---------------------------------------------------------------- expansion */
+
+/* The MPI SSH key pair; the library never generates keys itself. */
+typedef struct tp_ssh_key {
+	const char *private_pem; /* "-----BEGIN EC PRIVATE KEY-----..." */
+	const char *public_line; /* "ecdsa-sha2-nistp521 AAAA..." */
+} tp_ssh_key;
+
+/* Expand a TrainJob (runtime looked up in opt->store) into a v1 List of the
+ * JobSet and its companion objects (MPI ConfigMap/Secret, PodGroup).
+ * existing_jobset may be NULL. Errors that stop the expansion (missing
+ * runtime, bad patches) are added to res and TP_EINVAL/TP_ENOTFOUND returned. */
+int tp_expand(const tp_options *opt, const cJSON *trainjob, const cJSON *existing_jobset,
+	      const tp_ssh_key *key, cJSON **out_list, tp_result *res);
+/* The same, with the runtime given instead of looked up. */
+int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const cJSON *runtime,
+			   const cJSON *existing_jobset, const tp_ssh_key *key, cJSON **out_list,
+			   tp_result *res);
+
+/* ---------------------------------------------------------------- JSON Patch */
+
+/* RFC 6902: operations that turn from into to (add/remove/replace only).
+ * *out is a JSON array, empty when the trees are equal. */
+int tp_jsonpatch_diff(const cJSON *from, const cJSON *to, cJSON **out);
+/* Apply ops to a copy of doc. TP_ECONFLICT when an operation does not apply. */
+int tp_jsonpatch_apply(const cJSON *doc, const cJSON *ops, cJSON **out);
+/* Escape one reference token for a JSON Pointer ("~" -> "~0", "/" -> "~1"). */
+int tp_jsonpointer_escape(const char *token, tp_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRAINPOLICY_H */

@@ -1,0 +1,110 @@
+/*
+ * testutil.c — shared test helpers (see testutil.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tests/support/testutil.h"
+
+const char *tt_shared_dir(void)
+{
+	static char dir[4096];
+	static int state; /* 0 unknown, 1 present, 2 absent */
+	if (state == 0) {
+		const char *env = getenv("TP_SHARED");
+		snprintf(dir, sizeof(dir), "%s", env && *env ? env : "../shared");
+		struct stat st;
+		char probe[4200];
+		snprintf(probe, sizeof(probe), "%s/spec/RULES.md", dir);
+		state = stat(probe, &st) == 0 ? 1 : 2;
+	}
+	return state == 1 ? dir : NULL;
+}
+
+char *tt_shared_path(const char *rel)
+{
+	const char *dir = tt_shared_dir();
+	if (!dir)
+		return NULL;
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, rel);
+	return p;
+}
+
+char *tt_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			char *p = realloc(buf, cap + 1);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = p;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+cJSON *tt_json(const char *text)
+{
+	cJSON *j = cJSON_Parse(text);
+	if (!j)
+		fail_msg("test JSON does not parse near: %.40s", cJSON_GetErrorPtr());
+	return j;
+}
+
+bool tt_has_error(const tp_result *res, const char *path, const char *detail_part)
+{
+	for (size_t i = 0; i < tp_result_error_count(res); i++) {
+		const tp_field_error *e = tp_result_error_at(res, i);
+		bool path_ok = path ? (e->path && !strcmp(e->path, path)) : e->path == NULL;
+		if (path_ok && (!detail_part || (e->detail && strstr(e->detail, detail_part))))
+			return true;
+	}
+	return false;
+}
+
+bool tt_has_warning(const tp_result *res, const char *part)
+{
+	for (size_t i = 0; i < tp_result_warning_count(res); i++)
+		if (strstr(tp_result_warning_at(res, i), part))
+			return true;
+	return false;
+}
+
+void tt_dump(const tp_result *res)
+{
+	for (size_t i = 0; i < tp_result_error_count(res); i++) {
+		tp_buf b = TP_BUF_INIT(1 << 20);
+		tp_field_error_format(tp_result_error_at(res, i), &b);
+		print_message("  error: %s\n", b.data ? b.data : "");
+		tp_buf_free(&b);
+	}
+	for (size_t i = 0; i < tp_result_warning_count(res); i++)
+		print_message("  warning: %s\n", tp_result_warning_at(res, i));
+}

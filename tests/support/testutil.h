@@ -1,0 +1,41 @@
+/*
+ * testutil.h — small helpers every cmocka test may use.
+ * Include after <setjmp.h>, <stdarg.h>, <stddef.h> and <cmocka.h>.
+ */
+#ifndef TT_TESTUTIL_H
+#define TT_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/trainpolicy.h"
+
+/* The ../shared folder (env TP_SHARED, else ../shared beside the repo), or
+ * NULL when it is absent. */
+const char *tt_shared_dir(void);
+/* A path under ../shared, or NULL when ../shared is absent (static buffer
+ * per call site is not needed: the string is malloc'd and leaked to the
+ * test's end — use tt_free at teardown if valgrind matters). */
+char *tt_shared_path(const char *rel);
+/* Skip the current cmocka test when ../shared is absent. */
+#define TT_REQUIRE_SHARED()                                                  \
+	do {                                                                 \
+		if (!tt_shared_dir()) {                                      \
+			print_message("../shared absent: skipped\n");       \
+			skip();                                              \
+		}                                                            \
+	} while (0)
+
+/* Whole file into a malloc'd NUL-terminated buffer; NULL on error. */
+char *tt_read_file(const char *path, size_t *len);
+/* Parse JSON text; fails the test on a parse error. Free with cJSON_Delete. */
+cJSON *tt_json(const char *text);
+/* True when res holds an error at exactly path whose detail contains
+ * detail_part (NULL: any detail). */
+bool tt_has_error(const tp_result *res, const char *path, const char *detail_part);
+/* True when some warning contains part. */
+bool tt_has_warning(const tp_result *res, const char *part);
+/* Print every error and warning (for a failing test's output). */
+void tt_dump(const tp_result *res);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * test_foundation.c — arena, buffer, result rendering and object access.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "policy/internal.h"
+#include "tests/support/testutil.h"
+
+static void arena_routes_cjson_and_frees_at_once(void **state)
+{
+	(void)state;
+	tp_arena *a;
+	assert_int_equal(tp_arena_new(&a, 0), TP_OK);
+	tp_arena *prev = tp_arena_enter(a);
+	cJSON *j = cJSON_Parse("{\"a\":[1,2,3],\"b\":{\"c\":\"d\"}}");
+	assert_non_null(j);
+	assert_true(tp_arena_owns(a, j));
+	assert_true(tp_arena_owns(a, j->child));
+	cJSON_Delete(j); /* a no-op inside the arena: must not crash */
+	tp_arena_leave(prev);
+	assert_true(tp_arena_used(a) > 0);
+	tp_arena_reset(a);
+	assert_int_equal(tp_arena_used(a), 0);
+	cJSON *k = cJSON_Parse("[1]");
+	assert_false(tp_arena_owns(a, k));
+	cJSON_Delete(k);
+	tp_arena_free(a);
+}
+
+static void arena_limit_is_hard(void **state)
+{
+	(void)state;
+	tp_arena *a;
+	assert_int_equal(tp_arena_new(&a, 64 * 1024), TP_OK);
+	assert_non_null(tp_arena_alloc(a, 1000));
+	assert_null(tp_arena_alloc(a, 128 * 1024));
+	tp_arena_free(a);
+}
+
+static void buf_limit_is_hard(void **state)
+{
+	(void)state;
+	tp_buf b = TP_BUF_INIT(8);
+	assert_int_equal(tp_buf_adds(&b, "1234"), TP_OK);
+	assert_int_equal(tp_buf_addf(&b, "%d", 5678), TP_OK);
+	assert_string_equal(b.data, "12345678");
+	assert_int_equal(tp_buf_addc(&b, 'x'), TP_ELIMIT);
+	assert_int_equal(b.len, 8);
+	tp_buf_free(&b);
+}
+
+static void result_renders_like_upstream(void **state)
+{
+	(void)state;
+	tp_result *r;
+	assert_int_equal(tp_result_new(&r), TP_OK);
+	tp_result_add(r, TP_FIELD_INVALID, "spec.template.spec.replicatedJobs[1].replicas", "2",
+		      "always must be 1");
+	tp_buf b = TP_BUF_INIT(4096);
+	tp_result_format(r, &b);
+	assert_string_equal(b.data,
+			    "spec.template.spec.replicatedJobs[1].replicas: Invalid value: 2: always must be 1");
+	tp_result_add(r, TP_FIELD_FORBIDDEN, "spec.runtimePatches", NULL, "x");
+	tp_result_add(r, TP_FIELD_REQUIRED, "spec.runtimePatches.manager", NULL, "%s", "");
+	tp_buf_reset(&b);
+	tp_result_format(r, &b);
+	assert_string_equal(b.data,
+			    "[spec.template.spec.replicatedJobs[1].replicas: Invalid value: 2: always must be 1, "
+			    "spec.runtimePatches: Forbidden: x, spec.runtimePatches.manager: Required value]");
+	tp_buf_free(&b);
+	assert_int_equal(tp_result_warn(r, "line one\nline two"), TP_OK);
+	assert_int_equal(tp_result_warn(r, "line one\nline two"), TP_OK);
+	assert_int_equal(tp_result_warning_count(r), 1);
+	assert_string_equal(tp_result_warning_at(r, 0), "line one line two");
+	assert_string_equal(tp_result_quote(r, "a\"b"), "\"a\\\"b\"");
+	tp_result_free(r);
+}
+
+static void object_access(void **state)
+{
+	(void)state;
+	cJSON *j = tt_json("{\"metadata\":{\"name\":\"x\",\"labels\":{\"a/b\":\"c\"}},"
+			   "\"spec\":{\"n\":3,\"f\":1.5,\"t\":true,\"l\":[{\"name\":\"p\"},{\"name\":\"q\"}]}}");
+	long long n = 0;
+	assert_true(tp_get_int(j, "spec.n", &n));
+	assert_int_equal(n, 3);
+	assert_false(tp_get_int(j, "spec.f", &n));
+	assert_true(tp_get_true(j, "spec.t"));
+	assert_null(tp_get(j, "spec.missing.deeper"));
+	assert_string_equal(tp_meta_name(j), "x");
+	assert_string_equal(tp_meta_namespace(j), "");
+	assert_string_equal(tp_meta_label(j, "a/b"), "c");
+	assert_non_null(tp_find_named(tp_get(j, "spec.l"), "name", "q"));
+	cJSON *k = tt_json("{\"spec\":{\"l\":[{\"name\":\"p\"},{\"name\":\"q\"}],\"t\":true,\"f\":1.5,\"n\":3},"
+			   "\"metadata\":{\"labels\":{\"a/b\":\"c\"},\"name\":\"x\"}}");
+	assert_true(tp_json_equal(j, k));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(k, "spec"), "n", cJSON_CreateNumber(4));
+	assert_false(tp_json_equal(j, k));
+	assert_true(tp_json_equal_except(cJSON_GetObjectItem(j, "spec"), cJSON_GetObjectItem(k, "spec"), "n"));
+	cJSON_Delete(j);
+	cJSON_Delete(k);
+}
+
+static void names(void **state)
+{
+	(void)state;
+	assert_null(tp_check_dns1035_label("my-job"));
+	assert_non_null(tp_check_dns1035_label("1job"));
+	assert_non_null(tp_check_dns1035_label("Job"));
+	assert_null(tp_check_dns1123_subdomain("acme.io"));
+	assert_non_null(tp_check_dns1123_subdomain("acme..io"));
+	assert_null(tp_check_label_value(""));
+	assert_non_null(tp_check_label_value("-x"));
+	tp_result *r;
+	tp_result_new(&r);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "example.io/platform-team"), 0);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "noslash"), 1);
+	assert_true(tt_has_error(r, "m", "must be a domain-prefixed path"));
+	tp_result_free(r);
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(arena_routes_cjson_and_frees_at_once),
+		cmocka_unit_test(arena_limit_is_hard),
+		cmocka_unit_test(buf_limit_is_hard),
+		cmocka_unit_test(result_renders_like_upstream),
+		cmocka_unit_test(object_access),
+		cmocka_unit_test(names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,87 @@
+/*
+ * webhook.h — what the trainer-webhook binary's modules share.
+ * The binary links policy/ (libtrainpolicy) and certs/; nothing here is public API.
+ */
+#ifndef TW_WEBHOOK_H
+#define TW_WEBHOOK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "policy/trainpolicy.h"
+
+/* Exit codes of every command (DESIGN.md): allowed, denied, bad input/usage. */
+enum { TW_EXIT_OK = 0, TW_EXIT_DENIED = 1, TW_EXIT_USAGE = 2 };
+
+#define TW_DEFAULT_MAX_BODY ((size_t)3 * 1024 * 1024) /* the API server's own limit */
+
+/* --------------------------------------------------------------- commands */
+
+int tw_cmd_validate(int argc, char **argv);
+int tw_cmd_review(int argc, char **argv);
+int tw_cmd_expand(int argc, char **argv);
+int tw_cmd_serve(int argc, char **argv);
+int tw_cmd_certs(int argc, char **argv);
+
+/* ------------------------------------------------------------ manifests */
+
+/* Load every object found at path (a file, a folder searched recursively for
+ * *.yaml, *.yml and *.json, or "-" for standard input) into store. Problems
+ * are reported on errf as "<file>: document N, line L: <what>".
+ * Returns 0, or TP_EIO / TP_EPARSE / TP_ELIMIT on the first unreadable input. */
+int tw_store_load_path(tp_store *store, const char *path, FILE *errf);
+
+/* Read a whole file ("-": stdin) into buf, at most max bytes (TP_ELIMIT past it). */
+int tw_read_file(const char *path, size_t max, tp_buf *buf);
+
+/* ----------------------------------------------------------------- routes */
+
+typedef enum tw_route_type {
+	TW_ROUTE_VALIDATE,       /* validating admission */
+	TW_ROUTE_MUTATE_TRAINJOB,/* defaulting, JSON Patch */
+	TW_ROUTE_MUTATE_JOBSET,  /* JobSet reconciled from its TrainJob, JSON Patch */
+	TW_ROUTE_EXPAND,         /* preview API: TrainJob in, List out */
+	TW_ROUTE_HEALTH,         /* /healthz, /readyz */
+} tw_route_type;
+
+typedef struct tw_route {
+	const char *path;
+	tw_route_type type;
+	tp_kind kind; /* the kind this admission route accepts (TP_KIND_UNKNOWN: none) */
+} tw_route;
+
+/* Every route the server answers, in DESIGN.md's order; ends with {NULL}. */
+extern const tw_route tw_routes[];
+const tw_route *tw_route_find(const char *path);
+/* The admission route for a request.kind (group, version, kind) when mutating
+ * is false or true; NULL when none. */
+const tw_route *tw_route_for_kind(const char *group, const char *version, const char *kind,
+				  bool mutating);
+
+/* ------------------------------------------------------------- admission */
+
+typedef struct tw_config {
+	tp_options opt;          /* profile, no_schema, now; opt.store is set per request */
+	tp_store *store;         /* cluster state (runtimes, TrainJobs, JobSets) */
+	size_t max_body;         /* bytes; TW_DEFAULT_MAX_BODY when 0 */
+} tw_config;
+
+/* What one admission call decided, for logs and metrics. Strings live in the
+ * request arena. */
+typedef struct tw_outcome {
+	int http_status;         /* 200, or 400 for a body that is not an AdmissionReview */
+	bool allowed;
+	bool patched;
+	size_t warnings;
+	const char *uid, *kind, *namespace_, *name, *operation;
+	const char *error;       /* for non-200: the JSON error's text */
+} tw_outcome;
+
+/* Answer one AdmissionReview body on route, exactly as the server does:
+ * writes the response body (an AdmissionReview, or {"error": "..."} with a
+ * 4xx status) to out. Holds the store's read lock while it decides. All
+ * per-request memory comes from arena. Returns 0, or TP_ENOMEM. */
+int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char *body,
+			size_t len, tp_arena *arena, tp_buf *out, tw_outcome *oc);
+
+#endif /* TW_WEBHOOK_H */
