@@ -18,9 +18,9 @@ for t in "$@"; do
 	fi
 	rc=$?
 	cat "$out"
-	p=$(grep -o '\[  PASSED  \] [0-9]* test' "$out" | awk '{s+=$3} END {print s+0}')
-	f=$(grep -o '\[  FAILED  \] [0-9]* test' "$out" | awk '{s+=$3} END {print s+0}')
-	s=$(grep -o '\[  SKIPPED \] [0-9]* test' "$out" | awk '{s+=$3} END {print s+0}')
+	p=$(grep -o '\[  PASSED  \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
+	f=$(grep -o '\[  FAILED  \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
+	s=$(grep -o '\[  SKIPPED \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
 	rm -f "$out"
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$rc" != 0 ]; then
