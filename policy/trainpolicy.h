@@ -298,15 +298,17 @@ typedef struct tp_ssh_key {
 } tp_ssh_key;
 
 /* Expand a TrainJob (runtime looked up in opt->store) into a v1 List of the
- * JobSet and its companion objects (MPI ConfigMap/Secret, PodGroup).
- * existing_jobset may be NULL. Errors that stop the expansion (missing
- * runtime, bad patches) are added to res and TP_EINVAL/TP_ENOTFOUND returned. */
-int tp_expand(const tp_options *opt, const cJSON *trainjob, const cJSON *existing_jobset,
-	      const tp_ssh_key *key, cJSON **out_list, tp_result *res);
+ * JobSet and its companion objects (MPI ConfigMap/Secret, PodGroup), in the
+ * current arena if any. key is needed only for MPI runtimes. Errors that stop
+ * the expansion (missing runtime, patches that do not merge, MPI without a
+ * key) are added to res and TP_ENOTFOUND / TP_EINVAL returned. The build is
+ * always complete: upstream's "do not touch a running JobSet" is the
+ * controller's business, not the expansion's. */
+int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *key,
+	      cJSON **out_list, tp_result *res);
 /* The same, with the runtime given instead of looked up. */
 int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const cJSON *runtime,
-			   const cJSON *existing_jobset, const tp_ssh_key *key, cJSON **out_list,
-			   tp_result *res);
+			   const tp_ssh_key *key, cJSON **out_list, tp_result *res);
 
 /* ---------------------------------------------------------------- JSON Patch */
 
