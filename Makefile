@@ -1,6 +1,7 @@
 # trainer-webhook — plain Makefile.
 #
 #   make            build/trainer-webhook and build/libtrainpolicy.a
+#   make run        the server on its embedded default (see README)
 #   make test       every test binary under tests/ (unit and integration)
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the unit tests under valgrind's memcheck
@@ -37,7 +38,7 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: all test unit integration asan valgrind bench deps clean image deploy-self-signed fuzz
+.PHONY: all run test unit integration asan valgrind bench deps clean image deploy-self-signed fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -64,6 +65,11 @@ $(LIBTESTSUP): $(TESTSUP_OBJ)
 $(BUILD)/tests/%: tests/%.c $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(wildcard tests/support/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(LDLIBS) $(TESTLIBS)
+
+# The README's run command: the server on its embedded default (dev
+# certificates under certs/dev, deploy/runtimes loaded, 127.0.0.1:9443).
+run: deps all
+	$(BIN) serve --dev
 
 # The README's test command. deps installs missing Debian packages first.
 test: deps all $(TEST_BIN)

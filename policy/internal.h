@@ -120,4 +120,17 @@ int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind
 int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
 			     const cJSON *obj, const cJSON *old_obj, tp_result *res);
 
+/* ------------------------------------------------------ shared by rules
+ * Small facts several validators and the expansion need (runtime_facts.c). */
+
+/* metadata.labels["trainer.kubeflow.org/support"] == "deprecated". */
+bool tp_runtime_is_deprecated(const cJSON *runtime);
+/* Upstream's deprecation sentence for a runtime of kind k named name
+ * ("ClusterTrainingRuntime \"x\" is deprecated and will be removed ..."),
+ * written into res as a warning, with prefix ("" or "Referenced "). */
+int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name);
+
+/* The TrainJob validator (validate_trainjob.c) and defaulter (default_trainjob.c)
+ * implement the public tp_validate_trainjob and tp_default_trainjob. */
+
 #endif /* TP_INTERNAL_H */

@@ -34,6 +34,10 @@ int tw_store_load_path(tp_store *store, const char *path, FILE *errf);
 /* Read a whole file ("-": stdin) into buf, at most max bytes (TP_ELIMIT past it). */
 int tw_read_file(const char *path, size_t max, tp_buf *buf);
 
+/* Write obj as one YAML document (block style; strings that would read back
+ * as another type are quoted, multi-line strings use the literal style). */
+int tw_yaml_write(const cJSON *obj, tp_buf *out);
+
 /* ----------------------------------------------------------------- routes */
 
 typedef enum tw_route_type {

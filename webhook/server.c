@@ -1,0 +1,298 @@
+/*
+ * server.c — the HTTPS daemon's lifecycle: listen socket, libmicrohttpd
+ * start-up, the swappable runtime store, readiness, and graceful drain.
+ *
+ * libmicrohttpd runs a pool of worker threads, each with its own epoll loop
+ * over the shared listen socket; a connection stays on the thread that
+ * accepted it, so a request never crosses threads.
+ */
+#include "webhook/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+
+/* ------------------------------------------------------------- listen */
+
+/* Split "HOST:PORT", ":PORT" or "[V6]:PORT" into host (NULL: any) and port. */
+static int split_addr(const char *addr, char *host, size_t hn, char *port, size_t pn)
+{
+	const char *colon = strrchr(addr, ':');
+	if (!colon || !colon[1] || strlen(colon + 1) >= pn)
+		return -1;
+	snprintf(port, pn, "%s", colon + 1);
+	size_t len = (size_t)(colon - addr);
+	if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']') {
+		addr++;
+		len -= 2;
+	}
+	if (len >= hn)
+		return -1;
+	memcpy(host, addr, len);
+	host[len] = '\0';
+	return 0;
+}
+
+static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
+{
+	for (; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				ai->ai_protocol);
+		if (fd < 0) {
+			*eno = errno;
+			continue;
+		}
+		int one = 1, zero = 0;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6) /* ":PORT" serves IPv4 too */
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0) {
+			*fd_out = fd;
+			return 0;
+		}
+		*eno = errno;
+		close(fd);
+	}
+	return -1;
+}
+
+int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err, size_t errlen)
+{
+	char host[256], serv[16];
+	if (!addr || split_addr(addr, host, sizeof(host), serv, sizeof(serv)))
+		return snprintf(err, errlen,
+				"listen address \"%s\" is not HOST:PORT (examples: :9443, "
+				"127.0.0.1:9443, [::1]:9443)",
+				addr ? addr : ""),
+		       -1;
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				  .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(host[0] ? host : NULL, serv, &hints, &res);
+	if (gai)
+		return snprintf(err, errlen, "cannot listen on %s: %s", addr, gai_strerror(gai)), -1;
+	/* For a wildcard host, try the IPv6 (dual-stack) entry first. */
+	if (!host[0] && res->ai_next && res->ai_family != AF_INET6 &&
+	    res->ai_next->ai_family == AF_INET6) {
+		struct addrinfo *v6 = res->ai_next;
+		res->ai_next = v6->ai_next;
+		v6->ai_next = res;
+		res = v6;
+	}
+	int eno = 0, rc = bind_first(res, fd, &eno);
+	freeaddrinfo(res);
+	if (rc)
+		return snprintf(err, errlen,
+				"cannot listen on %s: %s; stop whatever holds that port or choose "
+				"another address",
+				addr, strerror(eno)),
+		       -1;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(*fd, (struct sockaddr *)&ss, &sl);
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+}
+
+/* -------------------------------------------------------------- store */
+
+tw_store_ref *tw_server_store_acquire(tw_server *s)
+{
+	pthread_mutex_lock(&s->store_lock);
+	tw_store_ref *r = s->store;
+	if (r)
+		atomic_fetch_add(&r->refs, 1);
+	pthread_mutex_unlock(&s->store_lock);
+	return r;
+}
+
+void tw_server_store_release(tw_store_ref *r)
+{
+	if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
+		tp_store_free(r->store);
+		free(r);
+	}
+}
+
+void tw_server_set_store(tw_server *s, tp_store *store)
+{
+	tw_store_ref *r = malloc(sizeof(*r));
+	if (!r) {
+		tw_log(TW_LOG_ERROR, "out of memory swapping in the new runtime store; "
+				     "the previous store stays in use");
+		tp_store_free(store);
+		return;
+	}
+	r->store = store;
+	atomic_init(&r->refs, 1); /* the server's own reference */
+	pthread_mutex_lock(&s->store_lock);
+	tw_store_ref *old = s->store;
+	s->store = r;
+	pthread_mutex_unlock(&s->store_lock);
+	tw_server_store_release(old);
+	tw_metrics_store_set(store);
+}
+
+bool tw_server_ready(tw_server *s)
+{
+	pthread_mutex_lock(&s->store_lock);
+	bool ready = s->store != NULL;
+	pthread_mutex_unlock(&s->store_lock);
+	return ready && s->opt.tls && tw_tls_not_after(s->opt.tls) > 0;
+}
+
+/* ------------------------------------------------------------- daemon */
+
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	(void)c;
+	tw_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		tw_tls_conn_started(s->opt.tls, socket_context);
+	else
+		tw_tls_conn_closed(socket_context);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	/* Mostly clients that fail the TLS handshake or break HTTP: theirs to fix,
+	 * so a warning, not an error. */
+	tw_log_line l;
+	tw_log_begin(&l, TW_LOG_WARN, "libmicrohttpd");
+	tw_log_str(&l, "detail", msg);
+	tw_log_end(&l);
+}
+
+static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
+{
+	unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	struct MHD_OptionItem pool[] = {
+		{ s->opt.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+		  (intptr_t)s->opt.threads, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	return MHD_start_daemon(
+		flags, 0, NULL, NULL, tw_http_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_HTTPS_CERT_CALLBACK,
+		tw_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, TW_TLS_PRIORITIES,
+		MHD_OPTION_CONNECTION_TIMEOUT, TW_SERVER_IDLE_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)64 * 1024, MHD_OPTION_NOTIFY_COMPLETED, tw_http_completed, s,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s, MHD_OPTION_ARRAY, pool,
+		MHD_OPTION_END);
+}
+
+int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen)
+{
+	tw_server *s = calloc(1, sizeof(*s));
+	if (!s)
+		return snprintf(err, errlen, "out of memory"), -1;
+	s->opt = *o;
+	if (!s->opt.base.max_body)
+		s->opt.base.max_body = TW_DEFAULT_MAX_BODY;
+	if (!s->opt.threads)
+		s->opt.threads = 1;
+	pthread_mutex_init(&s->store_lock, NULL);
+	int fd;
+	if (tw_listen_socket(o->listen, &fd, &s->port, err, errlen)) {
+		tw_server_free(s);
+		return -1;
+	}
+	s->daemon = start_daemon(s, fd);
+	if (!s->daemon) {
+		close(fd);
+		snprintf(err, errlen,
+			 "libmicrohttpd could not start the HTTPS server on %s (see its message "
+			 "above); check --threads and the certificate",
+			 o->listen);
+		tw_server_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+unsigned short tw_server_port(const tw_server *s)
+{
+	return s->port;
+}
+
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Wait until no request has been in flight for two checks in a row (a
+ * request whose headers were being read at the first check shows up by the
+ * second), or until grace_ms passed. Returns the requests still in flight. */
+static int wait_idle(tw_server *s, unsigned grace_ms)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int quiet = 0;
+	while (ms_since(&t0) < (long long)grace_ms) {
+		if (atomic_load(&s->in_flight) == 0) {
+			if (++quiet >= 3)
+				return 0;
+		} else {
+			quiet = 0;
+		}
+		struct timespec step = { 0, 20 * 1000 * 1000 };
+		nanosleep(&step, NULL);
+	}
+	return atomic_load(&s->in_flight);
+}
+
+void tw_server_drain(tw_server *s, unsigned grace_ms)
+{
+	if (!s->daemon)
+		return;
+	atomic_store(&s->draining, true);
+	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	int left = wait_idle(s, grace_ms);
+	tw_log_line l;
+	tw_log_begin(&l, (left ? TW_LOG_WARN : TW_LOG_INFO) | TW_LOG_ALWAYS,
+		     left ? "shutdown grace period over; closing requests still in flight "
+			    "(raise --shutdown-grace if this is routine)"
+			  : "requests in flight finished; closing connections");
+	tw_log_int(&l, "in_flight", left);
+	tw_log_end(&l);
+	MHD_stop_daemon(s->daemon);
+	s->daemon = NULL;
+}
+
+void tw_server_free(tw_server *s)
+{
+	if (!s)
+		return;
+	if (s->daemon)
+		MHD_stop_daemon(s->daemon);
+	tw_server_store_release(s->store);
+	pthread_mutex_destroy(&s->store_lock);
+	tw_http_thread_cleanup();
+	free(s);
+}

@@ -1,0 +1,74 @@
+/*
+ * server.h — the HTTPS admission server: daemon lifecycle (server.c) and
+ * request handling (http.c).
+ */
+#ifndef TW_SERVER_H
+#define TW_SERVER_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "webhook/tls.h"
+#include "webhook/webhook.h"
+
+/* Idle keep-alive connections live longer than the API server's own idle
+ * timeout (Go's 90 s), so that it is always the client that closes an idle
+ * connection and never races a request against our close. */
+#define TW_SERVER_IDLE_TIMEOUT_S 120u
+
+typedef struct tw_server_opts {
+	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
+	unsigned threads;     /* worker threads, each with its own epoll loop */
+	tw_config base;       /* profile, no_schema, max_body; store set per request */
+	tw_tls *tls;          /* the serving pair (owned by the caller) */
+} tw_server_opts;
+
+/* A store shared by the requests that started while it was current. */
+typedef struct tw_store_ref {
+	tp_store *store;
+	atomic_uint refs;
+} tw_store_ref;
+
+typedef struct tw_server {
+	tw_server_opts opt;
+	struct MHD_Daemon *daemon;
+	unsigned short port;
+	pthread_mutex_t store_lock; /* guards store */
+	tw_store_ref *store;        /* NULL until the first load */
+	atomic_bool draining;       /* answers say Connection: close */
+	atomic_int in_flight;       /* requests between headers and completion */
+} tw_server;
+
+/* Bind and listen on addr. Writes the socket and the bound port. */
+int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err,
+		     size_t errlen);
+
+int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen);
+unsigned short tw_server_port(const tw_server *s);
+/* Serve store from now on (takes ownership); the old one is freed after the
+ * requests that use it finish. The first call makes /readyz true. */
+void tw_server_set_store(tw_server *s, tp_store *store);
+bool tw_server_ready(tw_server *s);
+/* Stop accepting, let requests in flight finish (at most grace_ms), close
+ * everything. */
+void tw_server_drain(tw_server *s, unsigned grace_ms);
+void tw_server_free(tw_server *s);
+
+/* The current store with a reference (NULL before the first load). */
+tw_store_ref *tw_server_store_acquire(tw_server *s);
+void tw_server_store_release(tw_store_ref *r);
+
+/* http.c: the libmicrohttpd callbacks; cls is the tw_server. */
+enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload_data,
+			       size_t *upload_size, void **req);
+void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
+		       enum MHD_RequestTerminationCode toe);
+/* Frees the calling thread's cached request arena (worker threads free
+ * theirs when they exit). */
+void tw_http_thread_cleanup(void);
+
+#endif /* TW_SERVER_H */

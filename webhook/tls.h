@@ -1,0 +1,69 @@
+/*
+ * tls.h — the serving certificate: loading, hot reload, and the hooks that
+ * hand it to libmicrohttpd's GnuTLS sessions.
+ *
+ * The current pair lives in a refcounted credentials object. Each accepted
+ * connection takes a reference when it starts (tw_tls_conn_started) and its
+ * handshake serves that pair (tw_tls_cert_callback); the reference is
+ * dropped when the connection closes. A reload swaps the current pointer
+ * under a lock, so new connections get the new pair while established ones
+ * keep the old one, which is freed after its last connection is gone.
+ */
+#ifndef TW_TLS_H
+#define TW_TLS_H
+
+#include <gnutls/abstract.h>
+#include <gnutls/gnutls.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* TLS 1.2 minimum, TLS 1.3 preferred, AEAD ciphers with forward secrecy only
+ * (what Go's crypto/tls, the API server's client, negotiates). */
+#define TW_TLS_PRIORITIES                                                                 \
+	"SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
+	"+AES-128-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:"   \
+	"-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%SERVER_PRECEDENCE"
+
+/* How often the files are re-read when no inotify event came (certwatcher's
+ * defaultWatchInterval). */
+#define TW_TLS_POLL_MS 10000
+
+typedef struct tw_tls tw_tls;
+
+/* Load the pair at cert_path/key_path (PEM). Fails, with the reason in err,
+ * when either file is unreadable, does not parse, or the key does not belong
+ * to the certificate. */
+int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char *err,
+		size_t errlen);
+/* Stops the watcher if running; frees the current pair. Call after the
+ * daemon that uses it has stopped (no connection holds a reference). */
+void tw_tls_close(tw_tls *t);
+
+/* Re-read both files. Returns 1 when a new pair is now served, 0 when the
+ * files are unchanged since the last attempt, -1 when the new files are
+ * broken (the last good pair stays; the log says why, once per change). */
+int tw_tls_reload(tw_tls *t);
+
+/* Watch the files' directories with inotify (re-armed after IN_IGNORED) and
+ * re-read every poll_ms as a fallback (0: TW_TLS_POLL_MS), on a thread of its
+ * own. */
+int tw_tls_watch(tw_tls *t, unsigned poll_ms);
+void tw_tls_unwatch(tw_tls *t);
+
+/* The pair in use: notAfter (Unix seconds) and serial (lowercase hex). */
+int64_t tw_tls_not_after(tw_tls *t);
+void tw_tls_serial(tw_tls *t, char *out, size_t n);
+
+/* MHD_OPTION_NOTIFY_CONNECTION hooks: take / drop the connection's
+ * reference on the current pair (kept in *socket_context). */
+void tw_tls_conn_started(tw_tls *t, void **socket_context);
+void tw_tls_conn_closed(void **socket_context);
+
+/* MHD_OPTION_HTTPS_CERT_CALLBACK: serves the pair the connection holds. */
+int tw_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn,
+			 int nreqs, const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+			 gnutls_pcert_st **pcert, unsigned int *pcert_length,
+			 gnutls_privkey_t *privkey);
+
+#endif /* TW_TLS_H */
