@@ -39,38 +39,7 @@
 #define TP_DEPRECATION_POLICY_URL \
 	"https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
 
-/* ------------------------------------------------------- object access
- *
- * Paths are dot-separated member names: tp_get(obj, "spec.trainer.numNodes").
- * A NULL object or a missing member gives NULL. No array indexing here:
- * iterate arrays with cJSON_ArrayForEach.
- */
-const cJSON *tp_get(const cJSON *obj, const char *dotted);
-/* String member or NULL (NULL also when the member is not a string). */
-const char *tp_get_str(const cJSON *obj, const char *dotted);
-/* Integer member: true and *out set when present and an integral number. */
-bool tp_get_int(const cJSON *obj, const char *dotted, long long *out);
-/* Boolean member: true only when present and true. */
-bool tp_get_true(const cJSON *obj, const char *dotted);
-/* Present and of that JSON type. */
-const cJSON *tp_get_object(const cJSON *obj, const char *dotted);
-const cJSON *tp_get_array(const cJSON *obj, const char *dotted);
-
-/* Element of array arr whose member key equals name (by string compare). */
-const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name);
-/* True when v is a number with an integral value that fits in long long. */
-bool tp_json_is_int(const cJSON *v, long long *out);
-/* Deep equality with Kubernetes' semantic flavour for our purposes:
- * member order ignored, numbers compared by value. NULL equals NULL. */
-bool tp_json_equal(const cJSON *a, const cJSON *b);
-/* Deep equality of two objects ignoring the member `skip` at the top level. */
-bool tp_json_equal_except(const cJSON *a, const cJSON *b, const char *skip);
-
-/* The object's metadata.name / metadata.namespace ("" when absent). */
-const char *tp_meta_name(const cJSON *obj);
-const char *tp_meta_namespace(const cJSON *obj);
-/* metadata.labels[key], or NULL. */
-const char *tp_meta_label(const cJSON *obj, const char *key);
+/* Object access (tp_get, tp_get_str, ...) is public: see trainpolicy.h. */
 
 /* Kubernetes name rules (apimachinery validation). Each returns NULL when
  * valid, else the upstream detail message (static string). */

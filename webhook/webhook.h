@@ -57,6 +57,8 @@ typedef struct tw_route {
 /* Every route the server answers, in DESIGN.md's order; ends with {NULL}. */
 extern const tw_route tw_routes[];
 const tw_route *tw_route_find(const char *path);
+/* The tp_kind an AdmissionReview's request.kind names (TP_KIND_UNKNOWN: none). */
+tp_kind tw_kind_of_gvk(const char *group, const char *version, const char *kind);
 /* The admission route for a request.kind (group, version, kind) when mutating
  * is false or true; NULL when none. */
 const tw_route *tw_route_for_kind(const char *group, const char *version, const char *kind,
