@@ -236,6 +236,14 @@ static const char *misrouted(const tw_route *route, const tw_review *rv)
 			       gvk_text(rv), route->path, tp_kind_name(route->kind));
 }
 
+/* The route a replayed request takes when none is named: the validating one
+ * where the kind has one, else the mutating one. */
+static const tw_route *route_of(const tw_review *rv)
+{
+	const tw_route *r = tw_route_for_kind(rv->group, rv->version, rv->kind, false);
+	return r ? r : tw_route_for_kind(rv->group, rv->version, rv->kind, true);
+}
+
 /* The object itself must be what request.kind says. */
 static const char *object_mismatch(const tw_review *rv, tp_kind want)
 {
@@ -350,6 +358,12 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 	oc->operation = tp_operation_name(rv.op);
 	oc->namespace_ = tp_get_str(rv.req, "namespace");
 	oc->name = tp_get_str(rv.req, "name");
+	if (!route && !(route = route_of(&rv))) {
+		rc = http_error(oc, out, 404, "no route of this webhook handles %s",
+				gvk_text(&rv));
+		goto done;
+	}
+	oc->route = route;
 	if ((rc = tp_result_new(&ans.res)) != TP_OK)
 		goto done;
 	const char *wrong = misrouted(route, &rv);

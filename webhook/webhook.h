@@ -81,9 +81,11 @@ typedef struct tw_outcome {
 	size_t warnings;
 	const char *uid, *kind, *namespace_, *name, *operation;
 	const char *error;       /* for non-200: the JSON error's text */
+	const tw_route *route;   /* the route that answered (review picks it by kind) */
 } tw_outcome;
 
-/* Answer one AdmissionReview body on route, exactly as the server does:
+/* Answer one AdmissionReview body on route (NULL: the route request.kind
+ * belongs on, validating first), exactly as the server does:
  * writes the response body (an AdmissionReview, or {"error": "..."} with a
  * 4xx status) to out. Holds the store's read lock while it decides. All
  * per-request memory comes from arena. Returns 0, or TP_ENOMEM. */

@@ -1,0 +1,92 @@
+/*
+ * cli.c — what the commands share: the options every command takes
+ * (--profile, --runtimes, --no-schema, --now) and the store they build.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webhook/cli.h"
+
+void tw_cli_init(tw_cli *c, const char *cmd)
+{
+	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
+	c->opt.profile = TP_PROFILE_STRICT;
+}
+
+void tw_cli_free(tw_cli *c)
+{
+	free(c->runtimes);
+	tp_store_free(c->store);
+	c->runtimes = NULL;
+	c->store = NULL;
+}
+
+int tw_cli_usage(const tw_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "trainer-webhook %s: ", c->cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (see trainer-webhook --help)\n");
+	va_end(ap);
+	return TW_EXIT_USAGE;
+}
+
+/* RFC 3339 in UTC with seconds, as metav1.Time serialises. */
+static bool is_rfc3339_utc(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	if (strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(a, "--no-schema")) {
+		c->opt.no_schema = true;
+		return 1;
+	}
+	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now");
+	if (!takes)
+		return 0;
+	if (!val)
+		return -tw_cli_usage(c, "%s needs a value", a);
+	++*i;
+	if (!strcmp(a, "--profile")) {
+		if (tp_profile_parse(val, &c->opt.profile))
+			return -tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val);
+	} else if (!strcmp(a, "--now")) {
+		if (!is_rfc3339_utc(val))
+			return -tw_cli_usage(c, "--now \"%s\": use RFC 3339 UTC, like "
+						"2026-08-21T10:15:30Z", val);
+		c->opt.now = val;
+	} else {
+		const char **r = realloc(c->runtimes, (c->nruntimes + 1) * sizeof(*r));
+		if (!r)
+			return -tw_cli_usage(c, "out of memory");
+		c->runtimes = r;
+		c->runtimes[c->nruntimes++] = val;
+	}
+	return 1;
+}
+
+int tw_cli_load_store(tw_cli *c)
+{
+	if (!c->store && tp_store_new(&c->store))
+		return TP_ENOMEM;
+	for (size_t i = 0; i < c->nruntimes; i++) {
+		int rc = tw_store_load_path(c->store, c->runtimes[i], stderr);
+		if (rc)
+			return rc;
+	}
+	c->opt.store = c->store;
+	return TP_OK;
+}
