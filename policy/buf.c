@@ -17,7 +17,8 @@ void tp_buf_init(tp_buf *b, size_t max)
 
 static int buf_reserve(tp_buf *b, size_t extra)
 {
-	if (extra > b->max - b->len || b->len > b->max)
+	size_t max = b->max ? b->max : TP_BUF_DEFAULT_MAX;
+	if (extra > max - b->len || b->len > max)
 		return TP_ELIMIT;
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
@@ -31,6 +32,11 @@ static int buf_reserve(tp_buf *b, size_t extra)
 	b->data = p;
 	b->cap = cap;
 	return TP_OK;
+}
+
+int tp_buf_reserve(tp_buf *b, size_t n)
+{
+	return buf_reserve(b, n);
 }
 
 int tp_buf_add(tp_buf *b, const void *p, size_t n)

@@ -86,13 +86,18 @@ typedef struct tp_buf {
 	char *data;
 	size_t len;
 	size_t cap;
-	size_t max; /* hard limit on len; an append past it fails with TP_ELIMIT */
+	size_t max; /* hard limit on len (0: TP_BUF_DEFAULT_MAX); past it appends fail
+		     * with TP_ELIMIT */
 } tp_buf;
+
+#define TP_BUF_DEFAULT_MAX ((size_t)1 << 30)
 
 #define TP_BUF_INIT(limit) { NULL, 0, 0, (limit) }
 
 void tp_buf_init(tp_buf *b, size_t max);
 int tp_buf_add(tp_buf *b, const void *p, size_t n);
+/* Make room for n more bytes now (one allocation for a body of known size). */
+int tp_buf_reserve(tp_buf *b, size_t n);
 int tp_buf_adds(tp_buf *b, const char *s);
 int tp_buf_addc(tp_buf *b, char c);
 int tp_buf_addf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);

@@ -1,0 +1,284 @@
+/*
+ * cmd_serve.c — `trainer-webhook serve`: the HTTPS admission server.
+ *
+ * The main thread parses options, loads the certificates and the store,
+ * starts the TLS daemon and the metrics port, then waits for signals:
+ * SIGHUP reloads the store from --runtimes, SIGTERM/SIGINT drain and exit 0.
+ * Certificates reload themselves (tls.c watches their files).
+ *
+ * --dev is the README's embedded default: development certificates under
+ * certs/dev (made when absent), the example runtimes of deploy/runtimes,
+ * 127.0.0.1:9443, and a curl line to try.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "certs/certs.h"
+#include "webhook/cli.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/server.h"
+
+#define DEV_CERT_DIR "certs/dev"
+#define DEV_RUNTIMES "deploy/runtimes"
+#define DEV_SAMPLE "deploy/samples/admissionreview-trainjob.json"
+
+static const char serve_help[] =
+	"usage: trainer-webhook serve [--listen ADDR] [--tls-cert F --tls-key F] [--dev]\n"
+	"         [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
+	"         [--threads N] [--max-body BYTES] [--metrics-listen ADDR]\n"
+	"         [--log-level debug|info|warn|error] [--shutdown-grace SECONDS]\n"
+	"\n"
+	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
+	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
+	"  --dev                  development certificates under " DEV_CERT_DIR
+	" (made when absent)\n"
+	"                         and the example runtimes of " DEV_RUNTIMES "\n"
+	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
+
+struct serve_args {
+	tw_cli cli;
+	const char *listen, *metrics_listen, *cert, *key;
+	bool dev;
+	unsigned threads;
+	size_t max_body;
+	unsigned grace_s;
+	tw_log_level level;
+};
+
+static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
+		  unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || end == v || n < lo || n > hi || v[0] == '-')
+		return tw_cli_usage(c, "%s \"%s\": want a whole number from %llu to %llu", flag, v,
+				    lo, hi);
+	*out = n;
+	return 0;
+}
+
+static int one_option(struct serve_args *a, const char *f, const char *v)
+{
+	unsigned long long n;
+	int rc = 0;
+	if (!strcmp(f, "--listen"))
+		a->listen = v;
+	else if (!strcmp(f, "--metrics-listen"))
+		a->metrics_listen = v;
+	else if (!strcmp(f, "--tls-cert"))
+		a->cert = v;
+	else if (!strcmp(f, "--tls-key"))
+		a->key = v;
+	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
+		a->threads = (unsigned)n;
+	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
+		a->max_body = (size_t)n;
+	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
+		a->grace_s = (unsigned)n;
+	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
+		rc = tw_cli_usage(&a->cli, "--log-level \"%s\": use debug, info, warn or error", v);
+	return rc;
+}
+
+static int parse_args(struct serve_args *a, int argc, char **argv)
+{
+	static const char *const valued[] = { "--listen",  "--metrics-listen", "--tls-cert",
+					      "--tls-key", "--threads",	       "--max-body",
+					      "--shutdown-grace", "--log-level" };
+	for (int i = 1; i < argc; i++) {
+		int took = tw_cli_common(&a->cli, argc, argv, &i);
+		if (took < 0)
+			return -took;
+		if (took)
+			continue;
+		const char *f = argv[i];
+		if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
+			fputs(serve_help, stdout);
+			return -1;
+		}
+		if (!strcmp(f, "--dev")) {
+			a->dev = true;
+			continue;
+		}
+		size_t k = 0;
+		while (k < sizeof(valued) / sizeof(valued[0]) && strcmp(valued[k], f))
+			k++;
+		if (k == sizeof(valued) / sizeof(valued[0]))
+			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
+		if (++i >= argc)
+			return tw_cli_usage(&a->cli, "%s needs a value", f);
+		int rc = one_option(a, f, argv[i]);
+		if (rc)
+			return rc;
+	}
+	if (!a->dev && (!a->cert || !a->key))
+		return tw_cli_usage(&a->cli, "give --tls-cert and --tls-key (or --dev for "
+					     "development certificates)");
+	if (!!a->cert != !!a->key)
+		return tw_cli_usage(&a->cli, "--tls-cert and --tls-key go together");
+	return 0;
+}
+
+/* --dev fills in what was not given. */
+static int dev_defaults(struct serve_args *a)
+{
+	if (!a->dev)
+		return 0;
+	if (!a->listen)
+		a->listen = "127.0.0.1:9443";
+	if (!a->metrics_listen)
+		a->metrics_listen = "127.0.0.1:8080";
+	if (!a->cli.nruntimes) {
+		char *argv[] = { "serve", "--runtimes", DEV_RUNTIMES };
+		int i = 1;
+		tw_cli_common(&a->cli, 3, argv, &i);
+	}
+	if (a->cert)
+		return 0;
+	char err[512];
+	if (tw_certs_ensure_dev(DEV_CERT_DIR, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: development certificates: %s\n", err);
+		return TW_EXIT_USAGE;
+	}
+	a->cert = DEV_CERT_DIR "/tls.crt";
+	a->key = DEV_CERT_DIR "/tls.key";
+	return 0;
+}
+
+/* A new store from --runtimes; NULL (and the reason logged) when it fails. */
+static tp_store *load_store(tw_cli *c)
+{
+	tp_store_free(c->store);
+	c->store = NULL;
+	if (tw_cli_load_store(c)) {
+		tw_log(TW_LOG_ERROR, "cannot load --runtimes (see above); fix the manifests");
+		return NULL;
+	}
+	tp_store *s = c->store;
+	c->store = NULL; /* the server owns it now */
+	c->opt.store = NULL;
+	return s;
+}
+
+static void print_try_line(const struct serve_args *a, unsigned short port)
+{
+	if (!a->dev)
+		return;
+	fprintf(stderr,
+		"\ntrainer-webhook is serving on https://127.0.0.1:%u (development certificates in "
+		DEV_CERT_DIR ").\nTry it:\n\n"
+		"  curl -s --cacert " DEV_CERT_DIR "/ca.crt -H 'Content-Type: application/json' "
+		"--data @" DEV_SAMPLE " https://127.0.0.1:%u/validate-trainer-kubeflow-org-v1alpha1-"
+		"trainjob\n\n",
+		port, port);
+}
+
+/* Block the signals we wait for, before any thread starts, so that only
+ * sigwait sees them. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set)
+{
+	for (;;) {
+		int sig = 0;
+		if (sigwait(set, &sig))
+			continue;
+		if (sig != SIGHUP) {
+			tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "signal %s: draining",
+			       sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			return;
+		}
+		tp_store *s = load_store(cli);
+		tw_metrics_store_reload(s != NULL);
+		if (s) {
+			tw_server_set_store(srv, s);
+			tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "SIGHUP: runtime store reloaded");
+		} else {
+			tw_log(TW_LOG_ERROR | TW_LOG_ALWAYS,
+			       "SIGHUP: store reload failed; the previous store stays in use");
+		}
+	}
+}
+
+static int serve(struct serve_args *a)
+{
+	char err[512];
+	sigset_t set;
+	block_signals(&set);
+	tw_metrics_reset();
+	tw_tls *tls = NULL;
+	tw_server *srv = NULL;
+	tw_metrics_server *ms = NULL;
+	int code = TW_EXIT_USAGE;
+	if (tw_certs_check_pair(a->cert, a->key, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: refusing the serving pair: %s\n", err);
+		return code;
+	}
+	if (tw_tls_open(&tls, a->cert, a->key, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: %s\n", err);
+		return code;
+	}
+	tp_store *store = load_store(&a->cli);
+	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = tls };
+	so.base.opt = a->cli.opt;
+	so.base.max_body = a->max_body;
+	if (store && tw_server_start(&so, &srv, err, sizeof(err)) == 0 &&
+	    tw_metrics_serve(a->metrics_listen, &ms, err, sizeof(err)) == 0) {
+		tw_server_set_store(srv, store);
+		store = NULL;
+		tw_tls_watch(tls, TW_TLS_POLL_MS);
+		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s, "
+		       "profile %s, %u threads", a->listen, tw_server_port(srv), a->metrics_listen,
+		       tp_profile_name(a->cli.opt.profile), a->threads);
+		print_try_line(a, tw_server_port(srv));
+		wait_for_stop(srv, &a->cli, &set);
+		tw_server_drain(srv, a->grace_s * 1000);
+		code = TW_EXIT_OK;
+	} else if (store) {
+		fprintf(stderr, "trainer-webhook serve: %s\n", err);
+	}
+	tp_store_free(store);
+	tw_metrics_stop(ms);
+	tw_server_free(srv);
+	tw_tls_close(tls);
+	return code;
+}
+
+int tw_cmd_serve(int argc, char **argv)
+{
+	struct serve_args a = { .listen = NULL, .metrics_listen = NULL, .grace_s = 10,
+				.level = TW_LOG_INFO };
+	tw_cli_init(&a.cli, "serve");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	a.threads = cpus > 0 ? (unsigned)cpus : 1;
+	a.max_body = TW_DEFAULT_MAX_BODY;
+	int rc = parse_args(&a, argc, argv);
+	if (!rc)
+		rc = dev_defaults(&a);
+	if (rc) {
+		tw_cli_free(&a.cli);
+		return rc < 0 ? TW_EXIT_OK : rc;
+	}
+	if (!a.listen)
+		a.listen = ":9443";
+	if (!a.metrics_listen)
+		a.metrics_listen = ":8080";
+	tw_log_set_level(a.level);
+	int code = serve(&a);
+	tw_cli_free(&a.cli);
+	return code;
+}

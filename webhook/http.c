@@ -1,0 +1,397 @@
+/*
+ * http.c — libmicrohttpd's callbacks: one HTTP request from its headers to
+ * its answer.
+ *
+ * A request takes an arena from its worker thread's small pool when its
+ * headers arrive, gathers the body into one buffer sized from
+ * Content-Length, is decided once (tw_admission_handle), and gives the
+ * arena back, reset, when libmicrohttpd reports it complete. Nothing a
+ * request made outlives it.
+ *
+ * HTTP errors (admission-protocol.md §1.1): 404 unknown path, 405 wrong
+ * method, 415 a content type other than JSON, 413 past --max-body, 400 a body
+ * that is not an AdmissionReview, 504 past the API server's ?timeout=. Each
+ * has a JSON body {"error": "..."}; none of them allows anything.
+ */
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "webhook/server.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+
+/* ------------------------------------------------------------ arenas */
+
+/* Requests of one worker thread share a few arenas; a thread's pool is
+ * freed when the thread ends (pthread key destructor). */
+#define POOL_SIZE 8
+
+struct arena_pool {
+	tp_arena *free[POOL_SIZE];
+	int n;
+};
+
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void pool_destroy(void *p)
+{
+	struct arena_pool *pool = p;
+	for (int i = 0; pool && i < pool->n; i++)
+		tp_arena_free(pool->free[i]);
+	free(pool);
+}
+
+static void pool_key_make(void)
+{
+	pthread_key_create(&pool_key, pool_destroy);
+}
+
+static struct arena_pool *pool_get(void)
+{
+	pthread_once(&pool_once, pool_key_make);
+	struct arena_pool *pool = pthread_getspecific(pool_key);
+	if (!pool && (pool = calloc(1, sizeof(*pool))) != NULL)
+		pthread_setspecific(pool_key, pool);
+	return pool;
+}
+
+static tp_arena *arena_take(void)
+{
+	struct arena_pool *pool = pool_get();
+	if (pool && pool->n)
+		return pool->free[--pool->n];
+	tp_arena *a = NULL;
+	tp_arena_new(&a, 0);
+	return a;
+}
+
+static void arena_give(tp_arena *a)
+{
+	struct arena_pool *pool = pool_get();
+	if (!a)
+		return;
+	tp_arena_reset(a);
+	if (pool && pool->n < POOL_SIZE)
+		pool->free[pool->n++] = a;
+	else
+		tp_arena_free(a);
+}
+
+void tw_http_thread_cleanup(void)
+{
+	pthread_once(&pool_once, pool_key_make);
+	pool_destroy(pthread_getspecific(pool_key));
+	pthread_setspecific(pool_key, NULL);
+}
+
+/* ------------------------------------------------------------ request */
+
+typedef struct request {
+	const tw_route *route;
+	struct timespec t0;
+	long long deadline_us; /* from ?timeout=; 0: none */
+	tp_arena *arena;
+	tp_buf body;
+	tp_buf out;
+	bool too_big;
+	int status;            /* 0 until an early answer is chosen */
+	const char *error;     /* that answer's text */
+	tw_store_ref *store;
+	tw_outcome oc;
+} request;
+
+static long long micros_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000LL + (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+static void request_free(request *r)
+{
+	tp_buf_free(&r->body);
+	tp_buf_free(&r->out);
+	tw_server_store_release(r->store);
+	arena_give(r->arena);
+	free(r);
+}
+
+/* ------------------------------------------------------------ answers */
+
+static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request *r, int status,
+				const char *type)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		r->out.len, r->out.data ? r->out.data : (char *)"", MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	/* While draining, tell the API server to stop reusing this connection
+	 * (kubernetes#127335): its next call goes to a replica that stays. */
+	if (atomic_load(&s->draining))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	r->oc.http_status = status;
+	return ok;
+}
+
+static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, request *r, int status,
+				  const char *msg)
+{
+	tp_buf_reset(&r->out);
+	cJSON *e = cJSON_CreateObject();
+	char *text = NULL;
+	tp_arena *prev = tp_arena_enter(r->arena);
+	if (e && cJSON_AddStringToObject(e, "error", msg))
+		text = cJSON_PrintUnformatted(e);
+	tp_arena_leave(prev);
+	if (!text || tp_buf_adds(&r->out, text) || tp_buf_addc(&r->out, '\n'))
+		return MHD_NO;
+	r->oc.error = msg;
+	return send_buf(s, c, r, status, "application/json");
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Go's time.Duration text as the API server writes it ("10s", "1m30s",
+ * "500ms"); microseconds, or -1 when it does not read. */
+long long tw_parse_go_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		long long us;
+	} units[] = { { "ms", 1000 }, { "us", 1 }, { "µs", 1 }, { "ns", 0 },
+		      { "h", 3600000000LL }, { "m", 60000000 }, { "s", 1000000 } };
+	if (!s || !*s)
+		return -1;
+	long long total = 0;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		if (end == s || v < 0)
+			return -1;
+		s = end;
+		size_t i = 0;
+		for (; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strncmp(s, units[i].unit, strlen(units[i].unit)))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -1;
+		total += (long long)(v * (double)units[i].us);
+		s += strlen(units[i].unit);
+		if (total > 3600000000LL * 24)
+			return -1;
+	}
+	return total;
+}
+
+static bool json_type(const char *ct, bool yaml_too)
+{
+	if (!ct)
+		return false;
+	size_t n = strcspn(ct, "; ");
+	if (n == strlen("application/json") && !strncasecmp(ct, "application/json", n))
+		return true;
+	return yaml_too && ((n == strlen("application/yaml") &&
+			     !strncasecmp(ct, "application/yaml", n)) ||
+			    (n == strlen("application/x-yaml") &&
+			     !strncasecmp(ct, "application/x-yaml", n)));
+}
+
+/* The answer a request gets before its body is read, if any: method, type,
+ * size and timeout checks. Sets r->status and r->error. */
+static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, const char *method)
+{
+	bool health = r->route->type == TW_ROUTE_HEALTH;
+	bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	if (health ? !get : strcmp(method, "POST")) {
+		r->status = 405;
+		r->error = health ? "use GET" : "use POST with an AdmissionReview body";
+		return;
+	}
+	if (health)
+		return;
+	const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!json_type(ct, r->route->type == TW_ROUTE_EXPAND)) {
+		r->status = 415;
+		r->error = r->route->type == TW_ROUTE_EXPAND
+				   ? "Content-Type must be application/json or application/yaml"
+				   : "Content-Type must be application/json";
+		return;
+	}
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
+	if (len > s->opt.base.max_body) {
+		r->status = 413;
+		r->error = "the body is larger than --max-body";
+		return;
+	}
+	const char *to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeout");
+	if (to) {
+		long long us = tw_parse_go_duration(to);
+		if (us < 0) {
+			r->status = 400;
+			r->error = "?timeout= is not a duration like 10s";
+			return;
+		}
+		r->deadline_us = us ? us : 1;
+	}
+	/* One allocation for the whole body when its size is known. */
+	if (len && tp_buf_reserve(&r->body, (size_t)len)) {
+		r->status = 500;
+		r->error = "out of memory for the request body";
+	}
+}
+
+/* ------------------------------------------------------------ routes */
+
+static enum MHD_Result answer_health(tw_server *s, struct MHD_Connection *c, request *r)
+{
+	bool ready = strcmp(r->route->path, "/readyz") ? true : tw_server_ready(s);
+	tp_buf_reset(&r->out);
+	tp_buf_adds(&r->out, ready ? "ok\n" : "not ready: certificates or store not loaded\n");
+	return send_buf(s, c, r, ready ? 200 : 503, "text/plain; charset=utf-8");
+}
+
+/* The routes whose deciders this build has. */
+static int route_answer(const tw_config *cfg, const tw_route *route, const char *body, size_t len,
+			tp_arena *arena, tp_buf *out, tw_outcome *oc)
+{
+	return tw_admission_handle(cfg, route, body, len, arena, out, oc);
+}
+
+static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, request *r)
+{
+	r->store = tw_server_store_acquire(s);
+	if (!r->store)
+		return send_error(s, c, r, 503, "the runtime store is not loaded yet");
+	tw_config cfg = s->opt.base;
+	cfg.store = r->store->store;
+	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
+				 r->arena, &r->out, &r->oc);
+	if (rc)
+		return send_error(s, c, r, 500, "out of memory deciding the request");
+	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
+		return send_error(s, c, r, 504, "the request's ?timeout= passed before the answer");
+	return send_buf(s, c, r, r->oc.http_status, "application/json");
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+static request *request_new(tw_server *s, const char *url)
+{
+	request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->route = tw_route_find(url);
+	r->arena = arena_take();
+	tp_buf_init(&r->body, s->opt.base.max_body);
+	tp_buf_init(&r->out, 0);
+	if (!r->arena) {
+		free(r);
+		return NULL;
+	}
+	atomic_fetch_add(&s->in_flight, 1);
+	tw_metrics_in_flight(1);
+	return r;
+}
+
+enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *url,
+			       const char *method, const char *version, const char *upload_data,
+			       size_t *upload_size, void **req)
+{
+	(void)version;
+	tw_server *s = cls;
+	request *r = *req;
+	if (!r) {
+		if (!(r = request_new(s, url)))
+			return MHD_NO;
+		*req = r;
+		if (!r->route || r->route->type == TW_ROUTE_EXPAND ||
+		    r->route->type == TW_ROUTE_MUTATE_JOBSET) {
+			r->status = 404;
+			r->error = "no such path: see the webhook's routes in DESIGN.md";
+		} else {
+			check_headers(s, c, r, method);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		/* Past the limit the rest is read and dropped, so that the 413 can
+		 * still be sent on a connection in a known state. */
+		if (!r->status && tp_buf_add(&r->body, upload_data, *upload_size)) {
+			r->status = 413;
+			r->error = "the body is larger than --max-body";
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (r->status)
+		return send_error(s, c, r, r->status, r->error);
+	if (r->route->type == TW_ROUTE_HEALTH)
+		return answer_health(s, c, r);
+	return answer_admission(s, c, r);
+}
+
+static tw_verdict verdict_of(const request *r)
+{
+	if (r->oc.http_status != 200 || !r->route || r->route->type == TW_ROUTE_HEALTH)
+		return TW_VERDICT_NONE;
+	return r->oc.allowed ? TW_VERDICT_ALLOWED : TW_VERDICT_DENIED;
+}
+
+static void log_request(const request *r, long long us)
+{
+	int lvl = r->oc.http_status >= 500 ? TW_LOG_ERROR : TW_LOG_INFO;
+	if (!tw_log_enabled(lvl) || (r->route && r->route->type == TW_ROUTE_HEALTH))
+		return;
+	tw_verdict v = verdict_of(r);
+	tw_log_line l;
+	tw_log_begin(&l, lvl, "request");
+	tw_log_str(&l, "route", r->route ? r->route->path : "other");
+	tw_log_int(&l, "code", r->oc.http_status);
+	tw_log_str(&l, "uid", r->oc.uid);
+	tw_log_str(&l, "kind", r->oc.kind);
+	tw_log_str(&l, "operation", r->oc.operation);
+	tw_log_str(&l, "namespace", r->oc.namespace_);
+	tw_log_str(&l, "name", r->oc.name);
+	tw_log_str(&l, "verdict", v == TW_VERDICT_ALLOWED  ? "allowed"
+				  : v == TW_VERDICT_DENIED ? "denied"
+							   : NULL);
+	tw_log_bool(&l, "patched", r->oc.patched);
+	tw_log_int(&l, "warnings", (long long)r->oc.warnings);
+	tw_log_str(&l, "error", r->oc.error);
+	tw_log_int(&l, "us", us);
+	tw_log_end(&l);
+}
+
+void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
+		       enum MHD_RequestTerminationCode toe)
+{
+	(void)c;
+	(void)toe;
+	tw_server *s = cls;
+	request *r = *req;
+	if (!r)
+		return;
+	long long us = micros_since(&r->t0);
+	if (r->oc.http_status) {
+		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
+				   r->oc.warnings);
+		log_request(r, us);
+	}
+	atomic_fetch_sub(&s->in_flight, 1);
+	tw_metrics_in_flight(-1);
+	request_free(r);
+	*req = NULL;
+}
