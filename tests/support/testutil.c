@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/support/testutil.h"
 
@@ -107,4 +109,37 @@ void tt_dump(const tp_result *res)
 	}
 	for (size_t i = 0; i < tp_result_warning_count(res); i++)
 		print_message("  warning: %s\n", tp_result_warning_at(res, i));
+}
+
+/* ------------------------------------------------------------ processes */
+
+const char *tt_bin(void)
+{
+	const char *b = getenv("TW_BIN");
+	return b && *b ? b : "build/trainer-webhook";
+}
+
+int tt_run(const char *cmdline, char **out, char **err)
+{
+	char dir[] = "/tmp/tt-run-XXXXXX";
+	if (!mkdtemp(dir))
+		return -1;
+	char o[64], e[64];
+	snprintf(o, sizeof(o), "%s/out", dir);
+	snprintf(e, sizeof(e), "%s/err", dir);
+	size_t n = strlen(cmdline) + 2 * sizeof(o) + 32;
+	char *full = malloc(n);
+	snprintf(full, n, "%s >%s 2>%s </dev/null", cmdline, o, e);
+	int st = system(full);
+	free(full);
+	if (out)
+		*out = tt_read_file(o, NULL);
+	if (err)
+		*err = tt_read_file(e, NULL);
+	unlink(o);
+	unlink(e);
+	rmdir(dir);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
 }

@@ -38,4 +38,11 @@ bool tt_has_warning(const tp_result *res, const char *part);
 /* Print every error and warning (for a failing test's output). */
 void tt_dump(const tp_result *res);
 
+/* The binary under test: $TW_BIN, else build/trainer-webhook. */
+const char *tt_bin(void);
+/* Run cmdline with /bin/sh (stdin from /dev/null); stdout and stderr come back
+ * malloc'd (NULL pointers to skip). Returns the exit status, -1 if it did not
+ * exit normally (a crash). */
+int tt_run(const char *cmdline, char **out, char **err);
+
 #endif

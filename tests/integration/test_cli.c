@@ -1,0 +1,401 @@
+/*
+ * test_cli.c — the offline commands as a user runs them: `validate` and
+ * `review` on real files, their exit codes and output, and bad input of
+ * every kind answered with a clear error and exit 2, never a crash.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/trainpolicy.h"
+#include "tests/support/testutil.h"
+
+static char tmp[64];
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp, name);
+	return buf[i];
+}
+
+static void write_file(const char *name, const void *data, size_t n)
+{
+	FILE *f = fopen(tpath(name), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+static void write_text(const char *name, const char *text)
+{
+	write_file(name, text, strlen(text));
+}
+
+static int run(char **out, char **err, const char *fmt, ...) TP_PRINTF(3, 4);
+static int run(char **out, char **err, const char *fmt, ...)
+{
+	char args[2048], cmd[2300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s %s", tt_bin(), args);
+	return tt_run(cmd, out, err);
+}
+
+static void contains(const char *hay, const char *needle)
+{
+	if (!hay || !strstr(hay, needle))
+		fail_msg("\"%s\" not found in:\n%s", needle, hay ? hay : "(null)");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/tw-cli-XXXXXX");
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *trainjob_yaml =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"
+	"kind: TrainJob\n"
+	"metadata:\n  name: mnist\n  namespace: team-a\n"
+	"spec:\n"
+	"  runtimeRef:\n    name: local-torch\n    kind: ClusterTrainingRuntime\n"
+	"  trainer:\n    numNodes: 2\n"
+	"    env:\n      - name: PET_NNODES\n        value: \"9\"\n";
+
+static const char *runtime_yaml =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"
+	"kind: ClusterTrainingRuntime\n"
+	"metadata:\n  name: local-torch\n  labels:\n    trainer.kubeflow.org/framework: torch\n"
+	"spec:\n  mlPolicy:\n    numNodes: 1\n    torch: {}\n"
+	"  template:\n    spec:\n      replicatedJobs:\n        - name: node\n"
+	"          template:\n            metadata:\n              labels:\n"
+	"                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
+	"            spec:\n              template:\n                spec:\n"
+	"                  containers:\n                    - name: node\n"
+	"                      image: pytorch\n";
+
+/* ------------------------------------------------------------ validate */
+
+static void validate_example_runtimes_pass(void **state)
+{
+	(void)state;
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "validate deploy/runtimes");
+	if (rc != 0)
+		fail_msg("exit %d\n%s%s", rc, out, err);
+	contains(out, "ClusterTrainingRuntime/torch-distributed: ok");
+	contains(out, "ClusterTrainingRuntime/torch-legacy: warning: ClusterTrainingRuntime "
+		      "\"torch-legacy\" is deprecated");
+	contains(out, "TrainingRuntime/team-a/mpi-openmpi: ok");
+	free(out);
+	free(err);
+}
+
+static void validate_resolves_runtimes_among_inputs(void **state)
+{
+	(void)state;
+	write_text("runtime.yaml", runtime_yaml);
+	write_text("job.yaml", trainjob_yaml);
+	char *out = NULL, *err = NULL;
+	/* The runtime is found in the other input: the denial is the torch rule,
+	 * not "must be created before". */
+	int rc = run(&out, &err, "validate %s %s", tpath("job.yaml"), tpath("runtime.yaml"));
+	assert_int_equal(rc, 1);
+	contains(out, "TrainJob/team-a/mnist: denied: spec.trainer.env: Invalid value: ");
+	contains(out, "must not have reserved envs, invalid envs configured: [PET_NNODES]");
+	contains(out, "job.yaml:1 ");
+	free(out);
+	free(err);
+	/* Alone, the TrainJob cannot find its runtime. */
+	rc = run(&out, &err, "validate --profile kubeflow %s", tpath("job.yaml"));
+	assert_int_equal(rc, 1);
+	contains(out, "specified clusterTrainingRuntime must be created before the TrainJob is "
+		      "created");
+	free(out);
+	free(err);
+	/* --runtimes supplies it as well. */
+	rc = run(&out, &err, "validate --runtimes %s %s", tpath("runtime.yaml"),
+		 tpath("job.yaml"));
+	assert_int_equal(rc, 1);
+	contains(out, "[PET_NNODES]");
+	free(out);
+	free(err);
+}
+
+static void validate_json_output(void **state)
+{
+	(void)state;
+	write_text("runtime.yaml", runtime_yaml);
+	write_text("job.yaml", trainjob_yaml);
+	char *out = NULL;
+	int rc = run(&out, NULL, "validate -o json %s %s", tpath("runtime.yaml"),
+		     tpath("job.yaml"));
+	assert_int_equal(rc, 1);
+	cJSON *j = cJSON_Parse(out);
+	assert_non_null(j);
+	const cJSON *objs = tp_get_array(j, "objects");
+	assert_int_equal(cJSON_GetArraySize(objs), 2);
+	const cJSON *job = cJSON_GetArrayItem(objs, 1);
+	assert_string_equal(tp_get_str(job, "verdict"), "denied");
+	assert_string_equal(tp_get_str(job, "kind"), "TrainJob");
+	const cJSON *e0 = cJSON_GetArrayItem(tp_get_array(job, "errors"), 0);
+	assert_string_equal(tp_get_str(e0, "field"), "spec.trainer.env");
+	long long denied = 0;
+	assert_true(tp_get_int(j, "denied", &denied));
+	assert_int_equal(denied, 1);
+	cJSON_Delete(j);
+	free(out);
+}
+
+static void validate_outdated_api_version(void **state)
+{
+	(void)state;
+	write_text("old.yaml", "apiVersion: kubeflow.org/v2alpha1\nkind: TrainJob\n"
+			       "metadata:\n  name: old\nspec: {}\n");
+	char *out = NULL;
+	assert_int_equal(run(&out, NULL, "validate %s", tpath("old.yaml")), 1);
+	contains(out, "apiVersion: Invalid value: \"kubeflow.org/v2alpha1\"");
+	contains(out, "trainer.kubeflow.org/v1alpha1");
+	free(out);
+}
+
+static void expect_exit2(const char *file, const char *part)
+{
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "validate %s", tpath(file));
+	if (rc != 2)
+		fail_msg("%s: exit %d, want 2\n%s%s", file, rc, out, err);
+	contains(err, part);
+	free(out);
+	free(err);
+}
+
+static void validate_bad_input_exits_2(void **state)
+{
+	(void)state;
+	write_text("empty.yaml", "");
+	expect_exit2("empty.yaml", "no Kubernetes objects");
+	unsigned char garbage[4096];
+	for (size_t i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (unsigned char)(i * 2654435761u >> 13);
+	write_file("garbage.yaml", garbage, sizeof(garbage));
+	expect_exit2("garbage.yaml", "garbage.yaml");
+	write_text("utf8.yaml", "kind: TrainJob\nmetadata:\n  name: \xc3\x28\n");
+	expect_exit2("utf8.yaml", "UTF-8");
+	expect_exit2("missing.yaml", "missing.yaml");
+
+	size_t depth = 10000;
+	char *deep = malloc(2 * depth + 1);
+	memset(deep, '[', depth);
+	memset(deep + depth, ']', depth);
+	deep[2 * depth] = '\0';
+	write_text("deep.json", deep);
+	expect_exit2("deep.json", "deep.json");
+	/* The same depth as YAML block mappings would take a big file; flow style: */
+	write_text("deep.yaml", deep);
+	expect_exit2("deep.yaml", "deep.yaml");
+	free(deep);
+
+	write_text("bomb.yaml",
+		   "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+		   "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+		   "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+		   "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+		   "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n");
+	expect_exit2("bomb.yaml", "bomb.yaml");
+
+	/* A 50 MiB document: one huge string value. */
+	size_t big = (size_t)50 * 1024 * 1024;
+	char *doc = malloc(big + 64);
+	int head = snprintf(doc, 64, "kind: TrainJob\ndata: \"");
+	memset(doc + head, 'x', big);
+	memcpy(doc + head + big, "\"\n", 3);
+	write_text("big.yaml", doc);
+	free(doc);
+	expect_exit2("big.yaml", "big.yaml");
+}
+
+static void validate_usage_errors_exit_2(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	assert_int_equal(run(NULL, &err, "validate"), 2);
+	contains(err, "PATH");
+	free(err);
+	assert_int_equal(run(NULL, &err, "validate --profile loose x.yaml"), 2);
+	contains(err, "--profile");
+	free(err);
+	assert_int_equal(run(NULL, &err, "validate -o xml x.yaml"), 2);
+	contains(err, "-o");
+	free(err);
+	assert_int_equal(run(NULL, &err, "nosuchcommand"), 2);
+	contains(err, "unknown command");
+	free(err);
+}
+
+/* ------------------------------------------------------------ review */
+
+static void review_deny_and_allow(void **state)
+{
+	(void)state;
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "review --runtimes deploy/runtimes "
+				 "deploy/samples/admissionreview-trainjob.json");
+	if (rc != 0)
+		fail_msg("exit %d\n%s%s", rc, out, err);
+	cJSON *j = cJSON_Parse(out);
+	assert_non_null(j);
+	assert_string_equal(tp_get_str(j, "response.uid"), "0b6f3a52-7c1d-4e8a-9f20-5d4c3b2a1908");
+	assert_true(tp_get_true(j, "response.allowed"));
+	const cJSON *w = tp_get_array(j, "response.warnings");
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	contains(cJSON_GetArrayItem(w, 0)->valuestring,
+		 "Referenced ClusterTrainingRuntime \"torch-legacy\" is deprecated");
+	cJSON_Delete(j);
+	free(out);
+	free(err);
+	/* Without the runtimes, the same TrainJob is denied: exit 1. */
+	rc = run(&out, &err, "review deploy/samples/admissionreview-trainjob.json");
+	assert_int_equal(rc, 1);
+	contains(out, "\"allowed\":false");
+	contains(out, "must be created before the TrainJob is created");
+	free(out);
+	free(err);
+}
+
+static void review_reads_stdin(void **state)
+{
+	(void)state;
+	char cmd[512], *out = NULL;
+	snprintf(cmd, sizeof(cmd), "%s review - < deploy/samples/admissionreview-trainjob.json",
+		 tt_bin());
+	/* tt_run sends /dev/null to stdin after our redirection: use a subshell. */
+	char sh[600];
+	snprintf(sh, sizeof(sh), "sh -c '%s'", cmd);
+	assert_int_equal(tt_run(sh, &out, NULL), 1);
+	contains(out, "\"uid\":\"0b6f3a52-7c1d-4e8a-9f20-5d4c3b2a1908\"");
+	free(out);
+}
+
+static void review_bad_input_exits_2(void **state)
+{
+	(void)state;
+	write_text("norequest.json",
+		   "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}");
+	write_text("nouid.json",
+		   "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		   "\"request\":{\"kind\":{\"group\":\"trainer.kubeflow.org\",\"version\":"
+		   "\"v1alpha1\",\"kind\":\"TrainJob\"},\"operation\":\"CREATE\",\"object\":{}}}");
+	write_text("empty.json", "");
+	const char *files[] = { "norequest.json", "nouid.json", "empty.json", "missing.json" };
+	const char *says[] = { "no \\\"request\\\"", "request.uid", "empty.json", "missing.json" };
+	for (size_t i = 0; i < 4; i++) {
+		char *out = NULL, *err = NULL;
+		int rc = run(&out, &err, "review %s", tpath(files[i]));
+		if (rc != 2)
+			fail_msg("%s: exit %d\n%s%s", files[i], rc, out, err);
+		assert_true(!out || !*out);
+		cJSON *e = cJSON_Parse(err);
+		if (!e)
+			fail_msg("%s: stderr is no JSON error: %s", files[i], err);
+		assert_non_null(tp_get_str(e, "error"));
+		contains(err, says[i]);
+		cJSON_Delete(e);
+		free(out);
+		free(err);
+	}
+	char *err = NULL;
+	assert_int_equal(run(NULL, &err, "review --path /nope x.json"), 2);
+	contains(err, "--path");
+	free(err);
+}
+
+static void review_replays_fixtures(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	/* The store the samples assume: 02's object as a manifest. */
+	char *path = tt_shared_path(
+		"fixtures/admissionreview/02-create-clustertrainingruntime-deprecated.request.json");
+	char *text = tt_read_file(path, NULL);
+	free(path);
+	cJSON *root = cJSON_Parse(text);
+	free(text);
+	char *rt = cJSON_Print(tp_get(root, "request.object"));
+	write_text("ctr.json", rt);
+	cJSON_free(rt);
+	cJSON_Delete(root);
+	static const char *const stems[] = {
+		"01-create-trainjob", "01b-mutate-trainjob",
+		"02-create-clustertrainingruntime-deprecated", "03-update-trainingruntime",
+		"04-dryrun-create-trainjob", "05-create-ome-trainingruntime-v1beta1",
+	};
+	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		char rel[200];
+		snprintf(rel, sizeof(rel), "fixtures/admissionreview/%s.request.json", stems[i]);
+		char *req = tt_shared_path(rel);
+		snprintf(rel, sizeof(rel), "fixtures/admissionreview/%s.response.json", stems[i]);
+		char *resp = tt_shared_path(rel);
+		char *want_text = tt_read_file(resp, NULL);
+		cJSON *want = cJSON_Parse(want_text);
+		char *out = NULL, *err = NULL;
+		int rc = run(&out, &err, "review --runtimes %s --now 2026-08-21T10:15:30Z %s %s",
+			     tpath("ctr.json"),
+			     strstr(stems[i], "mutate") ? "--path "
+							  "/mutate-trainer-kubeflow-org-v1alpha1-"
+							  "trainjob"
+							: "",
+			     req);
+		cJSON *got = cJSON_Parse(out ? out : "");
+		bool allowed = tp_get_true(want, "response.allowed");
+		if (rc != (allowed ? 0 : 1) || !tp_json_equal(got, want))
+			fail_msg("%s: exit %d\ngot  %s\nwant %s\n%s", stems[i], rc, out, want_text,
+				 err);
+		cJSON_Delete(got);
+		cJSON_Delete(want);
+		free(want_text);
+		free(out);
+		free(err);
+		free(req);
+		free(resp);
+	}
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(validate_example_runtimes_pass),
+		cmocka_unit_test(validate_resolves_runtimes_among_inputs),
+		cmocka_unit_test(validate_json_output),
+		cmocka_unit_test(validate_outdated_api_version),
+		cmocka_unit_test(validate_bad_input_exits_2),
+		cmocka_unit_test(validate_usage_errors_exit_2),
+		cmocka_unit_test(review_deny_and_allow),
+		cmocka_unit_test(review_reads_stdin),
+		cmocka_unit_test(review_bad_input_exits_2),
+		cmocka_unit_test(review_replays_fixtures),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
