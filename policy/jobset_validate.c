@@ -431,9 +431,13 @@ static void check_coordinator_label(struct check *c, const cJSON *co)
 {
 	const char *sub = str_or(c->spec, "network.subdomain", "");
 	char ep[700];
-	snprintf(ep, sizeof(ep), "%s-%.256s-%lld-%lld.%.256s", c->name,
-		 str_or(co, "replicatedJob", ""), int_or(co, "jobIndex", 0),
-		 int_or(co, "podIndex", 0), *sub ? sub : c->name);
+	/* A longer endpoint is cut here, but it is already far past a label
+	 * value's 63 characters, so the verdict is the same. */
+	int len = snprintf(ep, sizeof(ep), "%s-%.256s-%lld-%lld.%.256s", c->name,
+			   str_or(co, "replicatedJob", ""), int_or(co, "jobIndex", 0),
+			   int_or(co, "podIndex", 0), *sub ? sub : c->name);
+	if (len < 0)
+		return;
 	const char *msg[2];
 	int n = label_value_errors(ep, msg);
 	if (n)
