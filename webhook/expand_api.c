@@ -1,0 +1,174 @@
+/*
+ * expand_api.c — a TrainJob in, the JobSet and its companions out: what
+ * `POST /expand` and `trainer-webhook expand` share.
+ *
+ * The TrainJob is validated as a CREATE first, so a preview never shows a
+ * JobSet that admission would have refused. MPI runtimes need an SSH key
+ * pair; a fresh one is made unless the caller brings its own.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "webhook/expand_api.h"
+
+/* Whether the TrainJob's runtime (from the store) has an MPI policy. */
+static bool wants_ssh_key(const tp_options *opt, const cJSON *tj)
+{
+	const char *kind = tp_get_str(tj, "spec.runtimeRef.kind");
+	const char *name = tp_get_str(tj, "spec.runtimeRef.name");
+	tp_kind k = kind && !strcmp(kind, "TrainingRuntime") ? TP_KIND_TRAINING_RUNTIME
+							      : TP_KIND_CLUSTER_TRAINING_RUNTIME;
+	const char *ns = *tp_meta_namespace(tj) ? tp_meta_namespace(tj) : "default";
+	const cJSON *rt = tp_store_get(opt->store, k, ns, name ? name : "");
+	return tp_get_object(rt, "spec.mlPolicy.mpi") != NULL;
+}
+
+int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
+		       cJSON **list, tp_result *res, char *err, size_t errlen)
+{
+	*list = NULL;
+	if (tp_kind_of(tj) != TP_KIND_TRAINJOB) {
+		const char *av = tp_get_str(tj, "apiVersion"), *kind = tp_get_str(tj, "kind");
+		snprintf(err, errlen, "want a TrainJob (apiVersion trainer.kubeflow.org/v1alpha1), "
+				      "got apiVersion \"%s\" kind \"%s\"",
+			 av ? av : "", kind ? kind : "");
+		return TW_EXPAND_BAD_INPUT;
+	}
+	int rc = tp_validate_trainjob(opt, TP_OP_CREATE, tj, NULL, res);
+	if (rc == TP_ENOMEM || (!rc && !tp_result_ok(res)))
+		return rc ? TW_EXPAND_BAD_INPUT : TW_EXPAND_INVALID;
+	tw_sshkey made = { 0 };
+	const tw_sshkey *key = fixed;
+	if (!key && wants_ssh_key(opt, tj)) {
+		if (tw_sshkey_generate(&made, err, errlen))
+			return TW_EXPAND_BAD_INPUT;
+		key = &made;
+	}
+	tp_ssh_key view = key ? tw_sshkey_view(key) : (tp_ssh_key){ NULL, NULL };
+	rc = tp_expand(opt, tj, key ? &view : NULL, list, res);
+	tw_sshkey_free(&made);
+	if (rc == TP_ENOMEM) {
+		snprintf(err, errlen, "out of memory");
+		return TW_EXPAND_BAD_INPUT;
+	}
+	return rc || !tp_result_ok(res) ? TW_EXPAND_INVALID : TW_EXPAND_OK;
+}
+
+/* 422 body: the message and one cause per field error, as the API server's
+ * own Invalid status lists them. */
+static int invalid_body(const tp_result *res, tp_buf *out)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *causes = cJSON_AddArrayToObject(root, "causes");
+	tp_buf msg = TP_BUF_INIT(0);
+	int rc = tp_result_format(res, &msg);
+	cJSON_AddStringToObject(root, "error", msg.data ? msg.data : "");
+	for (size_t i = 0; !rc && i < tp_result_error_count(res); i++) {
+		const tp_field_error *e = tp_result_error_at(res, i);
+		tp_buf one = TP_BUF_INIT(0);
+		tp_field_error_format(e, &one);
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddItemToArray(causes, c);
+		cJSON_AddStringToObject(c, "field", e->path ? e->path : "");
+		cJSON_AddStringToObject(c, "message", one.data ? one.data : "");
+		tp_buf_free(&one);
+	}
+	char *text = cJSON_PrintUnformatted(root);
+	if (!text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n'))
+		rc = TP_ENOMEM;
+	if (!tp_arena_current())
+		cJSON_free(text);
+	cJSON_Delete(root);
+	tp_buf_free(&msg);
+	return rc;
+}
+
+static int error_body(const char *msg, tp_buf *out)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "error", msg);
+	char *text = cJSON_PrintUnformatted(root);
+	int rc = !text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n') ? TP_ENOMEM : TP_OK;
+	if (!tp_arena_current())
+		cJSON_free(text);
+	cJSON_Delete(root);
+	return rc;
+}
+
+static int parse_one(const tw_config *cfg, const char *body, size_t len, cJSON **obj, char *err,
+		     size_t errlen)
+{
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = lim.max_total_bytes = cfg->max_body ? cfg->max_body
+								: TW_DEFAULT_MAX_BODY;
+	lim.max_docs = 1;
+	tp_docs *docs = NULL;
+	tp_load_error lerr = { 0 };
+	int rc = tp_load(body, len, &lim, &docs, &lerr);
+	if (rc) {
+		tp_buf b = TP_BUF_INIT(errlen);
+		tp_load_error_format(&lerr, "body", &b);
+		snprintf(err, errlen, "%s", b.data ? b.data : tp_strerror(rc));
+		tp_buf_free(&b);
+	} else if (tp_docs_count(docs) != 1) {
+		snprintf(err, errlen, "the body holds %zu objects: send one TrainJob",
+			 tp_docs_count(docs));
+		rc = TP_EPARSE;
+	} else {
+		*obj = tp_docs_take(docs, 0);
+	}
+	tp_docs_free(docs);
+	return rc;
+}
+
+int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_arena *arena,
+		     tp_buf *out, tw_outcome *oc)
+{
+	memset(oc, 0, sizeof(*oc));
+	tp_arena *prev = tp_arena_enter(arena);
+	tp_options opt = cfg->opt;
+	opt.store = cfg->store;
+	char err[512] = "";
+	cJSON *tj = NULL, *list = NULL;
+	tp_result *res = NULL;
+	int rc = tp_result_new(&res);
+	if (!rc)
+		rc = parse_one(cfg, body, len, &tj, err, sizeof(err));
+	if (rc == TP_ENOMEM)
+		goto done;
+	tp_buf_reset(out);
+	if (rc) {
+		oc->http_status = 400;
+		rc = error_body(err, out);
+		goto done;
+	}
+	oc->kind = "TrainJob";
+	oc->name = tp_meta_name(tj);
+	oc->namespace_ = tp_meta_namespace(tj);
+	if (cfg->store)
+		tp_store_rdlock(cfg->store);
+	int v = tw_expand_trainjob(&opt, tj, NULL, &list, res, err, sizeof(err));
+	if (cfg->store)
+		tp_store_unlock(cfg->store);
+	if (v == TW_EXPAND_BAD_INPUT) {
+		oc->http_status = 400;
+		rc = error_body(err, out);
+	} else if (v == TW_EXPAND_INVALID) {
+		oc->http_status = 422;
+		rc = invalid_body(res, out);
+	} else {
+		oc->http_status = 200;
+		oc->allowed = true;
+		char *text = cJSON_PrintUnformatted(list);
+		rc = !text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n') ? TP_ENOMEM
+									      : TP_OK;
+	}
+	oc->error = oc->http_status == 200 ? NULL : tp_arena_strdup(arena, out->data);
+done:
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	tp_result_free(res);
+	tp_arena_leave(prev);
+	return rc;
+}
