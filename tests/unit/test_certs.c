@@ -634,6 +634,56 @@ static void gnutls_accepts_the_pair(void **state)
 	rm_rf(d);
 }
 
+/* --------------------------------------------------------------- names */
+
+static void name_rules(void **state)
+{
+	(void)state;
+	assert_null(tw_certs_check_label("trainer-webhook"));
+	assert_null(tw_certs_check_label("0abc"));
+	assert_non_null(tw_certs_check_label(""));
+	assert_non_null(tw_certs_check_label("-a"));
+	assert_non_null(tw_certs_check_label("a.b"));
+	assert_non_null(tw_certs_check_label("aB"));
+	char long_label[65];
+	memset(long_label, 'a', 64);
+	long_label[64] = '\0';
+	assert_non_null(tw_certs_check_label(long_label));
+	long_label[63] = '\0';
+	assert_null(tw_certs_check_label(long_label));
+	assert_null(tw_certs_check_dns("webhook.example.com"));
+	assert_null(tw_certs_check_dns("*.example.com"));
+	assert_non_null(tw_certs_check_dns("*"));
+	assert_non_null(tw_certs_check_dns("a.*.com"));
+	assert_non_null(tw_certs_check_dns("a."));
+	assert_non_null(tw_certs_check_dns("a,DNS:evil.com"));
+	assert_true(tw_certs_is_ip("10.1.2.3"));
+	assert_true(tw_certs_is_ip("::1"));
+	assert_false(tw_certs_is_ip("10.1.2"));
+	assert_false(tw_certs_is_ip("localhost"));
+}
+
+static void long_names_keep_a_valid_cn(void **state)
+{
+	(void)state;
+	char *d = tmpdir();
+	char svc[64], ns[64];
+	memset(svc, 's', 63);
+	memset(ns, 'n', 63);
+	svc[63] = ns[63] = '\0';
+	tw_certs_gen_opts o = { .service = svc, .namespace_ = ns };
+	gen_into(d, &o);
+	char full[200];
+	snprintf(full, sizeof(full), "%s.%s.svc", svc, ns);
+	tw_certs_report rep;
+	assert_int_equal(check(at(d, "tls.crt"), at(d, "tls.key"), at(d, "ca.crt"), full, &rep),
+			 TW_CERTS_OK);
+	/* The CN cannot hold 131 characters: the service name stands in. */
+	assert_int_equal(strncmp(rep.subject, "CN=sss", 6), 0);
+	assert_int_equal(strlen(rep.subject), 3 + 63);
+	rm_rf(d);
+}
+
 /* ------------------------------------------------------------- command */
 
 static void cmd_generate_and_check(void **state)
@@ -741,6 +791,8 @@ int main(void)
 		cmocka_unit_test(check_accepts_rsa_key),
 		cmocka_unit_test(ensure_dev_creates_keeps_and_repairs),
 		cmocka_unit_test(gnutls_accepts_the_pair),
+		cmocka_unit_test(name_rules),
+		cmocka_unit_test(long_names_keep_a_valid_cn),
 		cmocka_unit_test(cmd_generate_and_check),
 		cmocka_unit_test(cmd_usage_errors_exit_2),
 	};
