@@ -90,7 +90,7 @@ static int load_certs(const char *path, STACK_OF(X509) **out, tw_certs_report *r
 		return bad(rep, TW_CERTS_ECRYPTO, "out of memory reading %s", path);
 	if (sk_X509_num(*out) == 0)
 		return bad(rep, TW_CERTS_EBAD, "%s holds no PEM certificate (no readable "
-			   "\"-----BEGIN CERTIFICATE-----\" block): pass the certificate file", path);
+			   "\"-----BEGIN CERTIFICATE-----\" block): pass a PEM certificate file", path);
 	return TW_CERTS_OK;
 }
 

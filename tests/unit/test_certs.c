@@ -35,8 +35,9 @@ static const char *const extra_ips[] = { "10.0.0.7", "fd00::7" };
 
 static char *tmpdir(void)
 {
-	char *d = strdup("/tmp/tw-certs-XXXXXX");
-	assert_non_null(d);
+	const char *base = getenv("TMPDIR");
+	char *d = NULL;
+	assert_true(asprintf(&d, "%s/tw-certs-XXXXXX", base && *base ? base : "/tmp") > 0);
 	assert_non_null(mkdtemp(d));
 	return d;
 }
@@ -441,6 +442,8 @@ static void check_fails_for_bad_files(void **state)
 	assert_int_equal(check(at(d, "tls.crt"), at(d, "tls.key"), at(d, "nope.crt"), NULL, &rep),
 			 TW_CERTS_EIO);
 	assert_contains(rep.reason, "nope.crt");
+	assert_int_equal(check(d, at(d, "tls.key"), NULL, NULL, &rep), TW_CERTS_EIO);
+	assert_contains(rep.reason, "Is a directory");
 
 	write_text(at(d, "garbage"), "hello\n-----BEGIN CERTIFICATE-----\nnot base64!\n");
 	assert_int_equal(check(at(d, "garbage"), at(d, "tls.key"), NULL, NULL, &rep),
