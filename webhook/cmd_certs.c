@@ -1,0 +1,259 @@
+/*
+ * cmd_certs.c — `trainer-webhook certs generate|check`: the self-signed
+ * bootstrap of spec §5.2 from a shell, and a check of any pair before it is
+ * mounted. All the work is in certs/; this file is flags and output.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "certs/certs.h"
+#include "webhook/webhook.h"
+
+#define MAX_LIST 64
+
+static const char usage_text[] =
+	"usage:\n"
+	"  trainer-webhook certs generate --service NAME --namespace NS [--dns NAME]...\n"
+	"                                 [--ip ADDR]... [--days N] --out DIR [--force]\n"
+	"      Make a CA (ca.crt, ca.key; ECDSA P-256, 10 years) and a serving pair signed by\n"
+	"      it (tls.crt, tls.key) for NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local\n"
+	"      and each --dns / --ip, valid for N days (default 365, at most 3650). DIR is\n"
+	"      created (mode 0700) when missing; keys are written 0600. Prints the caBundle\n"
+	"      (base64 of ca.crt, one line) on stdout and the files written on stderr.\n"
+	"      Existing files are never overwritten without --force; with --force all four\n"
+	"      are replaced atomically.\n"
+	"  trainer-webhook certs check --tls-cert F --tls-key F [--ca F] [--dns NAME]...\n"
+	"                              [--ip ADDR]...\n"
+	"      Check that the key belongs to the certificate, that it is valid now, that\n"
+	"      it chains to --ca for TLS server use, and that its subjectAltName covers\n"
+	"      each --dns name and --ip address. Prints \"ok: ...\" or the reason.\n"
+	"\n"
+	"exit status:\n"
+	"  generate: 0 written; 1 refused because a file exists (pass --force);\n"
+	"            2 bad flags or a file/folder that cannot be written\n"
+	"  check:    0 usable; 1 unusable (the reason is on stderr);\n"
+	"            2 bad flags or a file that cannot be read\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "trainer-webhook certs: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun \"trainer-webhook certs --help\" for the flags\n");
+	return TW_EXIT_USAGE;
+}
+
+/* The flags of both subcommands; each subcommand rejects the ones it lacks. */
+struct flags {
+	const char *service, *namespace_, *out, *days, *cert, *key, *ca;
+	const char *dns[MAX_LIST], *ips[MAX_LIST];
+	size_t ndns, nips;
+	bool force;
+};
+
+/* Value of --name VALUE or --name=VALUE at argv[*i]; NULL when argv[*i] is
+ * another flag. *missing is set when the flag is there but its value is not. */
+static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int push(const char **list, size_t *n, const char *v, const char *flag)
+{
+	if (*n == MAX_LIST)
+		return usage_error("too many %s flags (at most 64)", flag);
+	list[(*n)++] = v;
+	return 0;
+}
+
+/* One flag at argv[*i]: 0, 1 when it is not one of ours, or TW_EXIT_USAGE. */
+static int parse_one(int argc, char **argv, int *i, struct flags *f)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} single[] = {
+		{ "--service", offsetof(struct flags, service) },
+		{ "--namespace", offsetof(struct flags, namespace_) },
+		{ "--out", offsetof(struct flags, out) },
+		{ "--days", offsetof(struct flags, days) },
+		{ "--tls-cert", offsetof(struct flags, cert) },
+		{ "--tls-key", offsetof(struct flags, key) },
+		{ "--ca", offsetof(struct flags, ca) },
+	};
+	bool missing = false;
+	const char *v;
+	if (!strcmp(argv[*i], "--force"))
+		return f->force = true, 0;
+	for (size_t k = 0; k < sizeof(single) / sizeof(single[0]); k++) {
+		if ((v = flag_value(argc, argv, i, single[k].name, &missing))) {
+			*(const char **)((char *)f + single[k].off) = v;
+			return 0;
+		}
+		if (missing)
+			return usage_error("%s needs a value", single[k].name);
+	}
+	if ((v = flag_value(argc, argv, i, "--dns", &missing)))
+		return push(f->dns, &f->ndns, v, "--dns");
+	if (missing)
+		return usage_error("--dns needs a value");
+	if ((v = flag_value(argc, argv, i, "--ip", &missing)))
+		return push(f->ips, &f->nips, v, "--ip");
+	if (missing)
+		return usage_error("--ip needs a value");
+	return 1;
+}
+
+static int parse(int argc, char **argv, struct flags *f)
+{
+	for (int i = 1; i < argc; i++) {
+		int rc = parse_one(argc, argv, &i, f);
+		if (rc == 1)
+			return usage_error("unknown flag or argument \"%s\" for certs %s", argv[i],
+					   argv[0]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_days(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > TW_CERTS_MAX_DAYS)
+		return usage_error("--days \"%s\" must be a whole number of days from 1 to %d", s,
+				   TW_CERTS_MAX_DAYS);
+	*out = (int)v;
+	return 0;
+}
+
+static int generate(int argc, char **argv)
+{
+	struct flags f = { 0 };
+	int rc = parse(argc, argv, &f);
+	if (rc)
+		return rc;
+	if (f.cert || f.key || f.ca)
+		return usage_error("--tls-cert, --tls-key and --ca belong to certs check, not "
+				   "certs generate");
+	if (!f.service || !f.namespace_)
+		return usage_error("%s is required (the webhook's Service%s)",
+				   f.service ? "--namespace" : "--service",
+				   f.service ? " namespace" : " name");
+	if (!f.out)
+		return usage_error("--out DIR is required (the folder for ca.crt, ca.key, tls.crt "
+				   "and tls.key)");
+	tw_certs_gen_opts o = {
+		.service = f.service, .namespace_ = f.namespace_,
+		.dns = f.dns, .ndns = f.ndns, .ips = f.ips, .nips = f.nips, .force = f.force,
+	};
+	if (f.days && (rc = parse_days(f.days, &o.days)))
+		return rc;
+	char err[1024] = "", *bundle = NULL;
+	rc = tw_certs_generate(f.out, &o, &bundle, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "trainer-webhook certs generate: %s\n", err);
+		return rc == TW_CERTS_EEXIST ? TW_EXIT_DENIED : TW_EXIT_USAGE;
+	}
+	printf("%s\n", bundle);
+	fflush(stdout);
+	free(bundle);
+	static const char *const names[] = { "ca.crt", "ca.key", "tls.crt", "tls.key" };
+	for (size_t i = 0; i < 4; i++)
+		fprintf(stderr, "wrote %s/%s\n", f.out, names[i]);
+	return TW_EXIT_OK;
+}
+
+static void print_ok(const tw_certs_report *rep, const char *cert)
+{
+	printf("ok: %s, %lld days left, names: %s\n", rep->subject, (long long)rep->days_left,
+	       rep->names);
+	fflush(stdout);
+	if (rep->expiring_soon) {
+		char when[40];
+		struct tm tm;
+		time_t t = (time_t)rep->not_after;
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		fprintf(stderr, "warning: %s expires on %s, in %lld days: renew it soon\n", cert,
+			when, (long long)rep->days_left);
+	}
+}
+
+static int check(int argc, char **argv)
+{
+	struct flags f = { 0 };
+	int rc = parse(argc, argv, &f);
+	if (rc)
+		return rc;
+	if (f.service || f.namespace_ || f.out || f.days || f.force)
+		return usage_error("--service, --namespace, --out, --days and --force belong to "
+				   "certs generate, not certs check");
+	if (!f.cert || !f.key)
+		return usage_error("%s is required (the %s file, PEM)",
+				   f.cert ? "--tls-key" : "--tls-cert",
+				   f.cert ? "private key" : "certificate");
+	for (size_t i = 0; i < f.nips; i++)
+		if (!tw_certs_is_ip(f.ips[i]))
+			return usage_error("--ip \"%s\" is not an IPv4 or IPv6 address", f.ips[i]);
+	/* --dns and --ip are both "names the SAN must cover"; the check tells
+	 * them apart by their shape. */
+	const char *names[2 * MAX_LIST];
+	size_t n = 0;
+	for (size_t i = 0; i < f.ndns; i++)
+		names[n++] = f.dns[i];
+	for (size_t i = 0; i < f.nips; i++)
+		names[n++] = f.ips[i];
+	tw_certs_check_opts o = { .cert_path = f.cert, .key_path = f.key, .ca_path = f.ca,
+				  .names = names, .nnames = n };
+	tw_certs_report rep;
+	rc = tw_certs_check(&o, &rep);
+	if (rc == TW_CERTS_OK) {
+		print_ok(&rep, f.cert);
+		return TW_EXIT_OK;
+	}
+	fprintf(stderr, "trainer-webhook certs check: %s\n", rep.reason);
+	return rc == TW_CERTS_EBAD ? TW_EXIT_DENIED : TW_EXIT_USAGE;
+}
+
+int tw_cmd_certs(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error("a subcommand is required: generate or check");
+	const char *sub = argv[1];
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			sub = "--help";
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+		fputs(usage_text, stdout);
+		return TW_EXIT_OK;
+	}
+	if (!strcmp(sub, "generate"))
+		return generate(argc - 1, argv + 1);
+	if (!strcmp(sub, "check"))
+		return check(argc - 1, argv + 1);
+	return usage_error("unknown subcommand \"%s\": use generate or check", sub);
+}
