@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "webhook/admission.h"
+#include "webhook/expand_api.h"
 
 #define V1 "admission.k8s.io/v1"
 #define V1BETA1 "admission.k8s.io/v1beta1"
@@ -298,6 +298,8 @@ static int decide(const tw_config *cfg, const tw_route *route, const tw_review *
 		return decide_validate(&opt, rv, ans);
 	case TW_ROUTE_MUTATE_TRAINJOB:
 		return decide_default_trainjob(&opt, rv, ans);
+	case TW_ROUTE_MUTATE_JOBSET:
+		return tw_decide_jobset(&opt, rv, ans);
 	default:
 		return TP_EINVAL;
 	}

@@ -142,7 +142,11 @@ static int dev_defaults(struct serve_args *a)
 	if (a->cert)
 		return 0;
 	char err[512];
-	if (tw_certs_ensure_dev(DEV_CERT_DIR, err, sizeof(err))) {
+	int dev = tw_certs_ensure_dev(DEV_CERT_DIR, err, sizeof(err));
+	if (dev == TW_CERTS_DEV_REPLACED)
+		fprintf(stderr, "trainer-webhook serve: replaced the development certificates: %s\n",
+			err);
+	if (dev < 0) {
 		fprintf(stderr, "trainer-webhook serve: development certificates: %s\n", err);
 		return TW_EXIT_USAGE;
 	}
@@ -224,10 +228,16 @@ static int serve(struct serve_args *a)
 	tw_server *srv = NULL;
 	tw_metrics_server *ms = NULL;
 	int code = TW_EXIT_USAGE;
-	if (tw_certs_check_pair(a->cert, a->key, err, sizeof(err))) {
-		fprintf(stderr, "trainer-webhook serve: refusing the serving pair: %s\n", err);
+	tw_certs_check_opts chk = { .cert_path = a->cert, .key_path = a->key };
+	tw_certs_report rep;
+	if (tw_certs_check(&chk, &rep) != TW_CERTS_OK) {
+		fprintf(stderr, "trainer-webhook serve: refusing the serving pair: %s\n",
+			rep.reason);
 		return code;
 	}
+	if (rep.expiring_soon)
+		tw_log(TW_LOG_WARN | TW_LOG_ALWAYS, "the serving certificate expires in %lld days: "
+		       "renew it", (long long)rep.days_left);
 	if (tw_tls_open(&tls, a->cert, a->key, err, sizeof(err))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
 		return code;

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "webhook/expand_api.h"
 #include "webhook/server.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
@@ -262,10 +263,12 @@ static enum MHD_Result answer_health(tw_server *s, struct MHD_Connection *c, req
 	return send_buf(s, c, r, ready ? 200 : 503, "text/plain; charset=utf-8");
 }
 
-/* The routes whose deciders this build has. */
+/* /expand is a preview API with its own answers; the rest is admission. */
 static int route_answer(const tw_config *cfg, const tw_route *route, const char *body, size_t len,
 			tp_arena *arena, tp_buf *out, tw_outcome *oc)
 {
+	if (route->type == TW_ROUTE_EXPAND)
+		return tw_expand_handle(cfg, body, len, arena, out, oc);
 	return tw_admission_handle(cfg, route, body, len, arena, out, oc);
 }
 
@@ -317,8 +320,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		if (!(r = request_new(s, url)))
 			return MHD_NO;
 		*req = r;
-		if (!r->route || r->route->type == TW_ROUTE_EXPAND ||
-		    r->route->type == TW_ROUTE_MUTATE_JOBSET) {
+		if (!r->route) {
 			r->status = 404;
 			r->error = "no such path: see the webhook's routes in DESIGN.md";
 		} else {
