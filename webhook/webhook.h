@@ -92,4 +92,14 @@ typedef struct tw_outcome {
 int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char *body,
 			size_t len, tp_arena *arena, tp_buf *out, tw_outcome *oc);
 
+/* ------------------------------------------------ manifest walking (manifests.c)
+ * Added by the loader branch for `validate` to reuse: fn is called once per
+ * manifest file under path, in sorted order (*.yaml, *.yml, *.json, folders
+ * searched recursively, symbolic links followed but never in a loop). A file
+ * or "-" named directly is passed to fn once, whatever its name. The walk
+ * goes on after a failure, reporting unreadable paths on errf (may be NULL),
+ * and returns the first nonzero code (fn's, or TP_EIO / TP_ENOMEM). */
+typedef int (*tw_file_fn)(const char *path, void *ctx);
+int tw_walk_manifests(const char *path, tw_file_fn fn, void *ctx, FILE *errf);
+
 #endif /* TW_WEBHOOK_H */

@@ -1,0 +1,687 @@
+/*
+ * test_load.c — tp_load: YAML and JSON into objects, scalar typing, limits
+ * and the errors bad input gets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "policy/internal.h"
+#include "policy/load.h"
+#include "tests/support/testutil.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static tp_docs *load_ok(const char *text)
+{
+	tp_docs *d = NULL;
+	tp_load_error err;
+	int rc = tp_load(text, strlen(text), NULL, &d, &err);
+	if (rc)
+		fail_msg("tp_load failed (%d): doc %d line %d: %s", rc, err.doc, err.line, err.msg);
+	return d;
+}
+
+/* tp_load must fail with code; err is returned for further checks. */
+static tp_load_error load_fail_n(const char *text, size_t len, const tp_load_limits *lim, int code)
+{
+	tp_docs *d = (tp_docs *)1;
+	tp_load_error err;
+	int rc = tp_load(text, len, lim, &d, &err);
+	if (rc != code)
+		fail_msg("expected %d, got %d (%s)", code, rc, rc ? err.msg : "no error");
+	assert_null(d);
+	assert_int_equal(err.code, code);
+	assert_true(err.msg[0] != '\0');
+	return err;
+}
+
+static tp_load_error load_fail(const char *text, int code)
+{
+	return load_fail_n(text, strlen(text), NULL, code);
+}
+
+static void assert_msg_has(const tp_load_error *e, const char *part)
+{
+	if (!strstr(e->msg, part))
+		fail_msg("message \"%s\" lacks \"%s\"", e->msg, part);
+}
+
+static const cJSON *obj_at(const tp_docs *d, size_t i)
+{
+	const tp_doc *doc = tp_docs_at(d, i);
+	assert_non_null(doc);
+	return doc->obj;
+}
+
+static char *repeat(const char *unit, size_t times, const char *head, const char *tail)
+{
+	size_t u = strlen(unit), h = strlen(head), t = strlen(tail);
+	char *s = malloc(h + u * times + t + 1);
+	assert_non_null(s);
+	memcpy(s, head, h);
+	for (size_t i = 0; i < times; i++)
+		memcpy(s + h + i * u, unit, u);
+	memcpy(s + h + u * times, tail, t + 1);
+	return s;
+}
+
+/* ------------------------------------------------------------- good input */
+
+static void yaml_many_documents(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("# leading comment\n"
+			     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+			     "---\n# only a comment\n"
+			     "---\n"
+			     "---\nkind: Secret\nmetadata:\n  name: b\n"
+			     "...\n");
+	assert_int_equal(tp_docs_count(d), 2);
+	assert_string_equal(tp_get_str(obj_at(d, 0), "metadata.name"), "a");
+	assert_int_equal(tp_docs_at(d, 0)->index, 1);
+	assert_int_equal(tp_docs_at(d, 0)->line, 2);
+	assert_string_equal(tp_get_str(obj_at(d, 1), "kind"), "Secret");
+	assert_int_equal(tp_docs_at(d, 1)->index, 4);
+	assert_int_equal(tp_docs_at(d, 1)->line, 9);
+	tp_docs_free(d);
+}
+
+static void yaml_list_expanded(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("kind: A\n---\n"
+			     "apiVersion: v1\nkind: List\nitems:\n"
+			     "- {kind: B, n: 1}\n- kind: C\n");
+	assert_int_equal(tp_docs_count(d), 3);
+	assert_string_equal(tp_get_str(obj_at(d, 1), "kind"), "B");
+	assert_int_equal(tp_docs_at(d, 1)->index, 2);
+	assert_int_equal(tp_docs_at(d, 1)->item, 1);
+	assert_string_equal(tp_get_str(obj_at(d, 2), "kind"), "C");
+	assert_int_equal(tp_docs_at(d, 2)->item, 2);
+	assert_int_equal(tp_docs_at(d, 0)->item, 0);
+	tp_docs_free(d);
+}
+
+static void json_fast_path(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("\xEF\xBB\xBF  {\"kind\": \"TrainJob\", \"spec\": {\"n\": 2, \"s\": \"1\"}}\n"
+			     "{\"kind\": \"Second\"}");
+	assert_int_equal(tp_docs_count(d), 2);
+	long long n;
+	assert_true(tp_get_int(obj_at(d, 0), "spec.n", &n));
+	assert_int_equal(n, 2);
+	assert_string_equal(tp_get_str(obj_at(d, 0), "spec.s"), "1");
+	assert_int_equal(tp_docs_at(d, 1)->index, 2);
+	assert_int_equal(tp_docs_at(d, 1)->line, 2);
+	tp_docs_free(d);
+
+	d = load_ok("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"kind\":\"X\"},{\"kind\":\"Y\"}]}");
+	assert_int_equal(tp_docs_count(d), 2);
+	assert_string_equal(tp_get_str(obj_at(d, 1), "kind"), "Y");
+	tp_docs_free(d);
+}
+
+static void yaml_bom_skipped(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("\xEF\xBB\xBFkind: X\n");
+	assert_string_equal(tp_get_str(obj_at(d, 0), "kind"), "X");
+	tp_docs_free(d);
+}
+
+static void yaml_scalars_typed(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("q: \"1\"\np: 1\nyes_: yes\noff_: Off\nhex: 0x1F\noct: 0o17\nold: 017\n"
+			     "bin: 0b101\nus: 1_000\nneg: -42\nexp: 1e3\nfl: 2.5\nn1: ~\nn2: null\n"
+			     "n3:\nword: yesterday\nstr: !!str 12\nint: !!int \"7\"\nf: !!float 3\n"
+			     "eight: 08\nsq: '0x10'\nbig: 18446744073709551615\n");
+	const cJSON *o = obj_at(d, 0);
+	assert_true(cJSON_IsString(tp_get(o, "q")));
+	assert_true(cJSON_IsNumber(tp_get(o, "p")));
+	assert_true(cJSON_IsTrue(tp_get(o, "yes_")));
+	assert_true(cJSON_IsFalse(tp_get(o, "off_")));
+	long long v;
+	assert_true(tp_get_int(o, "hex", &v));
+	assert_int_equal(v, 31);
+	assert_true(tp_get_int(o, "oct", &v));
+	assert_int_equal(v, 15);
+	assert_true(tp_get_int(o, "old", &v));
+	assert_int_equal(v, 15);
+	assert_true(tp_get_int(o, "bin", &v));
+	assert_int_equal(v, 5);
+	assert_true(tp_get_int(o, "us", &v));
+	assert_int_equal(v, 1000);
+	assert_true(tp_get_int(o, "neg", &v));
+	assert_int_equal(v, -42);
+	assert_true(tp_get_int(o, "exp", &v));
+	assert_int_equal(v, 1000);
+	assert_true(tp_get(o, "fl")->valuedouble == 2.5);
+	assert_true(cJSON_IsNull(tp_get(o, "n1")));
+	assert_true(cJSON_IsNull(tp_get(o, "n2")));
+	assert_true(cJSON_IsNull(tp_get(o, "n3")));
+	assert_string_equal(tp_get_str(o, "word"), "yesterday");
+	assert_string_equal(tp_get_str(o, "str"), "12");
+	assert_true(tp_get_int(o, "int", &v));
+	assert_int_equal(v, 7);
+	assert_true(tp_get_int(o, "f", &v));
+	assert_int_equal(v, 3);
+	assert_true(tp_get_int(o, "eight", &v)); /* go-yaml: not octal, so a float */
+	assert_int_equal(v, 8);
+	assert_string_equal(tp_get_str(o, "sq"), "0x10");
+	assert_true(tp_get(o, "big")->valuedouble == 18446744073709551615.0);
+	tp_docs_free(d);
+}
+
+static void scalar_resolver(void **state)
+{
+	(void)state;
+	tp_yaml_scalar sc;
+	char msg[128];
+	static const struct {
+		const char *s;
+		tp_yaml_type t;
+	} cases[] = {
+		{ "y", TP_YAML_BOOL },	   { "NO", TP_YAML_BOOL },	{ "oN", TP_YAML_STR },
+		{ "TRUE", TP_YAML_BOOL },  { "tRUE", TP_YAML_STR },	{ "Null", TP_YAML_NULL },
+		{ "", TP_YAML_NULL },	   { ".inf", TP_YAML_FLOAT },	{ "-.Inf", TP_YAML_FLOAT },
+		{ ".NaN", TP_YAML_FLOAT }, { ".nAn", TP_YAML_STR },	{ "+12", TP_YAML_INT },
+		{ "0x", TP_YAML_STR },	   { "1.", TP_YAML_FLOAT },	{ ".5", TP_YAML_FLOAT },
+		{ "1e400", TP_YAML_STR },  { "<<", TP_YAML_MERGE },	{ "0xFFFFFFFFFFFFFFFFF", TP_YAML_STR },
+		{ "2024-01-02", TP_YAML_STR }, { "1_0.5", TP_YAML_FLOAT }, { "-0b11", TP_YAML_INT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(tp__yaml_resolve(cases[i].s, strlen(cases[i].s), NULL, true, &sc,
+						  msg, sizeof(msg)),
+				 TP_OK);
+		if (sc.type != cases[i].t)
+			fail_msg("\"%s\": type %d, want %d", cases[i].s, sc.type, cases[i].t);
+	}
+	assert_int_equal(tp__yaml_resolve("-0b11", 5, NULL, true, &sc, msg, sizeof(msg)), TP_OK);
+	assert_int_equal(sc.i, -3);
+	assert_int_equal(tp__yaml_resolve("-9223372036854775808", 20, NULL, true, &sc, msg, 128), 0);
+	assert_true(sc.type == TP_YAML_INT && sc.i == INT64_MIN);
+	assert_int_equal(tp__yaml_resolve("9223372036854775808", 19, NULL, true, &sc, msg, 128), 0);
+	assert_true(sc.type == TP_YAML_INT && sc.is_uint && sc.u == 9223372036854775808ULL);
+	assert_int_equal(tp__yaml_resolve("-9223372036854775809", 20, NULL, true, &sc, msg, 128), 0);
+	assert_int_equal(sc.type, TP_YAML_FLOAT);
+	assert_int_equal(tp__yaml_resolve(".inf", 4, NULL, true, &sc, msg, 128), 0);
+	assert_true(isinf(sc.d) && sc.d > 0);
+	assert_int_equal(tp__yaml_resolve("yes", 3, NULL, false, &sc, msg, 128), 0);
+	assert_int_equal(sc.type, TP_YAML_STR); /* quoted */
+
+	assert_int_equal(tp__yaml_resolve("1.5", 3, "tag:yaml.org,2002:int", true, &sc, msg, 128),
+			 TP_EPARSE);
+	assert_string_equal(msg, "cannot decode !!float `1.5` as a !!int");
+	assert_int_equal(tp__yaml_resolve("abc", 3, "tag:yaml.org,2002:bool", true, &sc, msg, 128),
+			 TP_EPARSE);
+	assert_string_equal(msg, "cannot decode !!str `abc` as a !!bool");
+	assert_int_equal(tp__yaml_resolve("x", 1, "tag:yaml.org,2002:null", true, &sc, msg, 128),
+			 TP_EPARSE);
+	assert_int_equal(tp__yaml_resolve("~", 1, "tag:yaml.org,2002:null", true, &sc, msg, 128), 0);
+	assert_int_equal(sc.type, TP_YAML_NULL);
+	assert_int_equal(tp__yaml_resolve("on", 2, "tag:yaml.org,2002:bool", false, &sc, msg, 128), 0);
+	assert_true(sc.type == TP_YAML_BOOL && sc.b);
+	assert_int_equal(tp__yaml_resolve("12", 2, "!custom", true, &sc, msg, 128), 0);
+	assert_int_equal(sc.type, TP_YAML_STR);
+}
+
+static void key_text(void **state)
+{
+	(void)state;
+	char buf[64];
+	tp_yaml_scalar sc = { .type = TP_YAML_FLOAT, .d = 1.5 };
+	assert_int_equal(tp__yaml_key_text(&sc, buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "1.5");
+	sc.d = 1e6;
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, "1e+06");
+	sc.d = 100;
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, "100");
+	sc.d = 0.1; /* float32 precision, as sigs.k8s.io/yaml formats keys */
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, "0.1");
+	sc = (tp_yaml_scalar){ .type = TP_YAML_BOOL, .b = true };
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, "true");
+	sc = (tp_yaml_scalar){ .type = TP_YAML_NULL };
+	assert_int_equal(tp__yaml_key_text(&sc, buf, sizeof(buf)), -1);
+
+	tp_docs *d = load_ok("m:\n  1: a\n  on: b\n  0x10: c\n  2.5: d\n");
+	const cJSON *m = tp_get(obj_at(d, 0), "m");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "1")->valuestring, "a");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "true")->valuestring, "b");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "16")->valuestring, "c");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "2.5")->valuestring, "d");
+	tp_docs_free(d);
+}
+
+static void anchors_and_merge_keys(void **state)
+{
+	(void)state;
+	tp_docs *d = load_ok("base: &b {image: x, cpu: 1}\n"
+			     "other: &o {mem: 2, cpu: 9}\n"
+			     "use: *b\n"
+			     "m:\n  <<: [*b, *o]\n  image: z\n"
+			     "one:\n  <<: *o\n"
+			     "lst: &l [1, 2]\nlst2: *l\n"
+			     "name: &n hello\ncopy: *n\n");
+	const cJSON *o = obj_at(d, 0);
+	assert_string_equal(tp_get_str(o, "use.image"), "x");
+	assert_string_equal(tp_get_str(o, "m.image"), "z"); /* written key wins */
+	long long v;
+	assert_true(tp_get_int(o, "m.cpu", &v));
+	assert_int_equal(v, 1); /* earlier merged map wins */
+	assert_true(tp_get_int(o, "m.mem", &v));
+	assert_int_equal(v, 2);
+	assert_null(tp_get(o, "m.<<"));
+	assert_int_equal(cJSON_GetArraySize(tp_get(o, "m")), 3);
+	assert_true(tp_get_int(o, "one.mem", &v));
+	assert_int_equal(cJSON_GetArraySize(tp_get(o, "lst2")), 2);
+	assert_string_equal(tp_get_str(o, "copy"), "hello");
+	/* The copy is a separate tree, not a shared node. */
+	assert_ptr_not_equal(tp_get(o, "use"), tp_get(o, "base"));
+	tp_docs_free(d);
+
+	tp_load_error e = load_fail("a: &x 1\n---\nb: *x\n", TP_EPARSE);
+	assert_msg_has(&e, "unknown anchor 'x'");
+	assert_int_equal(e.doc, 2);
+	e = load_fail("a: 1\nm:\n  <<: 5\n", TP_EPARSE);
+	assert_msg_has(&e, "map merge requires");
+	assert_int_equal(e.line, 3);
+}
+
+static void duplicate_keys_refused(void **state)
+{
+	(void)state;
+	tp_load_error e = load_fail("kind: A\nmetadata:\n  name: x\n  name: y\n", TP_EPARSE);
+	assert_msg_has(&e, "mapping key \"name\" already defined at line 3");
+	assert_int_equal(e.doc, 1);
+	assert_int_equal(e.line, 4);
+
+	/* A big mapping goes through the hash set. */
+	tp_buf b = TP_BUF_INIT(1 << 20);
+	for (int i = 0; i < 40; i++)
+		tp_buf_addf(&b, "k%d: %d\n", i, i);
+	tp_buf_adds(&b, "k7: again\n");
+	e = load_fail(b.data, TP_EPARSE);
+	assert_msg_has(&e, "\"k7\" already defined at line 8");
+	assert_int_equal(e.line, 41);
+	tp_buf_free(&b);
+
+	e = load_fail("{\"kind\": \"A\",\n \"spec\": {\"a\": 1,\n  \"a\": 2}}", TP_EPARSE);
+	assert_msg_has(&e, "duplicate field \"a\" (already defined at line 2)");
+	assert_int_equal(e.line, 3);
+	assert_int_equal(e.column, 3);
+
+	/* Merged keys are not duplicates: the written one wins. */
+	tp_docs *d = load_ok("b: &b {x: 1}\nm:\n  x: 2\n  <<: *b\n");
+	long long v;
+	assert_true(tp_get_int(obj_at(d, 0), "m.x", &v));
+	assert_int_equal(v, 2);
+	tp_docs_free(d);
+}
+
+/* -------------------------------------------------------------- bad input */
+
+static void empty_input(void **state)
+{
+	(void)state;
+	/* Empty input is an error (TP_EPARSE, "no ... document"), never 0 objects. */
+	tp_load_error e = load_fail("", TP_EPARSE);
+	assert_msg_has(&e, "no YAML or JSON document");
+	e = load_fail("# nothing\n---\n---\n", TP_EPARSE);
+	assert_msg_has(&e, "no YAML or JSON document");
+	tp_docs *d = (tp_docs *)1;
+	assert_int_equal(tp_load(NULL, 0, NULL, &d, NULL), TP_EPARSE);
+	assert_null(d);
+}
+
+static void binary_and_encoding(void **state)
+{
+	(void)state;
+	static const char garbage[] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+	tp_load_error e = load_fail_n(garbage, sizeof(garbage) - 1, NULL, TP_EPARSE);
+	assert_true(strstr(e.msg, "UTF-8") || strstr(e.msg, "NUL"));
+	e = load_fail_n("kind: A\nb: \"x\0y\"\n", 17, NULL, TP_EPARSE);
+	assert_msg_has(&e, "NUL byte at offset 13");
+	e = load_fail("kind: A\nname: caf\xE9\n", TP_EPARSE);
+	assert_msg_has(&e, "invalid UTF-8");
+	assert_msg_has(&e, "line 2");
+	e = load_fail("kind: A\nx: \x01\n", TP_EPARSE); /* a control character */
+	assert_int_equal(e.line, 2);
+}
+
+static void deep_nesting(void **state)
+{
+	(void)state;
+	char *s = repeat("[", 10000, "", "");
+	clock_t t0 = clock();
+	tp_load_error e = load_fail(s, TP_ELIMIT);
+	assert_msg_has(&e, "nesting deeper than 100");
+	free(s);
+	s = repeat("{\"a\":", 10000, "", "1");
+	e = load_fail(s, TP_ELIMIT);
+	free(s);
+	s = repeat("[", 10000, "a: ", "");
+	e = load_fail(s, TP_ELIMIT);
+	assert_msg_has(&e, "nesting deeper than 100");
+	assert_int_equal(e.doc, 1);
+	assert_int_equal(e.line, 1);
+	free(s);
+	/* Block style: every level one more indentation. */
+	tp_buf b = TP_BUF_INIT(200u << 20);
+	for (int i = 0; i < 10000; i++) {
+		for (int j = 0; j < i; j++)
+			tp_buf_addc(&b, ' ');
+		tp_buf_adds(&b, "k:\n");
+	}
+	e = load_fail(b.data, TP_ELIMIT);
+	assert_msg_has(&e, "nesting deeper than 100");
+	assert_int_equal(e.line, 101);
+	tp_buf_free(&b);
+	s = repeat("- ", 10000, "a:\n", "x\n");
+	e = load_fail(s, TP_ELIMIT);
+	free(s);
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0);
+
+	/* Exactly at the limit is fine. */
+	tp_load_limits lim = { .max_depth = 3 };
+	tp_docs *d = NULL;
+	tp_load_error err;
+	assert_int_equal(tp_load("{\"a\":[{}]}", 10, &lim, &d, &err), TP_OK);
+	tp_docs_free(d);
+	load_fail_n("{\"a\":[[{}]]}", 12, &lim, TP_ELIMIT);
+	assert_int_equal(tp_load("a: [{}]", 7, &lim, &d, &err), TP_OK);
+	tp_docs_free(d);
+	load_fail_n("a: [[{}]]", 9, &lim, TP_ELIMIT);
+}
+
+static void alias_bomb(void **state)
+{
+	(void)state;
+	static const char bomb[] =
+		"a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+		"b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+		"c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+		"d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+		"e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+		"f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+		"g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n"
+		"h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
+		"i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n";
+	clock_t t0 = clock();
+	tp_load_error e = load_fail(bomb, TP_ELIMIT);
+	assert_msg_has(&e, "more than 100000 nodes");
+	assert_true(e.line >= 6);
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+
+	/* The alias count limit, across documents. */
+	tp_load_limits lim = { .max_aliases = 3 };
+	const char *many = "a: &x 1\nb: *x\nc: *x\n---\nd: &y 2\ne: *y\nf: *y\n";
+	e = load_fail_n(many, strlen(many), &lim, TP_ELIMIT);
+	assert_msg_has(&e, "more than 3 aliases");
+	assert_int_equal(e.doc, 2);
+	assert_int_equal(e.line, 7); /* lines count from the start of the input */
+}
+
+static void big_documents(void **state)
+{
+	(void)state;
+	size_t n = (size_t)50 << 20;
+	char *s = malloc(n + 1);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i += 8)
+		memcpy(s + i, "k: vvv\n#", 8);
+	memcpy(s, "a: b\nc:\n", 8);
+	s[n] = '\0';
+	clock_t t0 = clock();
+	tp_load_error e = load_fail_n(s, n, NULL, TP_ELIMIT);
+	assert_msg_has(&e, "over the limit of 3145728 bytes");
+	assert_int_equal(e.doc, 1);
+	/* One big JSON document. */
+	memset(s, ' ', n);
+	memcpy(s, "{\"a\": \"", 7);
+	memcpy(s + n - 2, "\"}", 2);
+	e = load_fail_n(s, n, NULL, TP_ELIMIT);
+	assert_msg_has(&e, "over the limit");
+	/* And past the whole-input limit, refused before parsing. */
+	tp_load_limits lim = { .max_total_bytes = 1 << 20 };
+	e = load_fail_n(s, n, &lim, TP_ELIMIT);
+	assert_msg_has(&e, "over the limit of 1048576 bytes");
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0);
+	free(s);
+}
+
+static void too_many_documents(void **state)
+{
+	(void)state;
+	tp_load_limits lim = { .max_docs = 5 };
+	char *s = repeat("---\nkind: A\n", 6, "", "");
+	tp_load_error e = load_fail_n(s, strlen(s), &lim, TP_ELIMIT);
+	assert_msg_has(&e, "more than 5 objects");
+	assert_int_equal(e.doc, 6);
+	free(s);
+	const char *list = "apiVersion: v1\nkind: List\nitems: [{a: 1},{a: 2},{a: 3},{a: 4},{a: 5},{a: 6}]\n";
+	e = load_fail_n(list, strlen(list), &lim, TP_ELIMIT);
+	assert_msg_has(&e, "more than 5 objects");
+}
+
+static void not_a_mapping(void **state)
+{
+	(void)state;
+	tp_load_error e = load_fail("- a\n- b\n", TP_EPARSE);
+	assert_msg_has(&e, "a sequence, not a Kubernetes object");
+	assert_int_equal(e.doc, 1);
+	e = load_fail("kind: A\n---\n42\n", TP_EPARSE);
+	assert_msg_has(&e, "a scalar, not a Kubernetes object");
+	assert_int_equal(e.doc, 2);
+	assert_int_equal(e.line, 3);
+	e = load_fail("[1, 2]", TP_EPARSE);
+	assert_msg_has(&e, "an array, not a Kubernetes object");
+	e = load_fail("{\"a\": 1} 42", TP_EPARSE);
+	assert_msg_has(&e, "unexpected text after the JSON document");
+	e = load_fail("{\"a\": 1}\n---\nb: 2\n", TP_EPARSE);
+	assert_int_equal(e.line, 2);
+	e = load_fail("a: [1, 2]: 3\n", TP_EPARSE);
+	e = load_fail("? [1, 2]\n: 3\n", TP_EPARSE);
+	assert_msg_has(&e, "cannot be a mapping key");
+	e = load_fail("? \n: 3\n", TP_EPARSE);
+	assert_msg_has(&e, "key is null");
+	e = load_fail("a: .inf\n", TP_EPARSE);
+	assert_msg_has(&e, "cannot be represented in JSON");
+	e = load_fail("a: !!int abc\n", TP_EPARSE);
+	assert_msg_has(&e, "cannot decode !!str `abc` as a !!int");
+	assert_int_equal(e.line, 1);
+}
+
+static void unterminated_and_syntax(void **state)
+{
+	(void)state;
+	tp_load_error e = load_fail("{\"kind\": \"TrainJob,\n \"x\": 1}\n", TP_EPARSE);
+	/* The quote before x closes the string; the real problem shows at x. */
+	assert_int_equal(e.line, 2);
+	e = load_fail("{\"kind\": \"TrainJob}\n", TP_EPARSE);
+	assert_msg_has(&e, "unterminated string");
+	assert_int_equal(e.line, 1);
+	assert_int_equal(e.column, 10);
+	e = load_fail("{\"kind\": [1, 2}\n", TP_EPARSE);
+	assert_msg_has(&e, "invalid JSON near '}'");
+	e = load_fail("{\"kind\": [1, 2]\n", TP_EPARSE);
+	assert_msg_has(&e, "unexpected end of JSON input");
+	e = load_fail("kind: A\n---\nname: \"abc\nmore: 1\n", TP_EPARSE);
+	assert_msg_has(&e, "found unexpected end of stream");
+	assert_int_equal(e.doc, 2);
+	e = load_fail("a: 1\n b: 2\n", TP_EPARSE);
+	assert_int_equal(e.doc, 1);
+	assert_int_equal(e.line, 2);
+	tp_buf b = TP_BUF_INIT(4096);
+	tp_load_error_format(&e, "x.yaml", &b);
+	assert_non_null(strstr(b.data, "x.yaml: document 1, line 2, column "));
+	tp_buf_free(&b);
+}
+
+/* -------------------------------------------------------------- fixtures */
+
+static int load_file(const char *path, tp_docs **out, tp_load_error *err)
+{
+	size_t len;
+	char *s = tt_read_file(path, &len);
+	if (!s)
+		fail_msg("cannot read %s", path);
+	int rc = tp_load(s, len, NULL, out, err);
+	free(s);
+	return rc;
+}
+
+/* Every file named *ext under dir loads; returns how many did. */
+static size_t load_tree(const char *dir, const char *ext, size_t *refused)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		fail_msg("cannot open %s", dir);
+	size_t files = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		struct stat st;
+		assert_int_equal(stat(path, &st), 0);
+		if (S_ISDIR(st.st_mode)) {
+			files += load_tree(path, ext, refused);
+			continue;
+		}
+		size_t n = strlen(de->d_name), e = strlen(ext);
+		if (n < e || strcmp(de->d_name + n - e, ext))
+			continue;
+		tp_docs *docs = NULL;
+		tp_load_error err;
+		int rc = load_file(path, &docs, &err);
+		if (rc && strstr(err.msg, "a sequence, not a Kubernetes object") && err.doc == 1) {
+			/* kustomize's JSON 6902 patches (webhook/patch_*.yaml) are a
+			 * list of operations, not objects: refusing them is right. */
+			(*refused)++;
+			continue;
+		}
+		if (rc)
+			fail_msg("%s: document %d line %d: %s", path, err.doc, err.line, err.msg);
+		assert_true(tp_docs_count(docs) > 0);
+		tp_docs_free(docs);
+		files++;
+	}
+	closedir(d);
+	return files;
+}
+
+static void fixtures_load(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	char *up = tt_shared_path("fixtures/upstream");
+	char *ar = tt_shared_path("fixtures/admissionreview");
+	size_t refused = 0;
+	assert_true(load_tree(up, ".yaml", &refused) >= 20);
+	assert_true(refused <= 2);
+	assert_true(load_tree(ar, ".json", &refused) >= 10);
+	assert_true(refused <= 2);
+	free(up);
+	free(ar);
+}
+
+static void fixture_torch_runtime(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	char *p = tt_shared_path("fixtures/upstream/runtimes/torch_distributed.yaml");
+	tp_docs *d = NULL;
+	tp_load_error err;
+	assert_int_equal(load_file(p, &d, &err), TP_OK);
+	free(p);
+	const cJSON *rt = obj_at(d, 0);
+	assert_string_equal(tp_get_str(rt, "kind"), "ClusterTrainingRuntime");
+	assert_string_equal(tp_get_str(rt, "metadata.name"), "torch-distributed");
+	long long n;
+	assert_true(tp_get_int(rt, "spec.mlPolicy.numNodes", &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(tp_kind_of(rt), TP_KIND_CLUSTER_TRAINING_RUNTIME);
+	tp_docs_free(d);
+}
+
+/* ---------------------------------------------------------------- arenas */
+
+static void arena_loads_free_at_once(void **state)
+{
+	(void)state;
+	static const char *inputs[] = {
+		"a: &b {x: 1}\nm:\n  <<: *b\n  y: [1, 2, {z: 3}]\n---\nkind: B\n",
+		"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"a\":1},{\"b\":[2]}]}",
+		"a: 1\na: 2\n", /* an error midway */
+		"x: [[[",
+		"{\"a\": {\"b\": 1, \"b\": 2}}",
+	};
+	tp_arena *a;
+	assert_int_equal(tp_arena_new(&a, 0), TP_OK);
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		tp_arena *prev = tp_arena_enter(a);
+		tp_docs *d = NULL;
+		tp_load_error err;
+		int rc = tp_load(inputs[i], strlen(inputs[i]), NULL, &d, &err);
+		assert_int_equal(rc, i < 2 ? TP_OK : TP_EPARSE);
+		if (d)
+			assert_true(tp_arena_owns(a, obj_at(d, 0)));
+		tp_docs_free(d);
+		tp_arena_leave(prev);
+		tp_arena_reset(a);
+	}
+	TT_REQUIRE_SHARED();
+	char *p = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
+	tp_arena *prev = tp_arena_enter(a);
+	tp_docs *d = NULL;
+	tp_load_error err;
+	assert_int_equal(load_file(p, &d, &err), TP_OK);
+	tp_docs_free(d);
+	tp_arena_leave(prev);
+	free(p);
+	tp_arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(yaml_many_documents),
+		cmocka_unit_test(yaml_list_expanded),
+		cmocka_unit_test(json_fast_path),
+		cmocka_unit_test(yaml_bom_skipped),
+		cmocka_unit_test(yaml_scalars_typed),
+		cmocka_unit_test(scalar_resolver),
+		cmocka_unit_test(key_text),
+		cmocka_unit_test(anchors_and_merge_keys),
+		cmocka_unit_test(duplicate_keys_refused),
+		cmocka_unit_test(empty_input),
+		cmocka_unit_test(binary_and_encoding),
+		cmocka_unit_test(deep_nesting),
+		cmocka_unit_test(alias_bomb),
+		cmocka_unit_test(big_documents),
+		cmocka_unit_test(too_many_documents),
+		cmocka_unit_test(not_a_mapping),
+		cmocka_unit_test(unterminated_and_syntax),
+		cmocka_unit_test(fixtures_load),
+		cmocka_unit_test(fixture_torch_runtime),
+		cmocka_unit_test(arena_loads_free_at_once),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
