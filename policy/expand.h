@@ -35,7 +35,7 @@ typedef struct tp_podset {
 	long long count;      /* pods per Job: parallelism = completions */
 } tp_podset;
 
-typedef struct tp_expand {
+typedef struct tp_expansion {
 	const tp_options *opt;
 	const cJSON *trainjob;
 	const cJSON *runtime;
@@ -56,7 +56,7 @@ typedef struct tp_expand {
 
 	/* Settled by the ML policy plugins for later phases. */
 	long long mpi_slots; /* MPI numProcPerNode (0: not MPI) */
-} tp_expand;
+} tp_expansion;
 
 /* ------------------------------------------------------------- plugins */
 
@@ -66,10 +66,10 @@ typedef struct tp_expand {
  * order. A phase returns TP_OK or a TP_E* code with an error added to res. */
 typedef struct tp_plugin {
 	const char *name;
-	int (*enforce_ml_policy)(tp_expand *x);
-	int (*enforce_pod_group_policy)(tp_expand *x);
-	int (*pre_build)(tp_expand *x);
-	int (*build)(tp_expand *x);
+	int (*enforce_ml_policy)(tp_expansion *x);
+	int (*enforce_pod_group_policy)(tp_expansion *x);
+	int (*pre_build)(tp_expansion *x);
+	int (*build)(tp_expansion *x);
 } tp_plugin;
 
 extern const tp_plugin tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml, tp_plugin_jax,
@@ -78,11 +78,11 @@ extern const tp_plugin tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml, tp_plu
 /* The table, NULL-terminated (plugins.c). */
 extern const tp_plugin *const tp_expand_plugins[];
 
-int tp_expand_run_plugins(tp_expand *x);
+int tp_expand_run_plugins(tp_expansion *x);
 
 /* TorchTune's command (plugin_torchtune.c), called by the torch plugin when
  * the TrainJob's command is exactly ["tune", "run"]. */
-int tp_torchtune_command(tp_expand *x, cJSON *container, long long num_nodes,
+int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
 			 const char *nproc, long long gpu);
 bool tp_torchtune_is_command(const cJSON *command);
 
@@ -90,27 +90,27 @@ bool tp_torchtune_is_command(const cJSON *command);
 
 /* Type checks of everything the expansion reads (expand_check.c). Adds
  * errors to res; returns their number. */
-int tp_expand_check_inputs(tp_expand *x);
-int tp_expand_check_template(tp_expand *x);
+int tp_expand_check_inputs(tp_expansion *x);
+int tp_expand_check_template(tp_expansion *x);
 
 /* Runtime info (expand_info.c): template, pod sets, counts, resources
  * merge and the trainer's image/command/args. */
-int tp_expand_info(tp_expand *x);
-void tp_expand_info_free(tp_expand *x);
+int tp_expand_info(tp_expansion *x);
+void tp_expand_info_free(tp_expansion *x);
 
 /* ------------------------------------------------------------ lookups */
 
-tp_podset *tp_x_podset_by_name(tp_expand *x, const char *name);
-tp_podset *tp_x_podset_by_ancestor(tp_expand *x, const char *ancestor);
+tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name);
+tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor);
 /* Regular container of a pod set by name, or NULL. */
 cJSON *tp_x_container(const tp_podset *ps, const char *name);
 /* Container, then initContainer, by name. */
 cJSON *tp_x_any_container(const tp_podset *ps, const char *name);
 /* The TrainJob's trainer.numNodes when set (clamped to >= 1). */
-bool tp_x_trainjob_num_nodes(const tp_expand *x, long long *out);
+bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
-const cJSON *tp_x_resources_per_node(const tp_expand *x);
+const cJSON *tp_x_resources_per_node(const tp_expansion *x);
 /* GPUs per node: the first resource whose name contains "gpu" (any case) in
  * requests, else in limits; 0 when none. */
 long long tp_x_gpu_count(const cJSON *resources);
@@ -138,20 +138,28 @@ int tp_x_port(cJSON *container, long long port);
 int tp_x_mount(cJSON *container, const char *name, const char *mount_path);
 int tp_x_volume(cJSON *pod_spec, cJSON *volume);
 /* label/annotation on every pod template of the JobSet. */
-int tp_x_pod_metadata(tp_expand *x, const char *map, const char *key, const char *value);
+int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value);
 /* ownerReferences naming the TrainJob as controller. */
-cJSON *tp_x_owner_refs(const tp_expand *x);
+cJSON *tp_x_owner_refs(const tp_expansion *x);
 /* A new companion object {apiVersion, kind, metadata{name, namespace,
  * ownerReferences}} appended to x->companions; NULL on out of memory. */
-cJSON *tp_x_companion(tp_expand *x, const char *api_version, const char *kind, const char *name);
+cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name);
 /* "<tj>-node-0-0.<tj>" with optional ":<port>" (port 0: none). */
-int tp_x_master_addr(const tp_expand *x, int port, char *buf, size_t n);
+int tp_x_master_addr(const tp_expansion *x, int port, char *buf, size_t n);
 /* Σ count and Σ count × single-pod requests over every pod set, with the
  * quantities rendered canonically and keys sorted (upstream's ResourceList). */
-int tp_x_total_resources(tp_expand *x, long long *members, cJSON **resources);
+int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources);
+
+/* The DNS name of pod pod_idx of Job replica_idx of a pod set:
+ * "<tj>-<job>-<replica>-<pod>.<subdomain>", subdomain = the template's
+ * network.subdomain or the TrainJob's name (plugin_jobset.c). */
+int tp_x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
+		  long long pod_idx, tp_buf *out);
+/* Jobs (replicas) a pod set's replicated job runs, at least 1. */
+long long tp_x_replicas(const tp_podset *ps);
 
 /* Errors: Invalid at path with detail; returns TP_EINVAL (TP_ENOMEM when
  * the result could not take the error). */
-int tp_x_fail(tp_expand *x, const char *path, const cJSON *value, const char *detail);
+int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail);
 
 #endif

@@ -13,7 +13,7 @@
 enum want { W_STRING, W_INT, W_BOOL, W_OBJECT, W_ARRAY, W_INT_OR_STRING };
 
 struct checker {
-	tp_expand *x;
+	tp_expansion *x;
 	const char *where; /* "" for the TrainJob, else a note on the source */
 	int errors;
 };
@@ -223,7 +223,7 @@ static void check_runtime(struct checker *c, const cJSON *rt)
 	check_ml_policy(c, field(c, rt, "", "spec", W_OBJECT));
 }
 
-int tp_expand_check_inputs(tp_expand *x)
+int tp_expand_check_inputs(tp_expansion *x)
 {
 	struct checker c = { x, "", 0 };
 	check_trainjob(&c, x->trainjob);
@@ -294,7 +294,7 @@ static void job(struct checker *c, const cJSON *j, const char *path)
 	field(c, ps, p, "overhead", W_OBJECT);
 }
 
-int tp_expand_check_template(tp_expand *x)
+int tp_expand_check_template(tp_expansion *x)
 {
 	struct checker c = { x, " (in the runtime template with runtimePatches applied)", 0 };
 	const cJSON *spec = tp_get(x->tmpl, "spec");

@@ -141,7 +141,7 @@ static int render(struct rlist *l, cJSON **out)
 	return TP_OK;
 }
 
-int tp_x_total_resources(tp_expand *x, long long *members, cJSON **resources)
+int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources)
 {
 	struct rlist total = { 0 }, pod = { 0 };
 	long long n = 0;

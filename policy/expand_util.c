@@ -13,7 +13,7 @@
 
 /* ------------------------------------------------------------ lookups */
 
-tp_podset *tp_x_podset_by_name(tp_expand *x, const char *name)
+tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name)
 {
 	for (size_t i = 0; i < x->npodsets; i++)
 		if (!strcmp(x->podsets[i].name, name))
@@ -21,7 +21,7 @@ tp_podset *tp_x_podset_by_name(tp_expand *x, const char *name)
 	return NULL;
 }
 
-tp_podset *tp_x_podset_by_ancestor(tp_expand *x, const char *ancestor)
+tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor)
 {
 	for (size_t i = 0; i < x->npodsets; i++)
 		if (x->podsets[i].ancestor && !strcmp(x->podsets[i].ancestor, ancestor))
@@ -40,7 +40,7 @@ cJSON *tp_x_any_container(const tp_podset *ps, const char *name)
 	return c ? c : (cJSON *)tp_find_named(tp_get(ps->pod_spec, "initContainers"), "name", name);
 }
 
-bool tp_x_trainjob_num_nodes(const tp_expand *x, long long *out)
+bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 {
 	long long n;
 	if (!tp_get_int(x->trainer, "numNodes", &n))
@@ -50,7 +50,7 @@ bool tp_x_trainjob_num_nodes(const tp_expand *x, long long *out)
 	return true;
 }
 
-const cJSON *tp_x_resources_per_node(const tp_expand *x)
+const cJSON *tp_x_resources_per_node(const tp_expansion *x)
 {
 	const cJSON *r = tp_get_object(x->trainer, "resourcesPerNode");
 	if (r)
@@ -229,7 +229,7 @@ int tp_x_volume(cJSON *pod_spec, cJSON *volume)
 	return upsert(pod_spec, "volumes", "name", volume);
 }
 
-int tp_x_pod_metadata(tp_expand *x, const char *map, const char *key, const char *value)
+int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value)
 {
 	for (size_t i = 0; i < x->npodsets; i++) {
 		cJSON *t = (cJSON *)tp_get(x->podsets[i].job, "template.spec.template");
@@ -244,7 +244,7 @@ int tp_x_pod_metadata(tp_expand *x, const char *map, const char *key, const char
 	return TP_OK;
 }
 
-cJSON *tp_x_owner_refs(const tp_expand *x)
+cJSON *tp_x_owner_refs(const tp_expansion *x)
 {
 	const char *uid = tp_get_str(x->trainjob, "metadata.uid");
 	cJSON *refs = cJSON_CreateArray();
@@ -267,7 +267,7 @@ cJSON *tp_x_owner_refs(const tp_expand *x)
 	return refs;
 }
 
-cJSON *tp_x_companion(tp_expand *x, const char *api_version, const char *kind, const char *name)
+cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *meta = NULL;
@@ -285,14 +285,14 @@ cJSON *tp_x_companion(tp_expand *x, const char *api_version, const char *kind, c
 	return o;
 }
 
-int tp_x_master_addr(const tp_expand *x, int port, char *buf, size_t n)
+int tp_x_master_addr(const tp_expansion *x, int port, char *buf, size_t n)
 {
 	int w = port ? snprintf(buf, n, "%s-%s-0-0.%s:%d", x->name, TP_JOB_NODE, x->name, port)
 		     : snprintf(buf, n, "%s-%s-0-0.%s", x->name, TP_JOB_NODE, x->name);
 	return w < 0 || (size_t)w >= n ? TP_ELIMIT : TP_OK;
 }
 
-int tp_x_fail(tp_expand *x, const char *path, const cJSON *value, const char *detail)
+int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail)
 {
 	const char *v = value ? tp_result_value(x->res, value) : NULL;
 	if (tp_result_add(x->res, TP_FIELD_INVALID, path, v, "%s", detail))
