@@ -89,7 +89,7 @@ static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 				&oc)) {
 		fprintf(stderr, "trainer-webhook review: out of memory\n");
 	} else if (oc.http_status != 200) {
-		fputs(out.data, stderr);
+		bad_input(oc.error ? oc.error : "not an AdmissionReview", a->file);
 	} else {
 		fputs(out.data, stdout);
 		exit_code = oc.allowed ? TW_EXIT_OK : TW_EXIT_DENIED;

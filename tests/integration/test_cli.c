@@ -195,7 +195,7 @@ static void validate_bad_input_exits_2(void **state)
 {
 	(void)state;
 	write_text("empty.yaml", "");
-	expect_exit2("empty.yaml", "no Kubernetes objects");
+	expect_exit2("empty.yaml", "empty.yaml: no YAML or JSON document found");
 	unsigned char garbage[4096];
 	for (size_t i = 0; i < sizeof(garbage); i++)
 		garbage[i] = (unsigned char)(i * 2654435761u >> 13);
