@@ -246,6 +246,30 @@ static void store_reports_problems(void **state)
 	tp_store_free(store);
 }
 
+static void store_reads_stdin(void **state)
+{
+	tmp *t = *state;
+	put_file(t, "in.yaml", RUNTIME("ClusterTrainingRuntime", "piped"));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/in.yaml", t->dir);
+	assert_non_null(freopen(path, "rb", stdin));
+	tp_store *store;
+	assert_int_equal(tp_store_new(&store), TP_OK);
+	assert_int_equal(tw_store_load_path(store, "-", NULL), TP_OK);
+	assert_int_equal(tp_store_count(store, TP_KIND_CLUSTER_TRAINING_RUNTIME), 1);
+	tp_store_free(store);
+
+	/* A bad stream is reported under the name <stdin>. */
+	put_file(t, "in.yaml", "a: 1\na: 2\n");
+	assert_non_null(freopen(path, "rb", stdin));
+	assert_int_equal(tp_store_new(&store), TP_OK);
+	FILE *errf = tmpfile();
+	assert_int_equal(tw_store_load_path(store, "-", errf), TP_EPARSE);
+	assert_non_null(strstr(errtext(errf), "<stdin>: document 1, line 2, column 1: mapping key"));
+	fclose(errf);
+	tp_store_free(store);
+}
+
 static void shared_runtimes_load(void **state)
 {
 	(void)state;
@@ -273,6 +297,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(walk_sorted_recursive, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(store_loads_known_kinds, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(store_reports_problems, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(store_reads_stdin, tmp_setup, tmp_teardown),
 		cmocka_unit_test(shared_runtimes_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
