@@ -46,7 +46,7 @@ typedef struct frame {
 	cJSON *tail;
 	size_t count;  /* members or items linked so far */
 	char *anchor;  /* malloc'd name, recorded once the node is complete */
-	int line, col; /* where the node starts */
+	int line;      /* where the node starts */
 	/* mappings only */
 	char *key;      /* pending key (cJSON memory), NULL when a key comes next */
 	bool key_merge; /* the pending key is << */
@@ -403,8 +403,7 @@ static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 	const yaml_char_t *an = map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
 	frame *f = &b->st[b->depth];
 	*f = (frame){ .node = map ? cJSON_CreateObject() : cJSON_CreateArray(),
-		      .line = (int)ev->start_mark.line + 1,
-		      .col = (int)ev->start_mark.column + 1 };
+		      .line = (int)ev->start_mark.line + 1 };
 	if (an)
 		f->anchor = strdup((const char *)an);
 	if (!f->node || (an && !f->anchor)) {
