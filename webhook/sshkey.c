@@ -113,7 +113,7 @@ int tw_sshkey_read(const char *path, tw_sshkey *out, char *err, size_t errlen)
 	if (!pkey || EVP_PKEY_get_base_id(pkey) != EVP_PKEY_EC ||
 	    !EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME, name, sizeof(name),
 					    &nlen) ||
-	    strcmp(name, "P-521")) {
+	    (strcmp(name, "secp521r1") && strcmp(name, "P-521"))) {
 		EVP_PKEY_free(pkey);
 		snprintf(err, errlen, "%s: not an ECDSA P-521 private key in PEM (make one with: "
 				      "openssl ecparam -name secp521r1 -genkey -noout)", path);

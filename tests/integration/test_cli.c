@@ -382,6 +382,103 @@ static void review_replays_fixtures(void **state)
 	}
 }
 
+
+/* ------------------------------------------------------------ expand */
+
+static const char *tj4_yaml =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+	"metadata:\n  name: llama\n  namespace: team-a\n  uid: u-llama\n"
+	"spec:\n  runtimeRef:\n    name: torch-distributed\n"
+	"  trainer:\n    numNodes: 4\n    resourcesPerNode:\n      requests:\n"
+	"        cpu: 2500m\n";
+
+static const char *mpi_yaml =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+	"metadata:\n  name: pi\n  namespace: team-a\n"
+	"spec:\n  runtimeRef:\n    name: mpi-openmpi\n    kind: TrainingRuntime\n"
+	"  trainer:\n    numNodes: 3\n";
+
+static void expand_torch_four_nodes(void **state)
+{
+	(void)state;
+	write_text("tj4.yaml", tj4_yaml);
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "expand --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
+	if (rc != 0)
+		fail_msg("exit %d\n%s", rc, err);
+	contains(out, "kind: JobSet\n");
+	contains(out, "- name: PET_NNODES\n                value: \"4\"\n");
+	contains(out, "- name: PET_NPROC_PER_NODE\n                value: \"3\"\n");
+	contains(out, "value: llama-node-0-0.llama\n");
+	contains(out, "parallelism: 4\n");
+	free(out);
+	free(err);
+	rc = run(&out, &err, "expand -o json --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
+	assert_int_equal(rc, 0);
+	cJSON *list = cJSON_Parse(out);
+	assert_non_null(list);
+	assert_string_equal(tp_get_str(list, "kind"), "List");
+	const cJSON *js = cJSON_GetArrayItem(tp_get_array(list, "items"), 0);
+	assert_string_equal(tp_get_str(js, "kind"), "JobSet");
+	const cJSON *owner = cJSON_GetArrayItem(tp_get(js, "metadata.ownerReferences"), 0);
+	assert_string_equal(tp_get_str(owner, "uid"), "u-llama");
+	cJSON_Delete(list);
+	free(out);
+	free(err);
+}
+
+static void expand_refuses_and_reports(void **state)
+{
+	(void)state;
+	write_text("bad.yaml", trainjob_yaml); /* reserved PET_NNODES env */
+	write_text("runtime.yaml", runtime_yaml);
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "expand --runtimes %s %s", tpath("runtime.yaml"),
+		     tpath("bad.yaml"));
+	assert_int_equal(rc, 1);
+	contains(err, "spec.trainer.env: Invalid value");
+	assert_true(!out || !*out);
+	free(out);
+	free(err);
+	assert_int_equal(run(NULL, &err, "expand %s", tpath("nope.yaml")), 2);
+	contains(err, "nope.yaml");
+	free(err);
+	assert_int_equal(run(NULL, &err, "expand -o xml %s", tpath("bad.yaml")), 2);
+	free(err);
+}
+
+static void expand_mpi_key_repeatable(void **state)
+{
+	(void)state;
+	write_text("mpi.yaml", mpi_yaml);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "openssl ecparam -name secp521r1 -genkey -noout -out %s",
+		 tpath("key.pem"));
+	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
+	char *a = NULL, *b = NULL, *c = NULL, *err = NULL;
+	assert_int_equal(run(&a, &err, "expand --runtimes deploy/runtimes --ssh-key %s %s",
+			     tpath("key.pem"), tpath("mpi.yaml")),
+			 0);
+	free(err);
+	assert_int_equal(run(&b, NULL, "expand --runtimes deploy/runtimes --ssh-key %s %s",
+			     tpath("key.pem"), tpath("mpi.yaml")),
+			 0);
+	assert_string_equal(a, b); /* the same key: the same bytes */
+	contains(a, "kind: Secret\n");
+	contains(a, "name: pi-mpi-ssh-auth\n");
+	contains(a, "type: kubernetes.io/ssh-auth\n");
+	contains(a, "kind: ConfigMap\n");
+	contains(a, "pi-node-0-0.pi slots=2");
+	/* Without --ssh-key a fresh key each time: only the Secret differs. */
+	assert_int_equal(run(&c, NULL, "expand --runtimes deploy/runtimes %s", tpath("mpi.yaml")),
+			 0);
+	contains(c, "ssh-privatekey: ");
+	assert_string_not_equal(a, c);
+	free(a);
+	free(b);
+	free(c);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -396,6 +493,9 @@ int main(void)
 		cmocka_unit_test(review_reads_stdin),
 		cmocka_unit_test(review_bad_input_exits_2),
 		cmocka_unit_test(review_replays_fixtures),
+		cmocka_unit_test(expand_torch_four_nodes),
+		cmocka_unit_test(expand_refuses_and_reports),
+		cmocka_unit_test(expand_mpi_key_repeatable),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
