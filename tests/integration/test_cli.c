@@ -254,6 +254,44 @@ static void validate_usage_errors_exit_2(void **state)
 	free(err);
 }
 
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Every upstream runtime and example, judged as upstream's webhook judges
+ * them: all allowed but 05's TrainJob, whose inlined runtime lacks the
+ * `initializer` volumeMount upstream's JobSet plugin requires. */
+static void validate_upstream_fixtures_as_upstream(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	char *rt = tt_shared_path("fixtures/upstream/runtimes");
+	char *ex = tt_shared_path("fixtures/upstream/examples");
+	const char *profiles[] = { "kubeflow", "strict" };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = NULL, *err = NULL;
+		int rc = run(&out, &err, "validate --profile %s %s %s", profiles[i], rt, ex);
+		if (rc != 1)
+			fail_msg("%s: exit %d\n%s%s", profiles[i], rc, out, err);
+		assert_int_equal(count_of(out, ": denied: "), 1);
+		contains(out, "TrainJob/multi-step-example: denied: spec.runtimeRef: Invalid value: ");
+		contains(out, "must have volumeMount with name - initializer in container "
+			      "dataset-initializer of the dataset-initializer job");
+		/* 9 runtimes, 1 runtime and 4 TrainJobs among the examples, 1 more runtime. */
+		assert_int_equal(count_of(out, ": ok\n"), 15);
+		assert_int_equal(count_of(out, ": skipped: "), 3); /* kustomization.yaml files */
+		free(out);
+		free(err);
+	}
+	free(rt);
+	free(ex);
+}
+
 /* ------------------------------------------------------------ review */
 
 static void review_deny_and_allow(void **state)
@@ -487,6 +525,7 @@ int main(void)
 		cmocka_unit_test(validate_resolves_runtimes_among_inputs),
 		cmocka_unit_test(validate_json_output),
 		cmocka_unit_test(validate_outdated_api_version),
+		cmocka_unit_test(validate_upstream_fixtures_as_upstream),
 		cmocka_unit_test(validate_bad_input_exits_2),
 		cmocka_unit_test(validate_usage_errors_exit_2),
 		cmocka_unit_test(review_deny_and_allow),
