@@ -38,7 +38,8 @@ static void list_shape_and_jobset_metadata(void **state)
 		       "'uid':'u-1','controller':true,'blockOwnerDeletion':true}");
 	assert_true(cJSON_IsFalse(tp_get(js, "spec.suspend")));
 	/* the runtime object's own labels are not the JobSet's */
-	assert_null(tp_get(js, "metadata.labels.trainer.kubeflow.org/framework"));
+	assert_null(ex_key_str(js, "metadata.labels", "trainer.kubeflow.org/framework"));
+	assert_int_equal(cJSON_GetArraySize(tp_get(js, "metadata.labels")), 1);
 	cJSON_Delete(list);
 }
 

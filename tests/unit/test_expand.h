@@ -181,6 +181,14 @@ static TT_UNUSED const cJSON *ex_container(const cJSON *job, const char *name)
 	return c;
 }
 
+/* obj at path, then its member key (a label or annotation key with dots). */
+static TT_UNUSED const char *ex_key_str(const cJSON *obj, const char *path, const char *key)
+{
+	const cJSON *m = tp_get_object(obj, path);
+	const cJSON *v = m ? cJSON_GetObjectItemCaseSensitive(m, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 /* env value of a container, or NULL when absent. */
 static TT_UNUSED const char *ex_env(const cJSON *container, const char *name)
 {
