@@ -123,7 +123,8 @@ static int by_name(const void *a, const void *b)
 /* Keys sorted, as Go's encoding/json writes a ResourceList map. */
 static int render(struct rlist *l, cJSON **out)
 {
-	qsort(l->items, l->n, sizeof(*l->items), by_name);
+	if (l->n > 1)
+		qsort(l->items, l->n, sizeof(*l->items), by_name);
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return TP_ENOMEM;

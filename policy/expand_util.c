@@ -60,7 +60,7 @@ const cJSON *tp_x_resources_per_node(const tp_expansion *x)
 	const cJSON *jobs = tp_get_array(x->runtime, "spec.template.spec.replicatedJobs");
 	const cJSON *job;
 	cJSON_ArrayForEach(job, jobs) {
-		const char *anc = tp_get_str(job, "template.metadata.labels." TP_LABEL_ANCESTOR);
+		const char *anc = tp_meta_label(tp_get(job, "template"), TP_LABEL_ANCESTOR);
 		const char *name = tp_get_str(job, "name");
 		if (!(name && !strcmp(name, TP_JOB_NODE)) && !(anc && !strcmp(anc, TP_ANCESTOR_TRAINER)))
 			continue;

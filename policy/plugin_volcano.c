@@ -34,7 +34,9 @@ static const char *priority_class(const tp_expansion *x)
 static int fill_spec(tp_expansion *x, cJSON *spec, long long members, cJSON *resources)
 {
 	const cJSON *annotations = tp_get_object(x->tmpl, "metadata.annotations");
-	const char *queue = tp_get_str(annotations, TP_ANNOT_VOLCANO_QUEUE);
+	/* Annotation keys hold dots: looked up as one member, not a path. */
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(annotations, TP_ANNOT_VOLCANO_QUEUE);
+	const char *queue = cJSON_IsString(q) ? q->valuestring : NULL;
 	const char *prio = priority_class(x);
 	const cJSON *topo = tp_get_object(policy(x), "networkTopology");
 	/* Go's volcano PodGroupSpec order. */

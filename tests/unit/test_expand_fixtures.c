@@ -1,0 +1,340 @@
+/*
+ * test_expand_fixtures.c — every upstream runtime under
+ * ../shared/fixtures/upstream/runtimes, and the upstream examples, expanded
+ * with a TrainJob, key JobSet fields asserted. Skipped when ../shared is
+ * absent.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "tests/unit/test_expand.h"
+
+/* The first object of kind k in a fixture file (malloc'd tree). */
+static cJSON *fixture(const char *rel, tp_kind k)
+{
+	char *path = tt_shared_path(rel);
+	assert_non_null(path);
+	size_t len = 0;
+	char *text = tt_read_file(path, &len);
+	if (!text)
+		print_message("cannot read %s\n", rel);
+	assert_non_null(text);
+	tp_docs *docs = NULL;
+	tp_load_error err;
+	assert_int_equal(tp_load(text, len, NULL, &docs, &err), TP_OK);
+	cJSON *obj = NULL;
+	for (size_t i = 0; i < tp_docs_count(docs) && !obj; i++)
+		if (tp_kind_of(tp_docs_at(docs, i)->obj) == k)
+			obj = tp_docs_take(docs, i);
+	if (!obj)
+		print_message("no object of kind %s in %s\n", tp_kind_name(k), rel);
+	assert_non_null(obj);
+	tp_docs_free(docs);
+	free(text);
+	free(path);
+	return obj;
+}
+
+static cJSON *runtime(const char *rel)
+{
+	return fixture(rel, TP_KIND_CLUSTER_TRAINING_RUNTIME);
+}
+
+/* A TrainJob "tj" referring to the runtime, spec members added. */
+static cJSON *trainjob_for(const cJSON *rt, const char *members)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob','metadata':"
+		 "{'name':'tj','namespace':'ns','uid':'u'},'spec':{'runtimeRef':{'name':'%s'}%s}}",
+		 tp_meta_name(rt), members);
+	return ex_js(buf);
+}
+
+static cJSON *expand(const cJSON *tj, const cJSON *rt)
+{
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	cJSON *out = NULL;
+	int rc = tp_expand_with_runtime(NULL, tj, rt, &ex_key, &out, res);
+	if (rc || !tp_result_ok(res))
+		tt_dump(res);
+	assert_int_equal(rc, TP_OK);
+	assert_true(tp_result_ok(res));
+	tp_result_free(res);
+	/* and again: the same bytes */
+	cJSON *again = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	assert_int_equal(tp_expand_with_runtime(NULL, tj, rt, &ex_key, &again, res), TP_OK);
+	char *a = cJSON_PrintUnformatted(out), *b = cJSON_PrintUnformatted(again);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	cJSON_Delete(again);
+	tp_result_free(res);
+	return out;
+}
+
+static void torch_distributed(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = runtime("fixtures/upstream/runtimes/torch_distributed.yaml");
+	cJSON *tj = trainjob_for(rt, ",'trainer':{'numNodes':3,'resourcesPerNode':{'requests':"
+				     "{'cpu':'2500m'}}}");
+	cJSON *list = expand(tj, rt);
+	const cJSON *js = ex_item(list, 0);
+	assert_string_equal(tp_get_str(js, "metadata.namespace"), "ns");
+	const cJSON *job = ex_job(list, "node");
+	assert_int_equal(ex_int(job, "template.spec.parallelism"), 3);
+	assert_int_equal(ex_int(job, "replicas"), 1);
+	const cJSON *c = ex_container(job, "node");
+	assert_string_equal(tp_get_str(c, "image"), "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime");
+	assert_string_equal(ex_env(c, "PET_NNODES"), "3");
+	assert_string_equal(ex_env(c, "PET_NPROC_PER_NODE"), "3");
+	assert_string_equal(ex_env(c, "PET_MASTER_ADDR"), "tj-node-0-0.tj");
+	assert_int_equal(cJSON_GetArraySize(tp_get(list, "items")), 1);
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void mpi_runtimes(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	const char *files[] = { "fixtures/upstream/runtimes/deepspeed_distributed.yaml",
+				"fixtures/upstream/runtimes/mlx_distributed.yaml" };
+	for (int i = 0; i < 2; i++) {
+		cJSON *rt = runtime(files[i]);
+		cJSON *tj = trainjob_for(rt, ",'trainer':{'numNodes':3}");
+		cJSON *list = expand(tj, rt);
+		/* runLauncherAsNode: two node pods and the launcher */
+		assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 2);
+		assert_int_equal(ex_int(ex_job(list, "launcher"), "template.spec.parallelism"), 1);
+		assert_string_equal(tp_get_str(ex_kind(list, "ConfigMap"), "data.hostfile"),
+				    "tj-node-0-0.tj slots=1\ntj-node-0-1.tj slots=1\n"
+				    "tj-launcher-0-0.tj slots=1\n");
+		assert_string_equal(tp_get_str(ex_kind(list, "Secret"), "type"), "kubernetes.io/ssh-auth");
+		const cJSON *lc = ex_container(ex_job(list, "launcher"), "node");
+		assert_non_null(tp_find_named(tp_get(lc, "volumeMounts"), "mountPath", "/home/mpiuser/.ssh"));
+		assert_non_null(tp_find_named(tp_get(lc, "volumeMounts"), "mountPath", "/etc/mpi"));
+		assert_string_equal(ex_env(lc, "OMPI_MCA_orte_set_default_slots"), "1");
+		/* the node job keeps sshd */
+		ex_assert_json(tp_get(ex_container(ex_job(list, "node"), "node"), "command"),
+			       "['/usr/sbin/sshd']");
+		/* dependsOn and successPolicy stay */
+		assert_non_null(tp_get(ex_job(list, "launcher"), "dependsOn"));
+		assert_string_equal(tp_get_str(ex_item(list, 0), "spec.successPolicy.operator"), "All");
+		cJSON_Delete(list);
+		cJSON_Delete(tj);
+		cJSON_Delete(rt);
+	}
+}
+
+static void jax_and_xgboost(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = runtime("fixtures/upstream/runtimes/jax_distributed.yaml");
+	cJSON *tj = trainjob_for(rt, ",'trainer':{'numNodes':2}");
+	cJSON *list = expand(tj, rt);
+	const cJSON *c = ex_container(ex_job(list, "node"), "node");
+	assert_string_equal(ex_env(c, "JAX_NUM_PROCESSES"), "2");
+	assert_string_equal(ex_env(c, "JAX_COORDINATOR_ADDRESS"), "tj-node-0-0.tj:29500");
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+
+	rt = runtime("fixtures/upstream/runtimes/xgboost_distributed.yaml");
+	tj = trainjob_for(rt, ",'trainer':{'numNodes':2,'resourcesPerNode':{'limits':"
+			      "{'nvidia.com/gpu':2}}}");
+	list = expand(tj, rt);
+	c = ex_container(ex_job(list, "node"), "node");
+	assert_string_equal(ex_env(c, "DMLC_NUM_WORKER"), "4");
+	assert_string_equal(ex_env(c, "DMLC_TRACKER_URI"), "tj-node-0-0.tj");
+	assert_string_equal(ex_key_str(c, "resources.limits", "nvidia.com/gpu"), "2");
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void data_cache(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = runtime("fixtures/upstream/runtimes/data-cache/torch_distributed_with_cache.yaml");
+	cJSON *tj = trainjob_for(rt, ",'initializer':{'dataset':{'storageUri':'hf://x/y'}},"
+				     "'trainer':{'numNodes':2}");
+	cJSON *list = expand(tj, rt);
+	const cJSON *d = ex_container(ex_job(list, "dataset-initializer"), "dataset-initializer");
+	ex_assert_env_names(d, "CACHE_IMAGE,TRAIN_JOB_NAME,STORAGE_URI");
+	assert_string_equal(ex_env(d, "STORAGE_URI"), "hf://x/y");
+	assert_int_equal(ex_int(ex_job(list, "dataset-initializer"), "replicas"), 1);
+	const cJSON *n = ex_container(ex_job(list, "node"), "node");
+	ex_assert_env_names(n, "TRAIN_JOB_NAME,PET_NNODES,PET_NPROC_PER_NODE,PET_NODE_RANK,"
+			       "PET_MASTER_ADDR,PET_MASTER_PORT");
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.completions"), 2);
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void torchtune(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	static const struct {
+		const char *file, *config, *extra;
+	} cases[] = {
+		{ "fixtures/upstream/runtimes/torchtune/llama3_2/llama3_2_1B.yaml", "llama3_2/1B_full",
+		  NULL },
+		{ "fixtures/upstream/runtimes/torchtune/llama3_2/llama3_2_3B.yaml", "llama3_2/3B_full",
+		  NULL },
+		{ "fixtures/upstream/runtimes/torchtune/qwen2_5/qwen2_5_1.5B.yaml", "qwen2_5/1.5B_full",
+		  "tokenizer.merges_file=/workspace/model/merges.txt" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *rt = runtime(cases[i].file);
+		cJSON *tj = trainjob_for(rt, ",'initializer':{'model':{'storageUri':'hf://m'}},"
+					     "'trainer':{'command':['tune','run']}");
+		cJSON *list = expand(tj, rt);
+		const cJSON *cmd = tp_get(ex_container(ex_job(list, "node"), "node"), "command");
+		assert_string_equal(cJSON_GetArrayItem(cmd, 0)->valuestring, "tune");
+		assert_string_equal(cJSON_GetArrayItem(cmd, 2)->valuestring,
+				    "--rdzv_endpoint=tj-node-0-0.tj:29500");
+		assert_string_equal(cJSON_GetArrayItem(cmd, 3)->valuestring, "full_finetune_distributed");
+		assert_string_equal(cJSON_GetArrayItem(cmd, 5)->valuestring, cases[i].config);
+		assert_string_equal(cJSON_GetArrayItem(cmd, 6)->valuestring,
+				    "output_dir=/workspace/output");
+		bool found = cases[i].extra == NULL;
+		const cJSON *it;
+		cJSON_ArrayForEach(it, cmd) {
+			assert_null(strstr(it->valuestring, "dataset.source")); /* not owned */
+			if (cases[i].extra && !strcmp(it->valuestring, cases[i].extra))
+				found = true;
+		}
+		assert_true(found);
+		const cJSON *m = ex_container(ex_job(list, "model-initializer"), "model-initializer");
+		assert_string_equal(ex_env(m, "STORAGE_URI"), "hf://m");
+		/* volumeClaimPolicies stay */
+		assert_non_null(tp_get(ex_item(list, 0), "spec.volumeClaimPolicies"));
+		cJSON_Delete(list);
+		cJSON_Delete(tj);
+		cJSON_Delete(rt);
+	}
+}
+
+/* --------------------------------------------------------------- examples */
+
+static cJSON *example_tj(const char *file)
+{
+	char rel[256];
+	snprintf(rel, sizeof(rel), "fixtures/upstream/examples/%s", file);
+	return fixture(rel, TP_KIND_TRAINJOB);
+}
+
+static void example_multi_node_and_kueue(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = runtime("fixtures/upstream/runtimes/torch_distributed.yaml");
+	cJSON *tj = example_tj("01-multi-node.yaml");
+	cJSON *list = expand(tj, rt);
+	const cJSON *c = ex_container(ex_job(list, "node"), "node");
+	assert_string_equal(ex_env(c, "PET_NNODES"), "3");
+	assert_string_equal(ex_env(c, "PET_MASTER_ADDR"), "multi-node-example-node-0-0.multi-node-example");
+	assert_string_equal(cJSON_GetArrayItem(tp_get(c, "command"), 0)->valuestring, "torchrun");
+	assert_true(cJSON_IsFalse(tp_get(ex_item(list, 0), "spec.suspend")));
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+
+	tj = example_tj("03-kueue-integration.yaml");
+	list = expand(tj, rt);
+	assert_true(cJSON_IsTrue(tp_get(ex_item(list, 0), "spec.suspend")));
+	c = ex_container(ex_job(list, "node"), "node");
+	assert_string_equal(tp_get_str(c, "image"), "python:3.11-slim");
+	assert_string_equal(ex_env(c, "PET_NPROC_PER_NODE"), "2");
+	assert_string_equal(tp_get_str(c, "resources.limits.memory"), "8Gi");
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void example_runtime_patches(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = runtime("fixtures/upstream/runtimes/torch_distributed.yaml");
+	cJSON *tj = example_tj("02-runtime-patches.yaml");
+	cJSON *list = expand(tj, rt);
+	const cJSON *js = ex_item(list, 0);
+	assert_string_equal(tp_get_str(js, "metadata.labels.team"), "ml-platform");
+	assert_string_equal(ex_key_str(js, "metadata.annotations", "prometheus.io/scrape"), "true");
+	const cJSON *job = ex_job(list, "node");
+	assert_string_equal(tp_get_str(job, "template.spec.template.spec.serviceAccountName"),
+			    "training-sa");
+	const cJSON *c = ex_container(job, "node");
+	ex_assert_env_names(c, "CUSTOM_VAR,PYTHONUNBUFFERED,PET_NNODES,PET_NPROC_PER_NODE,"
+			       "PET_NODE_RANK,PET_MASTER_ADDR,PET_MASTER_PORT");
+	ex_assert_json(tp_get(c, "resources"), "{'limits':{'cpu':'4','memory':'8Gi'},"
+					       "'requests':{'cpu':'2','memory':'4Gi'}}");
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void example_volcano(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = fixture("fixtures/upstream/examples/04-volcano-integration.yaml",
+			    TP_KIND_CLUSTER_TRAINING_RUNTIME);
+	cJSON *tj = example_tj("04-volcano-integration.yaml");
+	cJSON *list = expand(tj, rt);
+	const cJSON *pg = ex_kind(list, "PodGroup");
+	assert_non_null(pg);
+	assert_string_equal(tp_get_str(pg, "apiVersion"), "scheduling.volcano.sh/v1beta1");
+	assert_int_equal(ex_int(pg, "spec.minMember"), 4);
+	ex_assert_json(tp_get(pg, "spec.minResources"), "{'cpu':'4','memory':'8Gi'}");
+	assert_string_equal(ex_key_str(ex_job(list, "node"), "template.spec.template.metadata.annotations",
+				       "scheduling.k8s.io/group-name"), "volcano-example");
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+static void example_multi_step(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	cJSON *rt = fixture("fixtures/upstream/examples/05-multi-step.yaml", TP_KIND_TRAINING_RUNTIME);
+	cJSON *tj = example_tj("05-multi-step.yaml");
+	cJSON *list = expand(tj, rt);
+	const cJSON *d = ex_container(ex_job(list, "dataset-initializer"), "dataset-initializer");
+	assert_string_equal(ex_env(d, "STORAGE_URI"), "hf://tatsu-lab/alpaca");
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 2);
+	assert_int_equal(ex_int(ex_job(list, "dataset-initializer"), "template.spec.parallelism"), 1);
+	cJSON_Delete(list);
+	cJSON_Delete(tj);
+	cJSON_Delete(rt);
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(torch_distributed),
+		cmocka_unit_test(mpi_runtimes),
+		cmocka_unit_test(jax_and_xgboost),
+		cmocka_unit_test(data_cache),
+		cmocka_unit_test(torchtune),
+		cmocka_unit_test(example_multi_node_and_kueue),
+		cmocka_unit_test(example_runtime_patches),
+		cmocka_unit_test(example_volcano),
+		cmocka_unit_test(example_multi_step),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
