@@ -100,10 +100,13 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 	x.trainer = tp_get_object(trainjob, "spec.trainer");
 	x.ml = tp_get_object(runtime, "spec.mlPolicy");
 	x.pod_group = tp_get_object(runtime, "spec.podGroupPolicy");
-	if (needs_key(&x) && !key_usable(key)) {
+	/* No key at all: the caller wants the JobSet, not the Secret (the mutating
+	 * JobSet route); half a key is a mistake. */
+	if (needs_key(&x) && key && !key_usable(key)) {
 		tp_result_add(res, TP_FIELD_REQUIRED, "spec.runtimeRef", NULL,
 			      "an SSH key is required to expand a TrainJob whose runtime has "
-			      "mlPolicy.mpi (expand --ssh-key FILE)");
+			      "mlPolicy.mpi: give both the private PEM and the public line "
+			      "(expand --ssh-key FILE)");
 		return TP_EINVAL;
 	}
 	if (!(x.companions = cJSON_CreateArray()))

@@ -256,7 +256,7 @@ static int build(tp_expansion *x)
 	if (!tp_get_object(x->ml, "mpi"))
 		return TP_OK;
 	int rc = config_map(x);
-	return rc ? rc : secret(x);
+	return rc || !x->key ? rc : secret(x);
 }
 
 const tp_plugin tp_plugin_mpi = {

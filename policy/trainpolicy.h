@@ -339,9 +339,10 @@ typedef struct tp_ssh_key {
 
 /* Expand a TrainJob (runtime looked up in opt->store) into a v1 List of the
  * JobSet and its companion objects (MPI ConfigMap/Secret, PodGroup), in the
- * current arena if any. key is needed only for MPI runtimes. Errors that stop
- * the expansion (missing runtime, patches that do not merge, MPI without a
- * key) are added to res and TP_ENOTFOUND / TP_EINVAL returned. The build is
+ * current arena if any. key is used only for MPI runtimes: NULL leaves the
+ * SSH Secret out (everything else is built). Errors that stop the expansion
+ * (missing runtime, patches that do not merge, an incomplete key) are added
+ * to res and TP_ENOTFOUND / TP_EINVAL returned. The build is
  * always complete: upstream's "do not touch a running JobSet" is the
  * controller's business, not the expansion's. */
 int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *key,

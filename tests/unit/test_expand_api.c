@@ -308,6 +308,41 @@ static void missing_owner_trainjob_is_denied(void **state)
 	tp_store_free(s);
 }
 
+
+/* MPI needs no SSH key to reconcile a JobSet: the Secret is not its business. */
+static void owned_mpi_jobset_needs_no_key(void **state)
+{
+	(void)state;
+	tp_store *s;
+	assert_int_equal(tp_store_new(&s), TP_OK);
+	assert_int_equal(
+		tp_store_put(s, tt_json("{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+					"\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"torch\"},"
+					"\"spec\":{\"mlPolicy\":{\"numNodes\":2,\"mpi\":{"
+					"\"numProcPerNode\":2}},\"template\":{\"spec\":{"
+					"\"replicatedJobs\":[{\"name\":\"launcher\",\"template\":{"
+					"\"metadata\":{\"labels\":{\"trainer.kubeflow.org/"
+					"trainjob-ancestor-step\":\"trainer\"}},\"spec\":{\"template\":"
+					"{\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"m\"}]"
+					"}}}}},{\"name\":\"node\",\"template\":{\"spec\":{\"template\":{"
+					"\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"m\"}]"
+					"}}}}}]}}}}")),
+		TP_OK);
+	assert_int_equal(tp_store_put(s, tt_json(trainjob_json)), TP_OK);
+	cJSON *built = built_jobset(s);
+	const cJSON *vol = tp_find_named(
+		tp_get_array(cJSON_GetArrayItem(tp_get_array(built, "spec.replicatedJobs"), 1),
+			     "template.spec.template.spec.volumes"),
+		"name", "mpi-ssh-auth");
+	assert_non_null(vol); /* the mount is there; the Secret comes from elsewhere */
+	struct answer a = mutate(s, built);
+	assert_true(a.allowed);
+	assert_false(a.has_patch);
+	answer_free(&a);
+	cJSON_Delete(built);
+	tp_store_free(s);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -316,6 +351,7 @@ int main(void)
 		cmocka_unit_test(expand_refuses_invalid_with_422),
 		cmocka_unit_test(expand_bad_bodies_are_400),
 		cmocka_unit_test(owned_jobset_is_patched_into_the_built_one),
+		cmocka_unit_test(owned_mpi_jobset_needs_no_key),
 		cmocka_unit_test(unowned_jobset_is_left_alone),
 		cmocka_unit_test(missing_owner_trainjob_is_denied),
 	};

@@ -149,14 +149,17 @@ static void subdomain_from_the_template(void **state)
 	cJSON_Delete(list);
 }
 
-static void a_key_is_required(void **state)
+static void a_key_is_whole_or_absent(void **state)
 {
 	(void)state;
-	tp_result *res = ex_expand_fail(TJ(""), RT_MPI(""), NULL, TP_EINVAL);
-	assert_true(tt_has_error(res, "spec.runtimeRef", "SSH key is required"));
-	tp_result_free(res);
+	/* No key: everything but the Secret. */
+	cJSON *nokey = ex_expand(TJ(""), RT_MPI(""), NULL, TP_OK);
+	assert_null(ex_kind(nokey, "Secret"));
+	assert_non_null(ex_kind(nokey, "ConfigMap"));
+	assert_non_null(ex_kind(nokey, "JobSet"));
+	cJSON_Delete(nokey);
 	tp_ssh_key half = { "priv", NULL };
-	res = ex_expand_fail(TJ(""), RT_MPI(""), &half, TP_EINVAL);
+	tp_result *res = ex_expand_fail(TJ(""), RT_MPI(""), &half, TP_EINVAL);
 	assert_true(tt_has_error(res, "spec.runtimeRef", "SSH key is required"));
 	tp_result_free(res);
 	/* torch needs none */
@@ -189,7 +192,7 @@ int main(void)
 		cmocka_unit_test(secret_holds_the_key),
 		cmocka_unit_test(slots_follow_gpus_and_the_trainjob),
 		cmocka_unit_test(subdomain_from_the_template),
-		cmocka_unit_test(a_key_is_required),
+		cmocka_unit_test(a_key_is_whole_or_absent),
 		cmocka_unit_test(other_implementations_warn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
