@@ -99,3 +99,20 @@ deps:
 
 clean:
 	rm -rf build build-asan
+
+# The container image (Dockerfile): needs a Docker engine, which CI machines
+# without one do not have; the build inside runs the same `make` as CI.
+IMAGE ?= trainer-webhook:dev
+image:
+	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed; build the image on a machine with a Docker engine (docker build -t $(IMAGE) .)" >&2; exit 1; }
+	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers (docker info failed); start one or build elsewhere with: docker build -t $(IMAGE) ." >&2; exit 1; }
+	docker build -t $(IMAGE) .
+
+# The self-signed overlay's generated layer for namespace NS: a CA and serving
+# pair from `certs generate` into deploy/overlays/self-signed/generated/
+# (git-ignored; keys never leave this machine but for the Secret), the caBundle
+# patched into both webhook configurations. Then: kubectl apply -k deploy/overlays/self-signed
+NS ?= trainer-webhook-system
+deploy-self-signed: all
+	sh deploy/overlays/self-signed/generate.sh $(BIN) $(NS)
+	@echo "now: kubectl apply -k deploy/overlays/self-signed"
