@@ -22,6 +22,7 @@
 #include "webhook/log.h"
 #include "webhook/metrics.h"
 #include "webhook/server.h"
+#include "webhook/watch.h"
 
 #define DEV_CERT_DIR "certs/dev"
 #define DEV_RUNTIMES "deploy/runtimes"
@@ -32,12 +33,18 @@ static const char serve_help[] =
 	"         [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
 	"         [--threads N] [--max-body BYTES] [--metrics-listen ADDR]\n"
 	"         [--log-level debug|info|warn|error] [--shutdown-grace SECONDS]\n"
+	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
 	"\n"
 	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
 	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
 	"  --dev                  development certificates under " DEV_CERT_DIR
 	" (made when absent)\n"
 	"                         and the example runtimes of " DEV_RUNTIMES "\n"
+	"  --kube                 fill the store by watching the API server (in-cluster\n"
+	"                         configuration; /readyz waits for the first lists)\n"
+	"  --kube-server URL      the API server outside a cluster (https://, or http://\n"
+	"                         for tests); implies --kube. --kube-token-file and\n"
+	"                         --kube-ca-file replace the service account's files\n"
 	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
 
 struct serve_args {
@@ -48,6 +55,8 @@ struct serve_args {
 	size_t max_body;
 	unsigned grace_s;
 	tw_log_level level;
+	bool kube;
+	const char *kube_server, *kube_token, *kube_ca;
 };
 
 static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
@@ -75,6 +84,12 @@ static int one_option(struct serve_args *a, const char *f, const char *v)
 		a->cert = v;
 	else if (!strcmp(f, "--tls-key"))
 		a->key = v;
+	else if (!strcmp(f, "--kube-server"))
+		a->kube_server = v, a->kube = true;
+	else if (!strcmp(f, "--kube-token-file"))
+		a->kube_token = v, a->kube = true;
+	else if (!strcmp(f, "--kube-ca-file"))
+		a->kube_ca = v, a->kube = true;
 	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
 		a->threads = (unsigned)n;
 	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
@@ -90,7 +105,9 @@ static int parse_args(struct serve_args *a, int argc, char **argv)
 {
 	static const char *const valued[] = { "--listen",  "--metrics-listen", "--tls-cert",
 					      "--tls-key", "--threads",	       "--max-body",
-					      "--shutdown-grace", "--log-level" };
+					      "--shutdown-grace", "--log-level",
+					      "--kube-server", "--kube-token-file",
+					      "--kube-ca-file" };
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&a->cli, argc, argv, &i);
 		if (took < 0)
@@ -104,6 +121,10 @@ static int parse_args(struct serve_args *a, int argc, char **argv)
 		}
 		if (!strcmp(f, "--dev")) {
 			a->dev = true;
+			continue;
+		}
+		if (!strcmp(f, "--kube")) {
+			a->kube = true;
 			continue;
 		}
 		size_t k = 0;
@@ -183,6 +204,32 @@ static void print_try_line(const struct serve_args *a, unsigned short port)
 		port, port);
 }
 
+/* The API server to watch: --kube-server, else the in-cluster configuration
+ * (whose files --kube-token-file / --kube-ca-file may replace). */
+static int kube_config(const struct serve_args *a, tw_kube_config *kc)
+{
+	char err[512];
+	int rc;
+	if (a->kube_server) {
+		rc = tw_kube_config_explicit(kc, a->kube_server, a->kube_token, a->kube_ca, err,
+					     sizeof(err));
+	} else {
+		rc = tw_kube_config_in_cluster(kc, NULL, err, sizeof(err));
+		tw_kube_config over;
+		if (!rc && (a->kube_token || a->kube_ca) &&
+		    !(rc = tw_kube_config_explicit(&over, kc->server,
+						   a->kube_token ? a->kube_token : kc->token_file,
+						   a->kube_ca ? a->kube_ca : kc->ca_file, err,
+						   sizeof(err)))) {
+			tw_kube_config_free(kc);
+			*kc = over;
+		}
+	}
+	if (rc)
+		fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
+	return rc;
+}
+
 /* Block the signals we wait for, before any thread starts, so that only
  * sigwait sees them. */
 static void block_signals(sigset_t *set)
@@ -195,7 +242,7 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set)
+static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set, bool kube)
 {
 	for (;;) {
 		int sig = 0;
@@ -205,6 +252,11 @@ static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set)
 			tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "signal %s: draining",
 			       sig == SIGTERM ? "SIGTERM" : "SIGINT");
 			return;
+		}
+		if (kube) { /* the watch writes the store in place: never swap it */
+			tw_log(TW_LOG_WARN | TW_LOG_ALWAYS, "SIGHUP ignored with --kube: the watch "
+			       "keeps the store current; restart to reload --runtimes");
+			continue;
 		}
 		tp_store *s = load_store(cli);
 		tw_metrics_store_reload(s != NULL);
@@ -242,20 +294,45 @@ static int serve(struct serve_args *a)
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
 		return code;
 	}
+	tw_kube_config kc = { 0 };
+	tw_watch *watch = NULL;
+	if (a->kube && kube_config(a, &kc)) {
+		tw_tls_close(tls);
+		return code;
+	}
 	tp_store *store = load_store(&a->cli);
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = tls };
 	so.base.opt = a->cli.opt;
 	so.base.max_body = a->max_body;
 	if (store && tw_server_start(&so, &srv, err, sizeof(err)) == 0 &&
 	    tw_metrics_serve(a->metrics_listen, &ms, err, sizeof(err)) == 0) {
+		tp_store *live = store;
+		if (a->kube) /* not ready before every kind's first list */
+			tw_server_set_ready_gate(srv, tw_watch_ready_gate, NULL);
 		tw_server_set_store(srv, store);
 		store = NULL;
+		tw_watch_opts wo = { .kube = &kc, .store = live };
+		if (a->kube && tw_watch_start(&wo, &watch, err, sizeof(err))) {
+			fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
+			tw_metrics_stop(ms);
+			tw_server_free(srv);
+			tw_tls_close(tls);
+			tw_kube_config_free(&kc);
+			return code;
+		}
+		if (watch)
+			tw_server_set_ready_gate(srv, tw_watch_ready_gate, watch);
 		tw_tls_watch(tls, TW_TLS_POLL_MS);
 		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s, "
 		       "profile %s, %u threads", a->listen, tw_server_port(srv), a->metrics_listen,
 		       tp_profile_name(a->cli.opt.profile), a->threads);
 		print_try_line(a, tw_server_port(srv));
-		wait_for_stop(srv, &a->cli, &set);
+		wait_for_stop(srv, &a->cli, &set, a->kube);
+		if (watch) { /* before the drain: the store outlives the watch */
+			tw_server_set_ready_gate(srv, NULL, NULL);
+			tw_watch_stop(watch);
+			tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");
+		}
 		tw_server_drain(srv, a->grace_s * 1000);
 		code = TW_EXIT_OK;
 	} else if (store) {
@@ -265,6 +342,7 @@ static int serve(struct serve_args *a)
 	tw_metrics_stop(ms);
 	tw_server_free(srv);
 	tw_tls_close(tls);
+	tw_kube_config_free(&kc);
 	return code;
 }
 

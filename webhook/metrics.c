@@ -44,6 +44,10 @@ static struct {
 	atomic_uint_fast64_t store_reloads[2]; /* [0] failure, [1] success */
 	atomic_int_fast64_t cert_not_after;
 	atomic_uint_fast64_t cert_reloads[2];
+	atomic_bool watch_on;
+	atomic_int_fast64_t watch_synced_at[TP_KIND__COUNT];
+	atomic_uint_fast64_t watch_relists[TP_KIND__COUNT];
+	atomic_uint_fast64_t watch_reconnects[TP_KIND__COUNT];
 } reg;
 
 #define ADD(v, n) atomic_fetch_add_explicit(&(v), (n), memory_order_relaxed)
@@ -120,6 +124,29 @@ void tw_metrics_store_set(const tp_store *store)
 void tw_metrics_store_reload(bool ok)
 {
 	ADD(reg.store_reloads[ok], 1);
+}
+
+void tw_metrics_watch_enable(void)
+{
+	SET(reg.watch_on, true);
+}
+
+void tw_metrics_watch_synced(tp_kind k, int64_t unix_s)
+{
+	if ((unsigned)k < TP_KIND__COUNT)
+		SET(reg.watch_synced_at[k], unix_s);
+}
+
+void tw_metrics_watch_relist(tp_kind k)
+{
+	if ((unsigned)k < TP_KIND__COUNT)
+		ADD(reg.watch_relists[k], 1);
+}
+
+void tw_metrics_watch_reconnect(tp_kind k)
+{
+	if ((unsigned)k < TP_KIND__COUNT)
+		ADD(reg.watch_reconnects[k], 1);
 }
 
 void tw_metrics_cert_set(int64_t not_after)
@@ -224,6 +251,42 @@ static int render_store(tp_buf *o)
 	return rc;
 }
 
+/* The watched kinds, in the watch's order. */
+static const tp_kind watch_kinds[] = { TP_KIND_CLUSTER_TRAINING_RUNTIME, TP_KIND_TRAINING_RUNTIME,
+				       TP_KIND_TRAINJOB, TP_KIND_JOBSET };
+#define NWATCH (sizeof(watch_kinds) / sizeof(watch_kinds[0]))
+
+static int render_watch(tp_buf *o)
+{
+	if (!GET(reg.watch_on))
+		return 0;
+	int rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_last_sync_timestamp_seconds Last "
+				"completed list of the kind from the API server, as a Unix time "
+				"(0: not yet).\n"
+				"# TYPE trainer_webhook_watch_last_sync_timestamp_seconds gauge\n");
+	for (size_t i = 0; i < NWATCH && !rc; i++)
+		rc = tp_buf_addf(o, "trainer_webhook_watch_last_sync_timestamp_seconds{kind=\"%s\"} "
+				    "%lld\n", tp_kind_name(watch_kinds[i]),
+				 (long long)GET(reg.watch_synced_at[watch_kinds[i]]));
+	if (!rc)
+		rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_relists_total Lists after the first "
+				    "(410 Gone, a broken stream), by kind.\n"
+				    "# TYPE trainer_webhook_watch_relists_total counter\n");
+	for (size_t i = 0; i < NWATCH && !rc; i++)
+		rc = tp_buf_addf(o, "trainer_webhook_watch_relists_total{kind=\"%s\"} %llu\n",
+				 tp_kind_name(watch_kinds[i]),
+				 (unsigned long long)GET(reg.watch_relists[watch_kinds[i]]));
+	if (!rc)
+		rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_reconnects_total Watches started "
+				    "again after one ended, by kind.\n"
+				    "# TYPE trainer_webhook_watch_reconnects_total counter\n");
+	for (size_t i = 0; i < NWATCH && !rc; i++)
+		rc = tp_buf_addf(o, "trainer_webhook_watch_reconnects_total{kind=\"%s\"} %llu\n",
+				 tp_kind_name(watch_kinds[i]),
+				 (unsigned long long)GET(reg.watch_reconnects[watch_kinds[i]]));
+	return rc;
+}
+
 static int render_misc(tp_buf *o)
 {
 	return tp_buf_addf(
@@ -256,6 +319,8 @@ int tw_metrics_render(tp_buf *out)
 		rc = render_warnings(out);
 	if (!rc)
 		rc = render_store(out);
+	if (!rc)
+		rc = render_watch(out);
 	if (!rc)
 		rc = render_misc(out);
 	return rc;

@@ -38,6 +38,14 @@ void tw_metrics_in_flight(int delta);
 /* Objects in the store, by kind (call after every store load). */
 void tw_metrics_store_set(const tp_store *store);
 void tw_metrics_store_reload(bool ok);
+/* The API-server watch (watch.c): shown once enabled (serve --kube). */
+void tw_metrics_watch_enable(void);
+/* A list of kind k completed at unix_s (Unix seconds). */
+void tw_metrics_watch_synced(tp_kind k, int64_t unix_s);
+/* A list after the first (410 Gone, a broken stream). */
+void tw_metrics_watch_relist(tp_kind k);
+/* A watch started again after one ended. */
+void tw_metrics_watch_reconnect(tp_kind k);
 /* The serving certificate's notAfter (Unix seconds) after a (re)load. */
 void tw_metrics_cert_set(int64_t not_after);
 void tw_metrics_cert_reload(bool ok);

@@ -145,11 +145,23 @@ void tw_server_set_store(tw_server *s, tp_store *store)
 	tw_metrics_store_set(store);
 }
 
+void tw_server_set_ready_gate(tw_server *s, bool (*gate)(void *), void *arg)
+{
+	pthread_mutex_lock(&s->store_lock);
+	s->ready_gate = gate;
+	s->ready_gate_arg = arg;
+	pthread_mutex_unlock(&s->store_lock);
+}
+
 bool tw_server_ready(tw_server *s)
 {
 	pthread_mutex_lock(&s->store_lock);
 	bool ready = s->store != NULL;
+	bool (*gate)(void *) = s->ready_gate;
+	void *gate_arg = s->ready_gate_arg;
 	pthread_mutex_unlock(&s->store_lock);
+	if (ready && gate && !gate(gate_arg))
+		return false;
 	return ready && s->opt.tls && tw_tls_not_after(s->opt.tls) > 0;
 }
 

@@ -40,6 +40,8 @@ typedef struct tw_server {
 	tw_store_ref *store;        /* NULL until the first load */
 	atomic_bool draining;       /* answers say Connection: close */
 	atomic_int in_flight;       /* requests between headers and completion */
+	bool (*ready_gate)(void *); /* NULL, or one more condition for /readyz */
+	void *ready_gate_arg;       /* (both guarded by store_lock) */
 } tw_server;
 
 /* Bind and listen on addr. Writes the socket and the bound port. */
@@ -52,6 +54,9 @@ unsigned short tw_server_port(const tw_server *s);
  * requests that use it finish. The first call makes /readyz true. */
 void tw_server_set_store(tw_server *s, tp_store *store);
 bool tw_server_ready(tw_server *s);
+/* One more condition for /readyz (the API-server watch's first lists):
+ * gate(arg) is called under no lock of ours and must be quick. NULL: none. */
+void tw_server_set_ready_gate(tw_server *s, bool (*gate)(void *), void *arg);
 /* Stop accepting, let requests in flight finish (at most grace_ms), close
  * everything. */
 void tw_server_drain(tw_server *s, unsigned grace_ms);
