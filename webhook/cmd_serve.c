@@ -251,8 +251,9 @@ static int serve(struct serve_args *a)
 		tw_server_set_store(srv, store);
 		store = NULL;
 		tw_tls_watch(tls, TW_TLS_POLL_MS);
-		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s, "
-		       "profile %s, %u threads", a->listen, tw_server_port(srv), a->metrics_listen,
+		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s "
+		       "(port %u), profile %s, %u threads", a->listen, tw_server_port(srv),
+		       a->metrics_listen, tw_metrics_port(ms),
 		       tp_profile_name(a->cli.opt.profile), a->threads);
 		print_try_line(a, tw_server_port(srv));
 		wait_for_stop(srv, &a->cli, &set);
