@@ -243,6 +243,7 @@ static int serve(struct serve_args *a)
 		return code;
 	}
 	tp_store *store = load_store(&a->cli);
+	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = tls };
 	so.base.opt = a->cli.opt;
 	so.base.max_body = a->max_body;
