@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,7 +100,7 @@ static int parse_port(const char *log, const char *key, unsigned short *out)
 	return *out ? 0 : -1;
 }
 
-int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *const *extra)
+int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *const *extra)
 {
 	memset(s, 0, sizeof(*s));
 	char cert[300], key[300];
@@ -134,6 +137,11 @@ int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *
 	}
 	close(fd);
 	s->pid = pid;
+	return 0;
+}
+
+int sp_wait_serving(sp_server *s)
+{
 	long long limit = now_ms() + 10000LL * sp_slow();
 	while (now_ms() < limit) {
 		char *log = sp_log(s);
@@ -144,16 +152,34 @@ int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *
 			return 0;
 		}
 		free(log);
-		int st;
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			s->pid = 0;
-			s->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (sp_wait(s, 0) != -2)
 			return -1;
-		}
 		nap_ms(10);
 	}
 	sp_stop(s);
 	return -1;
+}
+
+int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *const *extra)
+{
+	if (sp_spawn(s, certdir, logdir, extra))
+		return -1;
+	return sp_wait_serving(s);
+}
+
+int sp_free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	int port = -1;
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
 }
 
 int sp_signal(const sp_server *s, int sig)

@@ -45,6 +45,11 @@ typedef struct sp_server {
  * it is serving; -1 when it exited first (s->status holds the exit status)
  * or did not start in time (then it is killed). */
 int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *const *extra);
+/* sp_start in two steps: fork and exec only, then wait for the log line. */
+int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *const *extra);
+int sp_wait_serving(sp_server *s);
+/* A loopback TCP port that was free a moment ago (bind port 0, close). */
+int sp_free_port(void);
 /* Signal the server. */
 int sp_signal(const sp_server *s, int sig);
 /* Wait at most timeout_ms for the server to exit; its exit status, -1 when
