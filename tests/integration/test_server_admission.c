@@ -70,11 +70,11 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	sp_stop(&srv);
+	int rc = sp_stop_checked(&srv);
 	if (tmp[0])
 		sp_rmtree(tmp);
 	curl_global_cleanup();
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------ helpers */

@@ -80,10 +80,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	sp_stop(&srv);
+	int rc = sp_stop_checked(&srv);
 	sp_rmtree(tmp);
 	tmp[0] = '\0';
-	return 0;
+	return rc;
 }
 
 static void start(const char *const *more)

@@ -225,6 +225,27 @@ void sp_stop(sp_server *s)
 	}
 }
 
+int sp_stop_checked(sp_server *s)
+{
+	bool running = s->pid > 0;
+	sp_stop(s);
+	int rc = 0;
+	if (running && s->status != 0) {
+		fprintf(stderr, "server_proc: the server exited %d on SIGTERM, not 0\n", s->status);
+		rc = -1;
+	}
+	if (s->log_path[0]) {
+		char *log = sp_log(s);
+		if (strstr(log, "Sanitizer") || strstr(log, "runtime error:")) {
+			fprintf(stderr, "server_proc: sanitizer report in the server's log:\n%s\n",
+				log);
+			rc = -1;
+		}
+		free(log);
+	}
+	return rc;
+}
+
 char *sp_log(const sp_server *s)
 {
 	char *t = tt_read_file(s->log_path, NULL);

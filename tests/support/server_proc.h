@@ -57,6 +57,10 @@ int sp_signal(const sp_server *s, int sig);
 int sp_wait(sp_server *s, int timeout_ms);
 /* SIGTERM, wait, SIGKILL if needed; always reaps. Safe to call twice. */
 void sp_stop(sp_server *s);
+/* For teardowns: stop the server; -1 (and the reason on stderr) when a
+ * server that was running did not exit 0 on SIGTERM, or when its log holds
+ * a sanitizer report. */
+int sp_stop_checked(sp_server *s);
 /* The log so far (malloc'd, "" when empty). */
 char *sp_log(const sp_server *s);
 /* Poll the log until it contains needle, at most timeout_ms. */
