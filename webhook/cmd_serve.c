@@ -301,6 +301,7 @@ static int serve(struct serve_args *a)
 		return code;
 	}
 	tp_store *store = load_store(&a->cli);
+	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = tls };
 	so.base.opt = a->cli.opt;
 	so.base.max_body = a->max_body;
@@ -323,8 +324,9 @@ static int serve(struct serve_args *a)
 		if (watch)
 			tw_server_set_ready_gate(srv, tw_watch_ready_gate, watch);
 		tw_tls_watch(tls, TW_TLS_POLL_MS);
-		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s, "
-		       "profile %s, %u threads", a->listen, tw_server_port(srv), a->metrics_listen,
+		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s "
+		       "(port %u), profile %s, %u threads", a->listen, tw_server_port(srv),
+		       a->metrics_listen, tw_metrics_port(ms),
 		       tp_profile_name(a->cli.opt.profile), a->threads);
 		print_try_line(a, tw_server_port(srv));
 		wait_for_stop(srv, &a->cli, &set, a->kube);

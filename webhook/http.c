@@ -147,9 +147,11 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 				  const char *msg)
 {
 	tp_buf_reset(&r->out);
-	cJSON *e = cJSON_CreateObject();
 	char *text = NULL;
+	/* Everything made here lives in the request's arena (the object too:
+	 * made before tp_arena_enter it would be malloc'd and never freed). */
 	tp_arena *prev = tp_arena_enter(r->arena);
+	cJSON *e = cJSON_CreateObject();
 	if (e && cJSON_AddStringToObject(e, "error", msg))
 		text = cJSON_PrintUnformatted(e);
 	tp_arena_leave(prev);
