@@ -270,81 +270,111 @@ static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set, bool
 	}
 }
 
-static int serve(struct serve_args *a)
+/* The serving pair, checked as `certs check` checks it, then opened for
+ * the TLS layer (which watches it from now on). NULL when it is refused. */
+static tw_tls *open_pair(const struct serve_args *a)
 {
 	char err[512];
-	sigset_t set;
-	block_signals(&set);
-	tw_metrics_reset();
-	tw_tls *tls = NULL;
-	tw_server *srv = NULL;
-	tw_metrics_server *ms = NULL;
-	int code = TW_EXIT_USAGE;
 	tw_certs_check_opts chk = { .cert_path = a->cert, .key_path = a->key };
 	tw_certs_report rep;
 	if (tw_certs_check(&chk, &rep) != TW_CERTS_OK) {
 		fprintf(stderr, "trainer-webhook serve: refusing the serving pair: %s\n",
 			rep.reason);
-		return code;
+		return NULL;
 	}
 	if (rep.expiring_soon)
 		tw_log(TW_LOG_WARN | TW_LOG_ALWAYS, "the serving certificate expires in %lld days: "
 		       "renew it", (long long)rep.days_left);
-	if (tw_tls_open(&tls, a->cert, a->key, err, sizeof(err))) {
+	tw_tls *tls = NULL;
+	if (tw_tls_open(&tls, a->cert, a->key, err, sizeof(err)))
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
-		return code;
-	}
-	tw_kube_config kc = { 0 };
-	tw_watch *watch = NULL;
-	if (a->kube && kube_config(a, &kc)) {
-		tw_tls_close(tls);
-		return code;
-	}
+	return tls;
+}
+
+/* Everything serve starts, so that one function can stop it all. */
+struct running {
+	tw_tls *tls;
+	tw_server *srv;
+	tw_metrics_server *ms;
+	tw_kube_config kc;
+	tw_watch *watch;
+};
+
+/* Before the drain: the store outlives the watch that writes it. */
+static void stop_watch(struct running *r)
+{
+	if (!r->watch)
+		return;
+	tw_server_set_ready_gate(r->srv, NULL, NULL);
+	tw_watch_stop(r->watch);
+	r->watch = NULL;
+	tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");
+}
+
+static void stop_all(struct running *r)
+{
+	stop_watch(r);
+	tw_metrics_stop(r->ms);
+	tw_server_free(r->srv);
+	tw_tls_close(r->tls);
+	tw_kube_config_free(&r->kc);
+}
+
+/* Load the store, open both ports, start the watch. 0, or -1 with the
+ * reason printed. */
+static int start_all(struct serve_args *a, struct running *r)
+{
+	char err[512];
+	if (a->kube && kube_config(a, &r->kc))
+		return -1;
 	tp_store *store = load_store(&a->cli);
 	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
-	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = tls };
+	if (!store)
+		return -1;
+	tp_store *live = store; /* the watch writes the server's store in place */
+	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
+			      .store = store };
 	so.base.opt = a->cli.opt;
 	so.base.max_body = a->max_body;
-	if (store && tw_server_start(&so, &srv, err, sizeof(err)) == 0 &&
-	    tw_metrics_serve(a->metrics_listen, &ms, err, sizeof(err)) == 0) {
-		tp_store *live = store;
-		if (a->kube) /* not ready before every kind's first list */
-			tw_server_set_ready_gate(srv, tw_watch_ready_gate, NULL);
-		tw_server_set_store(srv, store);
-		store = NULL;
-		tw_watch_opts wo = { .kube = &kc, .store = live };
-		if (a->kube && tw_watch_start(&wo, &watch, err, sizeof(err))) {
-			fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
-			tw_metrics_stop(ms);
-			tw_server_free(srv);
-			tw_tls_close(tls);
-			tw_kube_config_free(&kc);
-			return code;
-		}
-		if (watch)
-			tw_server_set_ready_gate(srv, tw_watch_ready_gate, watch);
-		tw_tls_watch(tls, TW_TLS_POLL_MS);
-		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s "
-		       "(port %u), profile %s, %u threads", a->listen, tw_server_port(srv),
-		       a->metrics_listen, tw_metrics_port(ms),
-		       tp_profile_name(a->cli.opt.profile), a->threads);
-		print_try_line(a, tw_server_port(srv));
-		wait_for_stop(srv, &a->cli, &set, a->kube);
-		if (watch) { /* before the drain: the store outlives the watch */
-			tw_server_set_ready_gate(srv, NULL, NULL);
-			tw_watch_stop(watch);
-			tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");
-		}
-		tw_server_drain(srv, a->grace_s * 1000);
-		code = TW_EXIT_OK;
-	} else if (store) {
+	if (a->kube) /* not ready before every kind's first list */
+		so.ready_gate = tw_watch_ready_gate;
+	if (tw_server_start(&so, &r->srv, err, sizeof(err)) ||
+	    tw_metrics_serve(a->metrics_listen, &r->ms, err, sizeof(err))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
+		return -1;
 	}
-	tp_store_free(store);
-	tw_metrics_stop(ms);
-	tw_server_free(srv);
-	tw_tls_close(tls);
-	tw_kube_config_free(&kc);
+	tw_watch_opts wo = { .kube = &r->kc, .store = live };
+	if (a->kube && tw_watch_start(&wo, &r->watch, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
+		return -1;
+	}
+	if (r->watch)
+		tw_server_set_ready_gate(r->srv, tw_watch_ready_gate, r->watch);
+	tw_tls_watch(r->tls, TW_TLS_POLL_MS);
+	return 0;
+}
+
+static int serve(struct serve_args *a)
+{
+	sigset_t set;
+	block_signals(&set);
+	tw_metrics_reset();
+	struct running r = { .tls = open_pair(a) };
+	if (!r.tls)
+		return TW_EXIT_USAGE;
+	int code = TW_EXIT_USAGE;
+	if (start_all(a, &r) == 0) {
+		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s "
+		       "(port %u), profile %s, %u threads", a->listen, tw_server_port(r.srv),
+		       a->metrics_listen, tw_metrics_port(r.ms),
+		       tp_profile_name(a->cli.opt.profile), a->threads);
+		print_try_line(a, tw_server_port(r.srv));
+		wait_for_stop(r.srv, &a->cli, &set, a->kube);
+		stop_watch(&r);
+		tw_server_drain(r.srv, a->grace_s * 1000);
+		code = TW_EXIT_OK;
+	}
+	stop_all(&r);
 	return code;
 }
 

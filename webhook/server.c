@@ -217,14 +217,23 @@ static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen)
 {
 	tw_server *s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		tp_store_free(o->store);
 		return snprintf(err, errlen, "out of memory"), -1;
+	}
+	pthread_mutex_init(&s->store_lock, NULL);
 	s->opt = *o;
+	s->opt.store = NULL;
+	/* Store and gate are in place before the port opens: no request ever
+	 * finds the server up but without its store. */
+	if (o->store)
+		tw_server_set_store(s, o->store);
+	s->ready_gate = o->ready_gate;
+	s->ready_gate_arg = o->ready_gate_arg;
 	if (!s->opt.base.max_body)
 		s->opt.base.max_body = TW_DEFAULT_MAX_BODY;
 	if (!s->opt.threads)
 		s->opt.threads = 1;
-	pthread_mutex_init(&s->store_lock, NULL);
 	int fd;
 	if (tw_listen_socket(o->listen, &fd, &s->port, err, errlen)) {
 		tw_server_free(s);

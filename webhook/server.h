@@ -24,6 +24,10 @@ typedef struct tw_server_opts {
 	unsigned threads;     /* worker threads, each with its own epoll loop */
 	tw_config base;       /* profile, no_schema, max_body; store set per request */
 	tw_tls *tls;          /* the serving pair (owned by the caller) */
+	tp_store *store;      /* the first store, served from the first request on; the
+			       * server takes it, even when it fails to start */
+	bool (*ready_gate)(void *); /* the first readiness gate (tw_server_set_ready_gate) */
+	void *ready_gate_arg;
 } tw_server_opts;
 
 /* A store shared by the requests that started while it was current. */

@@ -107,6 +107,27 @@ static void post(const char *path, const char *ctype, const char *body, sp_resp 
 		fail_msg("POST %s: curl %d %s", path, rc, r->curl_error);
 }
 
+/* The defaulter stamps runtimePatches with the clock: the time the server's
+ * patch carries, so that `review --now` replays the very same answer. */
+static void patch_time(const char *answer, char *now, size_t n)
+{
+	cJSON *j = cJSON_Parse(answer);
+	const char *b64 = tp_get_str(j, "response.patch");
+	char *ops_text = b64 ? sp_base64_decode(b64, NULL) : NULL;
+	cJSON *ops = ops_text ? cJSON_Parse(ops_text) : NULL;
+	const cJSON *op;
+	cJSON_ArrayForEach(op, ops)
+	{
+		const char *path = tp_get_str(op, "path"), *v = tp_get_str(op, "value");
+		size_t pl = path ? strlen(path) : 0;
+		if (v && pl >= 5 && !strcmp(path + pl - 5, "/time"))
+			snprintf(now, n, "%s", v);
+	}
+	cJSON_Delete(ops);
+	free(ops_text);
+	cJSON_Delete(j);
+}
+
 /* POST an AdmissionReview; the HTTP answer must be 200 JSON, and must be
  * byte for byte what `review` prints for the same body on the same route. */
 static cJSON *admit(const char *path, const char *body)
@@ -116,11 +137,12 @@ static cJSON *admit(const char *path, const char *body)
 	if (r.status != 200)
 		fail_msg("%s: HTTP %ld: %s", path, r.status, r.body);
 	assert_string_equal(r.ctype, "application/json");
-	char file[128], cmd[600];
+	char file[128], cmd[700], now[64] = "";
 	snprintf(file, sizeof(file), "%s/review-in.json", tmp);
 	assert_int_equal(sp_write(tmp, "review-in.json", body), 0);
-	snprintf(cmd, sizeof(cmd), "%s review --runtimes %s --path %s %s", tt_bin(), rtdir, path,
-		 file);
+	patch_time(r.body, now, sizeof(now));
+	snprintf(cmd, sizeof(cmd), "%s review --runtimes %s --path %s %s%s %s", tt_bin(), rtdir,
+		 path, *now ? "--now " : "", now, file);
 	char *out = NULL;
 	int rc = tt_run(cmd, &out, NULL);
 	assert_true(rc == 0 || rc == 1);
