@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "webhook/jsonlines.h"
+#include "webhook/keyset.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
 
@@ -40,113 +41,6 @@ const tw_watch_resource tw_watch_resources[TW_WATCH__COUNT] = {
 };
 
 #define ERROR_BODY_MAX 65536
-
-/* ----------------------------------------------------------- key sets */
-
-/* Sorted "namespace/name" strings (neither may contain '/'). */
-typedef struct keyset {
-	char **v;
-	size_t n, cap;
-} keyset;
-
-static int key_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static size_t keyset_find(const keyset *k, const char *key, bool *found)
-{
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(k->v[mid], key);
-		if (!c) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-static int keyset_reserve(keyset *k)
-{
-	if (k->n < k->cap)
-		return 0;
-	size_t cap = k->cap ? k->cap * 2 : 64;
-	char **v = realloc(k->v, cap * sizeof(*v));
-	if (!v)
-		return -1;
-	k->v = v;
-	k->cap = cap;
-	return 0;
-}
-
-static void keyset_add(keyset *k, const char *key)
-{
-	bool found;
-	size_t at = keyset_find(k, key, &found);
-	if (found || keyset_reserve(k))
-		return;
-	char *d = strdup(key);
-	if (!d)
-		return;
-	memmove(k->v + at + 1, k->v + at, (k->n - at) * sizeof(*k->v));
-	k->v[at] = d;
-	k->n++;
-}
-
-/* Unsorted append (a list in progress); keyset_sort before lookups. */
-static void keyset_append(keyset *k, const char *key)
-{
-	char *d;
-	if (keyset_reserve(k) || !(d = strdup(key)))
-		return;
-	k->v[k->n++] = d;
-}
-
-static void keyset_sort(keyset *k)
-{
-	if (k->n)
-		qsort(k->v, k->n, sizeof(*k->v), key_cmp);
-	size_t o = 0; /* drop duplicates (an object seen on two pages) */
-	for (size_t i = 0; i < k->n; i++) {
-		if (o && !strcmp(k->v[o - 1], k->v[i]))
-			free(k->v[i]);
-		else
-			k->v[o++] = k->v[i];
-	}
-	k->n = o;
-}
-
-static void keyset_del(keyset *k, const char *key)
-{
-	bool found;
-	size_t at = keyset_find(k, key, &found);
-	if (!found)
-		return;
-	free(k->v[at]);
-	memmove(k->v + at, k->v + at + 1, (k->n - at - 1) * sizeof(*k->v));
-	k->n--;
-}
-
-static void keyset_clear(keyset *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		free(k->v[i]);
-	k->n = 0;
-}
-
-static void keyset_free(keyset *k)
-{
-	keyset_clear(k);
-	free(k->v);
-	memset(k, 0, sizeof(*k));
-}
 
 /* ------------------------------------------------------------- state */
 
@@ -172,7 +66,7 @@ struct res {
 	enum verdict verdict;
 	tp_buf body;          /* a list page, or an error answer */
 	tw_jsonlines lines;
-	keyset have, seen;
+	tw_keyset have, seen;
 	bool listed_once;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -307,7 +201,7 @@ static void normalise(const struct res *s, cJSON *obj)
 }
 
 /* Put obj (owned) into the store; its key into ks (append: a list). */
-static void put(struct res *s, cJSON *obj, keyset *ks, bool append)
+static void put(struct res *s, cJSON *obj, tw_keyset *ks, bool append)
 {
 	char key[512];
 	normalise(s, obj);
@@ -318,9 +212,9 @@ static void put(struct res *s, cJSON *obj, keyset *ks, bool append)
 	if (tp_store_put(s->w->o.store, obj)) /* takes obj whatever it answers */
 		return;
 	if (append)
-		keyset_append(ks, key);
+		tw_keyset_append(ks, key);
 	else
-		keyset_add(ks, key);
+		tw_keyset_add(ks, key);
 }
 
 static void del(struct res *s, const cJSON *obj)
@@ -332,16 +226,16 @@ static void del(struct res *s, const cJSON *obj)
 	const char *ns = tp_kind_is_cluster_scoped(s->r->tp) ? NULL : meta_str(meta, "namespace");
 	tp_store_remove(s->w->o.store, s->r->tp, ns && *ns ? ns : "default",
 			meta_str(meta, "name"));
-	keyset_del(&s->have, key);
+	tw_keyset_del(&s->have, key);
 }
 
 /* The end of a list: drop what the list no longer has, keep what it has. */
 static void sweep(struct res *s)
 {
-	keyset_sort(&s->seen);
+	tw_keyset_sort(&s->seen);
 	for (size_t i = 0; i < s->have.n; i++) {
 		bool found;
-		keyset_find(&s->seen, s->have.v[i], &found);
+		tw_keyset_find(&s->seen, s->have.v[i], &found);
 		if (found)
 			continue;
 		char *slash = strchr(s->have.v[i], '/');
@@ -350,10 +244,10 @@ static void sweep(struct res *s)
 				tp_kind_is_cluster_scoped(s->r->tp) ? NULL : s->have.v[i], slash + 1);
 		*slash = '/';
 	}
-	keyset tmp = s->have;
+	tw_keyset tmp = s->have;
 	s->have = s->seen;
 	s->seen = tmp;
-	keyset_clear(&s->seen);
+	tw_keyset_clear(&s->seen);
 }
 
 /* ------------------------------------------------------------ events */
@@ -517,7 +411,7 @@ static void start_list_over(struct res *s)
 	s->mode = MODE_LIST;
 	free(s->cont);
 	s->cont = NULL;
-	keyset_clear(&s->seen);
+	tw_keyset_clear(&s->seen);
 }
 
 /* A list page arrived whole (HTTP 200). */
@@ -658,8 +552,8 @@ static void res_free(struct res *s)
 	free(s->cont);
 	tp_buf_free(&s->body);
 	tw_jsonlines_free(&s->lines);
-	keyset_free(&s->have);
-	keyset_free(&s->seen);
+	tw_keyset_free(&s->have);
+	tw_keyset_free(&s->seen);
 }
 
 static void watch_free(tw_watch *w)
