@@ -316,6 +316,13 @@ WP99=$(field p99_us "$W-paced.txt")
 SRV_NCPU=$([ "$PIN" = split ] && echo 1 || echo "$NCPU")
 util() { awk -v c="$1" -v d="$SECONDS_" -v n="$SRV_NCPU" 'BEGIN { printf "%.0f", 100 * c / d / n }'; }
 
+# Other work above 10% of the machine's CPU time during either throughput run
+# makes the comparison unreliable: say so (a figure, not a failure).
+NOISE=$(awk -v a="${OTHER_S[trainer-webhook]}" -v b="${OTHER_S[nginx]}" -v d="$SECONDS_" -v n="$NCPU" \
+	'BEGIN { m = a > b ? a : b; if (m > 0.1 * d * n)
+		printf "  NOISY: other processes used up to %.1f of %d CPU-seconds during a throughput run;\n" \
+		       "         the figures below are unreliable: run again on a quiet machine.\n", m, d * n }')
+
 row() { # NAME PHASE
 	local f="$TMP/$1-$2.txt"
 	printf '  %-16s %-11s %9s %9s %9s %9s %9s\n' "$1" "$2" "$(field rps "$f")" \
@@ -347,6 +354,7 @@ $(row nginx single)
   requests per server CPU-second: trainer-webhook $WE, nginx $NE ($EFF%)
   trainer-webhook memory: VmRSS $(mib "$WH_RSS0") MiB idle, $(mib "$WH_RSS") MiB after load, VmHWM $(mib "$WH_HWM") MiB (nginx, all processes: VmRSS $(mib "$NG_RSS") MiB)
 
+$NOISE
   throughput  $WR / $NR req/s = $RATIO% of nginx   (target >= 80%)        $(verdict "$RATIO" 80 '>=')
   latency     p99 $(ms "$WP99") ms at the paced load   (target < 1 ms)        $(verdict "$WP99" 1000 '<')
   memory      VmHWM $(mib "$WH_HWM") MiB               (target < 16 MiB)      $(verdict "$WH_HWM" 16384 '<')
