@@ -61,9 +61,44 @@ const char *tp__rt_pathf(char *buf, size_t n, const char *fmt, ...)
 	return buf;
 }
 
+/* Paths are built for every field visited, errors or not: plain copies
+ * here, not printf, keep that cheap. Too long a path is cut, never overrun. */
+static size_t put_str(char *buf, size_t n, size_t at, const char *s)
+{
+	size_t len = strlen(s);
+	if (at + len >= n)
+		len = at < n ? n - 1 - at : 0;
+	memcpy(buf + at, s, len);
+	buf[at + len] = '\0';
+	return at + len;
+}
+
 const char *tp__rt_path(char *buf, size_t n, const char *base, const char *key)
 {
-	return tp__rt_pathf(buf, n, "%s%s%s", base, *base ? "." : "", key);
+	if (!n)
+		return buf;
+	size_t at = buf == base ? strlen(base) : put_str(buf, n, 0, base);
+	if (*base)
+		at = put_str(buf, n, at, ".");
+	put_str(buf, n, at, key);
+	return buf;
+}
+
+const char *tp__rt_index(char *buf, size_t n, const char *base, int i)
+{
+	char num[16], *p = num + sizeof(num);
+	unsigned u = i < 0 ? 0u : (unsigned)i;
+	*--p = '\0';
+	*--p = ']';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	*--p = '[';
+	if (!n)
+		return buf;
+	size_t at = buf == base ? strlen(base) : put_str(buf, n, 0, base);
+	put_str(buf, n, at, p);
+	return buf;
 }
 
 static const cJSON *member(const cJSON *parent, const char *key)
@@ -184,7 +219,7 @@ static void list_map_keys(tp_result *res, const cJSON *arr, const char *path, co
 			const char *pk = tp_get_str(prev, key);
 			if (!pk || strcmp(pk, k))
 				continue;
-			tp__rt_pathf(ip, sizeof(ip), "%s[%d]", path, i);
+			tp__rt_index(ip, sizeof(ip), path, i);
 			tp_result_add(res, TP_FIELD_DUPLICATE, ip,
 				      tp_result_value(res, tp_get(it, key)), "%s", "");
 			break;
@@ -213,7 +248,7 @@ static void check_env_target(tp_result *res, const cJSON *t, const char *base)
 	int i = 0;
 	bool has_node = false;
 	for (const cJSON *n = names->child; n; n = n->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", path, i);
+		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!cJSON_IsString(n)) {
 			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, json_type(n)),
 				      "%s in body must be of type string: \"%s\"", ip, json_type(n));
@@ -259,7 +294,7 @@ static void check_torch(const tp__rt_flavor *f, tp_result *res, const cJSON *tor
 	char ip[PATH_MAX_LEN];
 	int i = 0;
 	for (const cJSON *t = targets->child; t; t = t->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", tb, i);
+		tp__rt_index(ip, sizeof(ip), tb, i);
 		if (!cJSON_IsObject(t)) {
 			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, json_type(t)),
 				      "%s in body must be of type object: \"%s\"", ip, json_type(t));
@@ -367,7 +402,7 @@ static void check_depends_on(tp_result *res, const cJSON *job, const char *base)
 		return;
 	int i = 0;
 	for (const cJSON *d = deps->child; d; d = d->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", path, i);
+		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!object_item(res, d, ip))
 			continue;
 		required(res, d, ip, "name");
@@ -404,7 +439,7 @@ static void check_job_template(tp_result *res, const cJSON *job, const char *bas
 	const cJSON *cs = tp__rt_typed(res, pspec, "containers", cp, TP_RT_ARRAY);
 	int i = 0;
 	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", cp, i);
+		tp__rt_index(ip, sizeof(ip), cp, i);
 		if (!object_item(res, c, ip))
 			continue;
 		required(res, c, ip, "name");
@@ -420,7 +455,7 @@ static void check_replicated_jobs(tp_result *res, const cJSON *js)
 	char ip[PATH_MAX_LEN];
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", path, i);
+		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!object_item(res, job, ip))
 			continue;
 		required(res, job, ip, "name");
@@ -491,7 +526,7 @@ static void check_volume_claim_policies(tp_result *res, const cJSON *js)
 	char ip[PATH_MAX_LEN], tp[PATH_MAX_LEN];
 	int i = 0;
 	for (const cJSON *p = vcps->child; p; p = p->next, i++) {
-		tp__rt_pathf(ip, sizeof(ip), "%s[%d]", path, i);
+		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!object_item(res, p, ip))
 			continue;
 		const cJSON *ts = tp__rt_typed(res, p, "templates", tp__rt_path(tp, sizeof(tp), ip,

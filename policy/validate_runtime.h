@@ -35,6 +35,8 @@ const char *tp__rt_path(char *buf, size_t n, const char *base, const char *key);
 /* A printf-built path into buf; a path too long for buf is cut short, which
  * only ever shortens a message. Returns buf. */
 const char *tp__rt_pathf(char *buf, size_t n, const char *fmt, ...) TP_PRINTF(3, 4);
+/* base + "[i]" into buf (buf may be base itself). */
+const char *tp__rt_index(char *buf, size_t n, const char *base, int i);
 
 /* The CRD schema and CEL rules of a runtime (structure, types, enums,
  * minimums, immutability on UPDATE against old_obj). */
