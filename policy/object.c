@@ -15,8 +15,11 @@ const cJSON *tp_get(const cJSON *obj, const char *dotted)
 		if (!cJSON_IsObject(obj))
 			return NULL;
 		const cJSON *child = NULL;
+		/* The first byte rules out most members before any call: this runs
+		 * for every field every validator reads. */
 		for (const cJSON *c = obj->child; c; c = c->next)
-			if (c->string && strlen(c->string) == n && !memcmp(c->string, p, n)) {
+			if (c->string && c->string[0] == p[0] && !strncmp(c->string, p, n) &&
+			    c->string[n] == '\0') {
 				child = c;
 				break;
 			}
