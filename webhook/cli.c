@@ -8,10 +8,11 @@
 
 #include "webhook/cli.h"
 
-void tw_cli_init(tw_cli *c, const char *cmd)
+void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
 {
 	memset(c, 0, sizeof(*c));
 	c->cmd = cmd;
+	c->help = help;
 	c->opt.profile = TP_PROFILE_STRICT;
 }
 
@@ -46,36 +47,48 @@ static bool is_rfc3339_utc(const char *s)
 	return true;
 }
 
+int tw_cli_add_runtimes(tw_cli *c, const char *path)
+{
+	const char **r = realloc(c->runtimes, (c->nruntimes + 1) * sizeof(*r));
+	if (!r)
+		return TP_ENOMEM;
+	c->runtimes = r;
+	c->runtimes[c->nruntimes++] = path;
+	return TP_OK;
+}
+
 int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i];
 	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		fputs(c->help ? c->help : "", stdout);
+		return TW_CLI_HELP;
+	}
 	if (!strcmp(a, "--no-schema")) {
 		c->opt.no_schema = true;
-		return 1;
+		return TW_CLI_TAKEN;
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now");
 	if (!takes)
-		return 0;
+		return TW_CLI_OTHER;
 	if (!val)
-		return -tw_cli_usage(c, "%s needs a value", a);
+		return tw_cli_usage(c, "%s needs a value", a), TW_CLI_USAGE;
 	++*i;
 	if (!strcmp(a, "--profile")) {
 		if (tp_profile_parse(val, &c->opt.profile))
-			return -tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val);
+			return tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val),
+			       TW_CLI_USAGE;
 	} else if (!strcmp(a, "--now")) {
 		if (!is_rfc3339_utc(val))
-			return -tw_cli_usage(c, "--now \"%s\": use RFC 3339 UTC, like "
-						"2026-08-21T10:15:30Z", val);
+			return tw_cli_usage(c, "--now \"%s\": use RFC 3339 UTC, like "
+					       "2026-08-21T10:15:30Z", val),
+			       TW_CLI_USAGE;
 		c->opt.now = val;
-	} else {
-		const char **r = realloc(c->runtimes, (c->nruntimes + 1) * sizeof(*r));
-		if (!r)
-			return -tw_cli_usage(c, "out of memory");
-		c->runtimes = r;
-		c->runtimes[c->nruntimes++] = val;
+	} else if (tw_cli_add_runtimes(c, val)) {
+		return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
 	}
-	return 1;
+	return TW_CLI_TAKEN;
 }
 
 int tw_cli_load_store(tw_cli *c)

@@ -10,22 +10,34 @@
 
 typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */
+	const char *help;      /* printed for -h / --help */
 	tp_options opt;        /* --profile, --no-schema, --now; opt.store once loaded */
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;
 	tp_store *store;       /* what --runtimes loaded (and what a command adds) */
 } tw_cli;
 
-void tw_cli_init(tw_cli *c, const char *cmd);
+void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
 void tw_cli_free(tw_cli *c);
 
-/* Try argv[*i] as a shared option. 1: taken (and *i moved past its value),
- * 0: not a shared option, negative: a usage error already printed (its
- * negation is the exit code). */
+enum { TW_CLI_TAKEN = 1, TW_CLI_OTHER = 0, TW_CLI_HELP = -1, TW_CLI_USAGE = -2 };
+
+/* Try argv[*i] as a shared option (or -h/--help, which prints c->help).
+ * TW_CLI_TAKEN (and *i moved past its value), TW_CLI_OTHER, TW_CLI_HELP, or
+ * TW_CLI_USAGE after printing what is wrong. */
 int tw_cli_common(tw_cli *c, int argc, char **argv, int *i);
+/* What a command's argument parser returns for a negative tw_cli_common:
+ * -1 for help (exit 0), TW_EXIT_USAGE for a usage error. */
+static inline int tw_cli_stop(int took)
+{
+	return took == TW_CLI_HELP ? -1 : TW_EXIT_USAGE;
+}
 
 /* "trainer-webhook CMD: <what>" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage(const tw_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Add a --runtimes path (borrowed: it must outlive c). */
+int tw_cli_add_runtimes(tw_cli *c, const char *path);
 
 /* Create the store and load every --runtimes path into it; problems are
  * reported on stderr. Sets opt.store. */

@@ -32,14 +32,10 @@ static int parse_args(struct expand_args *a, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&a->cli, argc, argv, &i);
 		if (took < 0)
-			return -took;
+			return tw_cli_stop(took);
 		if (took)
 			continue;
 		const char *f = argv[i];
-		if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
-			fputs(expand_help, stdout);
-			return -1;
-		}
 		if (!strcmp(f, "-o") || !strcmp(f, "--ssh-key")) {
 			if (++i >= argc)
 				return tw_cli_usage(&a->cli, "%s needs a value", f);
@@ -176,7 +172,7 @@ static int run(struct expand_args *a)
 int tw_cmd_expand(int argc, char **argv)
 {
 	struct expand_args a = { 0 };
-	tw_cli_init(&a.cli, "expand");
+	tw_cli_init(&a.cli, "expand", expand_help);
 	int rc = parse_args(&a, argc, argv);
 	int code = rc ? (rc < 0 ? TW_EXIT_OK : rc) : run(&a);
 	tw_cli_free(&a.cli);

@@ -30,13 +30,9 @@ static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(c, argc, argv, &i);
 		if (took < 0)
-			return -took;
+			return tw_cli_stop(took);
 		if (took)
 			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(review_help, stdout);
-			return -1;
-		}
 		if (!strcmp(argv[i], "--path")) {
 			if (++i >= argc)
 				return tw_cli_usage(c, "--path needs a route");
@@ -104,7 +100,7 @@ int tw_cmd_review(int argc, char **argv)
 {
 	tw_cli c;
 	struct review_args a = { 0 };
-	tw_cli_init(&c, "review");
+	tw_cli_init(&c, "review", review_help);
 	int rc = parse_args(&c, &a, argc, argv);
 	if (rc) {
 		tw_cli_free(&c);

@@ -111,14 +111,10 @@ static int parse_args(struct serve_args *a, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&a->cli, argc, argv, &i);
 		if (took < 0)
-			return -took;
+			return tw_cli_stop(took);
 		if (took)
 			continue;
 		const char *f = argv[i];
-		if (!strcmp(f, "-h") || !strcmp(f, "--help")) {
-			fputs(serve_help, stdout);
-			return -1;
-		}
 		if (!strcmp(f, "--dev")) {
 			a->dev = true;
 			continue;
@@ -155,11 +151,8 @@ static int dev_defaults(struct serve_args *a)
 		a->listen = "127.0.0.1:9443";
 	if (!a->metrics_listen)
 		a->metrics_listen = "127.0.0.1:8080";
-	if (!a->cli.nruntimes) {
-		char *argv[] = { "serve", "--runtimes", DEV_RUNTIMES };
-		int i = 1;
-		tw_cli_common(&a->cli, 3, argv, &i);
-	}
+	if (!a->cli.nruntimes && tw_cli_add_runtimes(&a->cli, DEV_RUNTIMES))
+		return TW_EXIT_USAGE;
 	if (a->cert)
 		return 0;
 	char err[512];
@@ -382,7 +375,7 @@ int tw_cmd_serve(int argc, char **argv)
 {
 	struct serve_args a = { .listen = NULL, .metrics_listen = NULL, .grace_s = 10,
 				.level = TW_LOG_INFO };
-	tw_cli_init(&a.cli, "serve");
+	tw_cli_init(&a.cli, "serve", serve_help);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a.threads = cpus > 0 ? (unsigned)cpus : 1;
 	a.max_body = TW_DEFAULT_MAX_BODY;

@@ -232,14 +232,10 @@ static int parse_args(struct run *r, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&r->cli, argc, argv, &i);
 		if (took < 0)
-			return -took;
+			return tw_cli_stop(took);
 		if (took)
 			continue;
 		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(validate_help, stdout);
-			return -1;
-		}
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (++i >= argc)
 				return tw_cli_usage(&r->cli, "-o needs text or json");
@@ -297,7 +293,7 @@ static int finish(struct run *r)
 int tw_cmd_validate(int argc, char **argv)
 {
 	struct run r = { 0 };
-	tw_cli_init(&r.cli, "validate");
+	tw_cli_init(&r.cli, "validate", validate_help);
 	int rc = parse_args(&r, argc, argv);
 	if (rc) {
 		run_free(&r);
