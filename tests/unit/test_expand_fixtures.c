@@ -53,6 +53,18 @@ static cJSON *trainjob_for(const cJSON *rt, const char *members)
 	return ex_js(buf);
 }
 
+/* RFC 6902 round trip: applying diff(a, b) to a gives b. */
+static void round_trip(const cJSON *a, const cJSON *b)
+{
+	cJSON *ops = NULL, *back = NULL;
+	assert_int_equal(tp_jsonpatch_diff(a, b, &ops), TP_OK);
+	assert_int_equal(tp_jsonpatch_apply(a, ops, &back), TP_OK);
+	assert_true(tp_json_equal(back, b));
+	assert_int_equal(cJSON_GetArraySize(ops) == 0, tp_json_equal(a, b));
+	cJSON_Delete(ops);
+	cJSON_Delete(back);
+}
+
 static cJSON *expand(const cJSON *tj, const cJSON *rt)
 {
 	tp_result *res = NULL;
@@ -74,6 +86,12 @@ static cJSON *expand(const cJSON *tj, const cJSON *rt)
 	free(b);
 	cJSON_Delete(again);
 	tp_result_free(res);
+	/* Every expansion is also a JSON Patch test input, both ways. */
+	const cJSON *js = cJSON_GetArrayItem(tp_get(out, "items"), 0);
+	round_trip(rt, js);
+	round_trip(js, rt);
+	round_trip(tj, js);
+	round_trip(tj, out);
 	return out;
 }
 
