@@ -350,6 +350,10 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *ke
 /* The same, with the runtime given instead of looked up. */
 int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const cJSON *runtime,
 			   const tp_ssh_key *key, cJSON **out_list, tp_result *res);
+/* existing (a JobSet the cluster holds) with the fields of built (from
+ * tp_expand) laid over it by strategic merge: what built does not set is
+ * kept, nothing is removed. *out is a new tree (current arena, if any). */
+int tp_jobset_reconcile(const cJSON *existing, const cJSON *built, cJSON **out);
 
 /* ---------------------------------------------------------------- JSON Patch */
 

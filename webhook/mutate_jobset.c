@@ -3,11 +3,14 @@
  * TrainJob owns is patched into the JobSet the expansion builds from that
  * TrainJob and its runtime (both from the store).
  *
- * The JobSet keeps what the API server and other controllers own (its
- * metadata but for labels and annotations the runtime sets, its owner
- * references, its status); its spec becomes the built one. The result must
- * pass JobSet's own admission rules, so this webhook never produces a JobSet
- * that JobSet's webhook would refuse.
+ * The built fields are laid over the JobSet (tp_jobset_reconcile): what the
+ * API server, JobSet's own defaulting and other controllers set stays. The
+ * result must pass JobSet's own admission rules, so this webhook never
+ * produces a JobSet that JobSet's webhook would refuse.
+ *
+ * On UPDATE it follows upstream's controller, which rebuilds a JobSet only
+ * while the TrainJob or the JobSet is suspended: a running JobSet, or one
+ * whose TrainJob is gone (garbage collection on its way), passes untouched.
  */
 #include <string.h>
 
@@ -29,58 +32,6 @@ static const cJSON *trainjob_owner(const cJSON *jobset)
 	return NULL;
 }
 
-/* Labels or annotations: the built ones over the object's own. */
-static int overlay_map(cJSON *meta, const cJSON *built_meta, const char *key)
-{
-	const cJSON *from = tp_get_object(built_meta, key);
-	if (!from)
-		return TP_OK;
-	cJSON *to = cJSON_GetObjectItemCaseSensitive(meta, key);
-	if (!cJSON_IsObject(to)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(meta, key);
-		if (!(to = cJSON_AddObjectToObject(meta, key)))
-			return TP_ENOMEM;
-	}
-	const cJSON *kv;
-	cJSON_ArrayForEach(kv, from)
-	{
-		cJSON *v = cJSON_Duplicate(kv, 1);
-		if (!v)
-			return TP_ENOMEM;
-		if (cJSON_GetObjectItemCaseSensitive(to, kv->string))
-			cJSON_ReplaceItemInObjectCaseSensitive(to, kv->string, v);
-		else
-			cJSON_AddItemToObject(to, kv->string, v);
-	}
-	return TP_OK;
-}
-
-/* The request's JobSet with the built spec, labels and annotations. */
-static int reconciled(const cJSON *object, const cJSON *built, cJSON **out)
-{
-	cJSON *t = cJSON_Duplicate(object, 1);
-	cJSON *spec = cJSON_Duplicate(tp_get(built, "spec"), 1);
-	if (!t || !spec) {
-		cJSON_Delete(t);
-		cJSON_Delete(spec);
-		return TP_ENOMEM;
-	}
-	if (cJSON_GetObjectItemCaseSensitive(t, "spec"))
-		cJSON_ReplaceItemInObjectCaseSensitive(t, "spec", spec);
-	else
-		cJSON_AddItemToObject(t, "spec", spec);
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(t, "metadata");
-	const cJSON *bmeta = tp_get_object(built, "metadata");
-	int rc = TP_OK;
-	if (cJSON_IsObject(meta) && ((rc = overlay_map(meta, bmeta, "labels")) != TP_OK ||
-				     (rc = overlay_map(meta, bmeta, "annotations")) != TP_OK)) {
-		cJSON_Delete(t);
-		return rc;
-	}
-	*out = t;
-	return TP_OK;
-}
-
 static const cJSON *built_jobset(const cJSON *list)
 {
 	const cJSON *item;
@@ -88,6 +39,14 @@ static const cJSON *built_jobset(const cJSON *list)
 		if (tp_kind_of(item) == TP_KIND_JOBSET)
 			return item;
 	return NULL;
+}
+
+/* Upstream rebuilds an existing JobSet only while it or its TrainJob is
+ * suspended. */
+static bool rebuilt_on_update(const tw_review *rv, const cJSON *tj)
+{
+	return tp_get_true(tj, "spec.suspend") || tp_get_true(rv->old_object, "spec.suspend") ||
+	       tp_get_true(rv->object, "spec.suspend");
 }
 
 int tw_decide_jobset(const tp_options *opt, const tw_review *rv, tw_answer *ans)
@@ -100,6 +59,8 @@ int tw_decide_jobset(const tp_options *opt, const tw_review *rv, tw_answer *ans)
 	const char *ns = tp_meta_namespace(rv->object);
 	const char *name = tp_get_str(owner, "name");
 	const cJSON *tj = tp_store_get(opt->store, TP_KIND_TRAINJOB, ns, name ? name : "");
+	if (rv->op == TP_OP_UPDATE && (!tj || !rebuilt_on_update(rv, tj)))
+		return TP_OK;
 	if (!tj)
 		return tp_result_add(ans->res, TP_FIELD_NOT_FOUND, "metadata.ownerReferences",
 				     tp_result_quote(ans->res, name ? name : ""),
@@ -119,7 +80,7 @@ int tw_decide_jobset(const tp_options *opt, const tw_review *rv, tw_answer *ans)
 				      "the expansion of TrainJob %s/%s built no JobSet", ns, name);
 		goto done;
 	}
-	if ((rc = reconciled(rv->object, built, &target)) != TP_OK)
+	if ((rc = tp_jobset_reconcile(rv->object, built, &target)) != TP_OK)
 		goto done;
 	rc = tp_validate_jobset(opt, rv->op, target, rv->old_object, ans->res);
 	if (!rc && tp_result_ok(ans->res))

@@ -182,18 +182,20 @@ static cJSON *decode_patch(const char *b64)
 	return ops;
 }
 
-static struct answer mutate(tp_store *store, const cJSON *jobset)
+static struct answer mutate_op(tp_store *store, const cJSON *jobset, const cJSON *old)
 {
 	char *obj = cJSON_PrintUnformatted(jobset);
-	size_t n = strlen(obj) + 512;
+	char *oldtext = old ? cJSON_PrintUnformatted(old) : NULL;
+	size_t n = strlen(obj) + (oldtext ? strlen(oldtext) : 0) + 512;
 	char *body = malloc(n);
 	snprintf(body, n,
 		 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
 		 "{\"uid\":\"u-js\",\"kind\":{\"group\":\"jobset.x-k8s.io\",\"version\":\"v1alpha2\","
-		 "\"kind\":\"JobSet\"},\"namespace\":\"ns\",\"operation\":\"CREATE\",\"object\":%s,"
-		 "\"oldObject\":null}}",
-		 obj);
+		 "\"kind\":\"JobSet\"},\"namespace\":\"ns\",\"operation\":\"%s\",\"object\":%s,"
+		 "\"oldObject\":%s}}",
+		 old ? "UPDATE" : "CREATE", obj, oldtext ? oldtext : "null");
 	cJSON_free(obj);
+	cJSON_free(oldtext);
 	tw_config cfg = { .store = store, .max_body = TW_DEFAULT_MAX_BODY };
 	tp_arena *arena;
 	assert_int_equal(tp_arena_new(&arena, 0), TP_OK);
@@ -202,7 +204,8 @@ static struct answer mutate(tp_store *store, const cJSON *jobset)
 	assert_int_equal(tw_admission_handle(&cfg, tw_route_find(ROUTE_JS), body, strlen(body),
 					     arena, &out, &oc),
 			 TP_OK);
-	assert_int_equal(oc.http_status, 200);
+	if (oc.http_status != 200)
+		fail_msg("HTTP %d: %s", oc.http_status, out.data);
 	struct answer a = { .allowed = oc.allowed, .review = cJSON_Parse(out.data) };
 	const char *patch = tp_get_str(a.review, "response.patch");
 	a.has_patch = patch != NULL;
@@ -216,6 +219,11 @@ static struct answer mutate(tp_store *store, const cJSON *jobset)
 	tp_arena_free(arena);
 	free(body);
 	return a;
+}
+
+static struct answer mutate(tp_store *store, const cJSON *jobset)
+{
+	return mutate_op(store, jobset, NULL);
 }
 
 static void answer_free(struct answer *a)
@@ -343,6 +351,99 @@ static void owned_mpi_jobset_needs_no_key(void **state)
 	tp_store_free(s);
 }
 
+
+static bool patch_removes(const struct answer *a)
+{
+	const char *b64 = tp_get_str(a->review, "response.patch");
+	if (!b64)
+		return false;
+	cJSON *ops = decode_patch(b64);
+	bool removes = false;
+	const cJSON *op;
+	cJSON_ArrayForEach(op, ops)
+		removes |= !strcmp(tp_get_str(op, "op"), "remove");
+	cJSON_Delete(ops);
+	return removes;
+}
+
+/* What JobSet's own webhook defaulted stays; the patch only adds and replaces. */
+static void create_keeps_jobset_defaults(void **state)
+{
+	(void)state;
+	tp_store *s = store_with(true);
+	cJSON *req = built_jobset(s);
+	cJSON *spec = cJSON_GetObjectItem(req, "spec");
+	cJSON_AddItemToObject(spec, "network", tt_json("{\"enableDNSHostnames\":true}"));
+	cJSON *rj = cJSON_GetArrayItem(cJSON_GetObjectItem(spec, "replicatedJobs"), 0);
+	cJSON *tspec = cJSON_GetObjectItem(cJSON_GetObjectItem(rj, "template"), "spec");
+	cJSON_AddStringToObject(tspec, "completionMode", "Indexed");
+	cJSON_ReplaceItemInObject(tspec, "parallelism", cJSON_CreateNumber(1));
+	struct answer a = mutate(s, req);
+	assert_true(a.allowed);
+	assert_true(a.has_patch);
+	assert_false(patch_removes(&a));
+	assert_true(tp_get_true(a.patched, "spec.network.enableDNSHostnames"));
+	const cJSON *pj = cJSON_GetArrayItem(tp_get_array(a.patched, "spec.replicatedJobs"), 0);
+	assert_string_equal(tp_get_str(pj, "template.spec.completionMode"), "Indexed");
+	long long par = 0;
+	assert_true(tp_get_int(pj, "template.spec.parallelism", &par));
+	assert_int_equal(par, 3);
+	answer_free(&a);
+	cJSON_Delete(req);
+	tp_store_free(s);
+}
+
+/* Upstream rebuilds an existing JobSet only while suspended: a running one
+ * passes any UPDATE untouched, and so does one whose TrainJob is gone. */
+static void update_reconciles_only_while_suspended(void **state)
+{
+	(void)state;
+	tp_store *s = store_with(true);
+	cJSON *old = built_jobset(s);
+	cJSON *stale = cJSON_Duplicate(old, 1);
+	cJSON *rj = cJSON_GetArrayItem(tp_get(stale, "spec.replicatedJobs"), 0);
+	cJSON *tspec = cJSON_GetObjectItem(cJSON_GetObjectItem(rj, "template"), "spec");
+	cJSON_ReplaceItemInObject(tspec, "parallelism", cJSON_CreateNumber(1));
+	cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(stale, "metadata"), "labels"),
+				"kueue.x-k8s.io/queue-name", "q");
+	struct answer a = mutate_op(s, stale, stale);
+	assert_true(a.allowed);
+	assert_false(a.has_patch);
+	answer_free(&a);
+	/* The TrainJob suspended: rebuilt (here: spec.suspend follows the
+	 * TrainJob), and the label someone else set survives. */
+	cJSON *labelled = cJSON_Duplicate(old, 1);
+	cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(labelled, "metadata"),
+						    "labels"),
+				"kueue.x-k8s.io/queue-name", "q");
+	cJSON *tj = tt_json(trainjob_json);
+	cJSON_AddBoolToObject(cJSON_GetObjectItem(tj, "spec"), "suspend", 1);
+	assert_int_equal(tp_store_put(s, tj), TP_OK);
+	a = mutate_op(s, labelled, old);
+	if (!a.allowed)
+		fail_msg("denied: %s", tp_get_str(a.review, "response.status.message"));
+	assert_true(a.has_patch);
+	assert_true(tp_get_true(a.patched, "spec.suspend"));
+	const cJSON *labels = tp_get_object(a.patched, "metadata.labels");
+	assert_string_equal(cJSON_GetStringValue(
+				    cJSON_GetObjectItem(labels, "kueue.x-k8s.io/queue-name")),
+			    "q");
+	answer_free(&a);
+	cJSON_Delete(labelled);
+	/* The TrainJob gone from the store: an UPDATE passes, a CREATE does not. */
+	tp_store_remove(s, TP_KIND_TRAINJOB, "ns", "tj");
+	a = mutate_op(s, stale, stale);
+	assert_true(a.allowed);
+	assert_false(a.has_patch);
+	answer_free(&a);
+	a = mutate(s, stale);
+	assert_false(a.allowed);
+	answer_free(&a);
+	cJSON_Delete(stale);
+	cJSON_Delete(old);
+	tp_store_free(s);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -352,6 +453,8 @@ int main(void)
 		cmocka_unit_test(expand_bad_bodies_are_400),
 		cmocka_unit_test(owned_jobset_is_patched_into_the_built_one),
 		cmocka_unit_test(owned_mpi_jobset_needs_no_key),
+		cmocka_unit_test(create_keeps_jobset_defaults),
+		cmocka_unit_test(update_reconciles_only_while_suspended),
 		cmocka_unit_test(unowned_jobset_is_left_alone),
 		cmocka_unit_test(missing_owner_trainjob_is_denied),
 	};
