@@ -111,11 +111,7 @@ bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
 const cJSON *tp_x_resources_per_node(const tp_expansion *x);
-/* GPUs per node: the first resource whose name contains "gpu" (any case) in
- * requests, else in limits; 0 when none. */
-long long tp_x_gpu_count(const cJSON *resources);
-/* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
-long long tp_x_cpu_count(const cJSON *resources);
+/* GPU and CPU counts: tp_gpu_count / tp_cpu_count (torch_facts.h). */
 
 /* ------------------------------------------------------------ writing
  * All take ownership of the cJSON item they are given, also on failure, and

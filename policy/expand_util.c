@@ -5,6 +5,7 @@
  * lists survives and the output does not depend on anything but the inputs.
  */
 #include "policy/expand.h"
+#include "policy/torch_facts.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -50,65 +51,8 @@ bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 	return true;
 }
 
-const cJSON *tp_x_resources_per_node(const tp_expansion *x)
-{
-	const cJSON *r = tp_get_object(x->trainer, "resourcesPerNode");
-	if (r)
-		return r;
-	/* The runtime's own: resourcesPerNode was merged into the template's
-	 * container already, so this is read from the runtime, not x->tmpl. */
-	const cJSON *jobs = tp_get_array(x->runtime, "spec.template.spec.replicatedJobs");
-	const cJSON *job;
-	cJSON_ArrayForEach(job, jobs) {
-		const char *anc = tp_meta_label(tp_get(job, "template"), TP_LABEL_ANCESTOR);
-		const char *name = tp_get_str(job, "name");
-		if (!(name && !strcmp(name, TP_JOB_NODE)) && !(anc && !strcmp(anc, TP_ANCESTOR_TRAINER)))
-			continue;
-		const cJSON *c = tp_find_named(tp_get(job, "template.spec.template.spec.containers"),
-					       "name", TP_CONTAINER_NODE);
-		if (c)
-			return tp_get_object(c, "resources");
-	}
-	return NULL;
-}
 
-static bool contains_gpu(const char *s)
-{
-	for (; *s; s++)
-		if (tolower((unsigned char)s[0]) == 'g' && tolower((unsigned char)s[1]) == 'p' &&
-		    tolower((unsigned char)s[2]) == 'u')
-			return true;
-	return false;
-}
 
-static long long ceil_of(const cJSON *v)
-{
-	tp_quantity q;
-	int64_t n;
-	if (tp_quantity_from_json(v, &q) || tp_quantity_ceil(&q, &n) || n < 0)
-		return 0;
-	return n;
-}
-
-long long tp_x_gpu_count(const cJSON *resources)
-{
-	static const char *const lists[] = { "requests", "limits" };
-	for (int i = 0; i < 2; i++) {
-		const cJSON *r;
-		cJSON_ArrayForEach(r, tp_get_object(resources, lists[i]))
-			if (r->string && contains_gpu(r->string))
-				return ceil_of(r);
-	}
-	return 0;
-}
-
-long long tp_x_cpu_count(const cJSON *resources)
-{
-	const cJSON *cpu = tp_get(resources, "requests.cpu");
-	if (!cpu)
-		cpu = tp_get(resources, "limits.cpu");
-	return cpu ? ceil_of(cpu) : 0;
-}
 
 /* ------------------------------------------------------------ writing */
 
@@ -298,4 +242,9 @@ int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char 
 	if (tp_result_add(x->res, TP_FIELD_INVALID, path, v, "%s", detail))
 		return TP_ENOMEM;
 	return TP_EINVAL;
+}
+
+const cJSON *tp_x_resources_per_node(const tp_expansion *x)
+{
+	return tp_trainer_resources(x->trainer, x->runtime);
 }

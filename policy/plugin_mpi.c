@@ -7,6 +7,7 @@
  * inputs give the same Secret.
  */
 #include "policy/expand.h"
+#include "policy/torch_facts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -135,7 +136,7 @@ static long long slots_per_node(const tp_expansion *x, const cJSON *mpi)
 		return n;
 	n = 1;
 	tp_get_int(mpi, "numProcPerNode", &n);
-	long long gpu = tp_x_gpu_count(tp_x_resources_per_node(x));
+	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
 	return n == 1 && gpu > 1 ? gpu : n;
 }
 

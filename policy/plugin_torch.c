@@ -10,30 +10,13 @@
  * with a GPU "auto" stays for torchrun to resolve.
  */
 #include "policy/expand.h"
+#include "policy/torch_facts.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define PORT_TEXT "29500"
 
-static void resolve_nproc(const tp_expansion *x, const cJSON *torch, const cJSON *resources,
-			  long long gpu, char *out, size_t n)
-{
-	const cJSON *v = tp_get(x->trainer, "numProcPerNode");
-	if (!v || cJSON_IsNull(v))
-		v = tp_get(torch, "numProcPerNode");
-	long long i;
-	if (tp_json_is_int(v, &i))
-		snprintf(out, n, "%lld", i);
-	else if (cJSON_IsString(v))
-		snprintf(out, n, "%s", v->valuestring);
-	else
-		snprintf(out, n, "auto");
-	if ((!strcmp(out, "auto") && gpu == 0) || !strcmp(out, "cpu")) {
-		long long cpu = tp_x_cpu_count(resources);
-		snprintf(out, n, "%lld", cpu < 1 ? 1 : cpu);
-	}
-}
 
 /* PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK; then the master's address
  * and port unless TorchTune takes the rendezvous into its own command. */
@@ -83,9 +66,9 @@ static int enforce_ml_policy(tp_expansion *x)
 	if (tp_x_trainjob_num_nodes(x, &nodes) && ps)
 		ps->count = nodes;
 	const cJSON *resources = tp_x_resources_per_node(x);
-	long long gpu = tp_x_gpu_count(resources);
+	long long gpu = tp_gpu_count(resources);
 	char nproc[64];
-	resolve_nproc(x, torch, resources, gpu, nproc, sizeof(nproc));
+	tp_torch_nproc(x->trainer, torch, resources, gpu, nproc, sizeof(nproc));
 
 	cJSON *node = x->trainer && ps ? tp_x_container(ps, TP_CONTAINER_NODE) : NULL;
 	if (node) {

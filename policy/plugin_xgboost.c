@@ -4,6 +4,7 @@
  * runs a worker, so the worker count is nodes × max(1, GPUs per node).
  */
 #include "policy/expand.h"
+#include "policy/torch_facts.h"
 
 #include <stdio.h>
 
@@ -20,7 +21,7 @@ static int enforce_ml_policy(tp_expansion *x)
 	cJSON *c = tp_x_container(ps, TP_CONTAINER_NODE);
 	if (!c)
 		return TP_OK;
-	long long gpu = tp_x_gpu_count(tp_x_resources_per_node(x));
+	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
 	char workers[32], addr[600];
 	snprintf(workers, sizeof(workers), "%lld", ps->count * (gpu > 1 ? gpu : 1));
 	if (tp_x_master_addr(x, 0, addr, sizeof(addr)))

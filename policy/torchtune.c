@@ -2,22 +2,17 @@
  * torchtune.c — TorchTune's TrainJob rules (upstream plugins/torch/torchtune.go),
  * run by the Torch plugin when trainer.command is exactly ["tune", "run"].
  *
- * How the recipe config is resolved (the spec names the rule, not the
- * resolution, so this is ours, written to agree with the rules' wording):
- *  - "--config X" or "--config=X" in trainer.args wins;
- *  - else "<model>_<kind>[_single_device]" where kind is "qlora" when the args
- *    quantize the base model (model.quantize_base=True), "lora" when they set
- *    LoRA parameters (model.lora_* / model.apply_lora_*), else "full"; and
- *    single device means one node, numProcPerNode unset/auto/1 and one GPU.
+ * The model name and the recipe config come from torch_facts.c, the code the
+ * expansion builds the `tune run` command with (kubeflow-upstream.md §5.2),
+ * so a config admission refuses is exactly the config the JobSet would run.
  */
 #include "policy/validate_trainjob.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "policy/torch_facts.h"
 
 static const char *const supported_models[] = {
 	"llama3_2/1B", "llama3_2/3B", "llama3_3/70B", "qwen2_5/1.5B",
@@ -28,23 +23,6 @@ static const char *const immutable_keys[] = {
 	"output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file",
 };
 
-/* "torchtune-llama3.2-1b" -> "llama3_2/1B": exactly three '-' parts. */
-static void model_of(const char *ref, char *out, size_t n)
-{
-	out[0] = '\0';
-	const char *d1 = strchr(ref, '-'), *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
-	if (!d2 || strchr(d2 + 1, '-'))
-		return;
-	size_t len = 0;
-	for (const char *p = d1 + 1; p < d2 && len + 1 < n; p++)
-		out[len++] = *p == '.' ? '_' : *p;
-	if (len + 1 < n)
-		out[len++] = '/';
-	for (const char *p = d2 + 1; *p && len + 1 < n; p++)
-		out[len++] = (char)toupper((unsigned char)*p);
-	out[len] = '\0';
-}
-
 static bool model_supported(const char *m)
 {
 	for (size_t i = 0; i < sizeof(supported_models) / sizeof(*supported_models); i++)
@@ -53,78 +31,17 @@ static bool model_supported(const char *m)
 	return false;
 }
 
-static bool arg_has_prefix(const cJSON *args, const char *prefix)
+/* The recipe as the expansion resolves it; nodes as the rules count them
+ * (trainer.numNodes, default 1). */
+static void resolve_recipe(const tp_tj_ctx *ctx, long long nodes, tp_tune_recipe *r)
 {
-	for (const cJSON *a = args ? args->child : NULL; a; a = a->next)
-		if (cJSON_IsString(a) && !strncmp(a->valuestring, prefix, strlen(prefix)))
-			return true;
-	return false;
-}
-
-static bool uses_qlora(const cJSON *args)
-{
-	for (const cJSON *a = args ? args->child : NULL; a; a = a->next)
-		if (cJSON_IsString(a) && !strcasecmp(a->valuestring, "model.quantize_base=True"))
-			return true;
-	return false;
-}
-
-static bool uses_lora(const cJSON *args)
-{
-	return uses_qlora(args) || arg_has_prefix(args, "model.lora_") ||
-	       arg_has_prefix(args, "model.apply_lora_");
-}
-
-static const char *explicit_config(const cJSON *args)
-{
-	for (const cJSON *a = args ? args->child : NULL; a; a = a->next) {
-		if (!cJSON_IsString(a))
-			continue;
-		if (!strncmp(a->valuestring, "--config=", 9))
-			return a->valuestring + 9;
-		if (!strcmp(a->valuestring, "--config") && cJSON_IsString(a->next))
-			return a->next->valuestring;
-	}
-	return NULL;
-}
-
-/* A quantity of exactly 1 (number or string). */
-static bool is_one(const cJSON *v)
-{
-	long long n;
-	if (tp_json_is_int(v, &n))
-		return n == 1;
-	return cJSON_IsString(v) && !strcmp(v->valuestring, "1");
-}
-
-static bool one_gpu(const cJSON *job)
-{
-	const cJSON *res = tp_get_object(job, "spec.trainer.resourcesPerNode");
-	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(tp_get_object(res, "limits"),
-							    "nvidia.com/gpu");
-	const cJSON *req = cJSON_GetObjectItemCaseSensitive(tp_get_object(res, "requests"),
-							    "nvidia.com/gpu");
-	return lim ? is_one(lim) : is_one(req);
-}
-
-static bool one_proc(const cJSON *job)
-{
-	const cJSON *v = tp_get(job, "spec.trainer.numProcPerNode");
-	return !v || cJSON_IsNull(v) || is_one(v) ||
-	       (cJSON_IsString(v) && !strcmp(v->valuestring, "auto"));
-}
-
-static void resolve_config(const tp_tj_ctx *ctx, const char *model, char *out, size_t n)
-{
-	const cJSON *args = tp_get_array(ctx->job, "spec.trainer.args");
-	const char *cfg = explicit_config(args);
-	if (cfg) {
-		snprintf(out, n, "%s", cfg);
-		return;
-	}
-	const char *kind = uses_qlora(args) ? "qlora" : uses_lora(args) ? "lora" : "full";
-	bool single = tp__tj_num_nodes(ctx) == 1 && one_proc(ctx->job) && one_gpu(ctx->job);
-	snprintf(out, n, "%s_%s%s", model, kind, single ? "_single_device" : "");
+	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
+	const cJSON *resources = tp_trainer_resources(trainer, ctx->runtime);
+	long long gpu = tp_gpu_count(resources);
+	char nproc[64];
+	tp_torch_nproc(trainer, tp_get_object(ctx->runtime, "spec.mlPolicy.torch"), resources, gpu,
+		       nproc, sizeof(nproc));
+	tp_torchtune_recipe(nodes, nproc, gpu, tp_get_array(trainer, "args"), r);
 }
 
 /* Invalid at path, showing the TrainJob's value there. */
@@ -196,8 +113,7 @@ static int check_args(tp_tj_ctx *ctx)
 int tp__tj_torchtune(tp_tj_ctx *ctx)
 {
 	char model[256], cfg[512];
-	const char *ref = tp_get_str(ctx->job, "spec.runtimeRef.name");
-	model_of(ref ? ref : "", model, sizeof(model));
+	tp_torchtune_model(tp_get_str(ctx->job, "spec.runtimeRef.name"), model, sizeof(model));
 	/* Every rule below is about a known model; one error says it all. */
 	if (!model_supported(model))
 		return invalid(ctx, "spec.runtimeRef.name",
@@ -207,10 +123,12 @@ int tp__tj_torchtune(tp_tj_ctx *ctx)
 	int rc = TP_OK;
 	if (nodes > 1 && strcmp(model, MULTI_NODE_MODEL))
 		rc = invalid(ctx, "spec.trainer.numNodes", "must be 1 for %s model", model);
-	resolve_config(ctx, model, cfg, sizeof(cfg));
+	tp_tune_recipe recipe;
+	resolve_recipe(ctx, nodes, &recipe);
+	snprintf(cfg, sizeof(cfg), "%s%s", model, recipe.suffix);
 	if (!rc)
 		rc = check_qlora(ctx, model, cfg);
-	if (!rc && nodes > 1 && uses_lora(tp_get_array(ctx->job, "spec.trainer.args")))
+	if (!rc && nodes > 1 && (recipe.lora || recipe.qlora))
 		rc = invalid(ctx, "spec.trainer.numNodes",
 			     "LoRA fine-tuning is not supported for multi-node training in "
 			     "TorchTune");

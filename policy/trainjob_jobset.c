@@ -18,7 +18,8 @@ static int invalid_ref(tp_tj_ctx *ctx, const char *detail)
 }
 
 /* The initializer named step ("dataset-initializer") must be a job of the
- * patched template, with a container of that name that mounts "initializer".
+ * patched template, with a container (or initContainer) of that name that
+ * mounts "initializer".
  * Upstream checks by job name, not by the ancestor label. */
 static int check_initializer(tp_tj_ctx *ctx, const char *member, const char *step,
 			     const char *config)
@@ -33,8 +34,11 @@ static int check_initializer(tp_tj_ctx *ctx, const char *member, const char *ste
 			 step, config);
 		return invalid_ref(ctx, d);
 	}
-	const cJSON *c = tp_find_named(tp_get_array(tp__tj_pod_spec(rjob), "containers"), "name",
-				       step);
+	/* Upstream's name set is initContainers and containers together. */
+	const cJSON *pod = tp__tj_pod_spec(rjob);
+	const cJSON *c = tp_find_named(tp_get_array(pod, "containers"), "name", step);
+	if (!c)
+		c = tp_find_named(tp_get_array(pod, "initContainers"), "name", step);
 	if (!c) {
 		snprintf(d, sizeof(d), "must have container with name - %s in the %s job", step, step);
 		return invalid_ref(ctx, d);

@@ -12,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Upstream's rules read trainer.numNodes with a default of 1, not the
+ * runtime's mlPolicy.numNodes (kubeflow-upstream.md §2.4). */
 long long tp__tj_num_nodes(const tp_tj_ctx *ctx)
 {
 	long long n;
-	if (tp_get_int(ctx->job, "spec.trainer.numNodes", &n))
-		return n;
-	if (tp_get_int(ctx->runtime, "spec.mlPolicy.numNodes", &n))
-		return n;
-	return 1;
+	return tp_get_int(ctx->job, "spec.trainer.numNodes", &n) ? n : 1;
 }
 
 const cJSON *tp__tj_job(const cJSON *tmpl, const char *name)

@@ -46,8 +46,11 @@ static tp_result *tune(const char *ref, const char *trainer_extra)
 
 #define GPU1 "\"resourcesPerNode\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}"
 #define GPU4 "\"resourcesPerNode\":{\"limits\":{\"nvidia.com/gpu\":4}}"
-#define QLORA "\"args\":[\"model.lora_rank=8\",\"model.quantize_base=True\"]"
-#define LORA "\"args\":[\"model.lora_rank=8\"]"
+/* kubeflow-upstream.md §5.2: LoRA = an arg naming model.lora_attn_modules;
+ * QLoRA = model.quantize_base true (any case) without a true model.use_dora. */
+#define QLORA "\"args\":[\"model.lora_attn_modules=[q_proj,v_proj]\",\"model.quantize_base=True\"]"
+#define LORA "\"args\":[\"model.lora_attn_modules=[q_proj,v_proj]\"]"
+#define DORA "\"args\":[\"model.quantize_base=true\",\"model.use_dora=True\"]"
 
 static void supported_models(void **state)
 {
@@ -103,13 +106,15 @@ static void qlora(void **state)
 	assert_true(tp_result_ok(tune("torchtune-llama3.2-1b", GPU1 "," QLORA)));
 	assert_true(tp_result_ok(tune("torchtune-llama3.2-3b", "\"numProcPerNode\":1," GPU1 ","
 				      QLORA)));
-	/* An explicit --config decides. */
-	r = tune("torchtune-llama3.2-3b", GPU1 ",\"args\":[\"--config\",\"llama3_2/3B_qlora\"]");
+	/* One process and no GPU is a single device too (nproc == 1 or gpu == 1). */
+	assert_true(tp_result_ok(tune("torchtune-llama3.2-1b", "\"numProcPerNode\":1," QLORA)));
+	/* Two processes on 4 GPUs: distributed QLoRA, refused for small llama. */
+	r = tune("torchtune-llama3.2-3b", "\"numProcPerNode\":2," GPU4 "," QLORA);
 	assert_int_equal(tp_result_error_count(r), 2);
-	assert_true(tp_result_ok(tune("torchtune-llama3.2-3b",
-				      GPU4 ",\"args\":[\"--config=llama3_2/3B_lora\"]")));
 	/* LoRA without quantization: no QLoRA rule. */
 	assert_true(tp_result_ok(tune("torchtune-qwen2.5-1.5b", GPU4 "," LORA)));
+	/* DoRA turns QLoRA off: qwen is fine then. */
+	assert_true(tp_result_ok(tune("torchtune-qwen2.5-1.5b", GPU4 "," DORA)));
 }
 
 static void immutable_args(void **state)

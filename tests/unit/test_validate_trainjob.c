@@ -191,6 +191,18 @@ static void initializer_jobs(void **state)
 	r = create(K, tj_job("a", CTR, "no-mount", md));
 	assert_true(tt_has_error(r, "spec.runtimeRef", "must have volumeMount with name - "
 				 "initializer in container model-initializer of the model-initializer job"));
+	/* Upstream's container set is initContainers and containers: an
+	 * initializer that runs as an initContainer is found. */
+	tj_put(store, TJ_RUNTIME("ClusterTrainingRuntime", "", "init-as-init", "",
+				 "{\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":"
+				 "\"model-initializer\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+				 "{\"initContainers\":[{\"name\":\"model-initializer\",\"volumeMounts\":"
+				 "[{\"name\":\"initializer\",\"mountPath\":\"/w\"}]}],\"containers\":"
+				 "[{\"name\":\"main\"}]}}}}}]}}}"));
+	r = create(K, tj_job("a", CTR, "init-as-init", md));
+	if (!tp_result_ok(r))
+		tt_dump(r);
+	assert_true(tp_result_ok(r));
 }
 
 #define PATCH(mgr, body)                                                                  \
@@ -351,6 +363,12 @@ static void mpi_rules(void **state)
 	assert_string_equal(e->detail, "must have 1 when MPI trainingRuntime with enabled "
 				       "runLauncherAsNode does not have either launcher and node");
 	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "mpi-solo", "\"trainer\":{\"numNodes\":1}"))));
+	/* The rule reads trainer.numNodes (default 1), not the runtime's numNodes. */
+	tj_put(store, TJ_RUNTIME("ClusterTrainingRuntime", "", "mpi-solo-2", "",
+				 "{\"mlPolicy\":{\"numNodes\":2,\"mpi\":{\"runLauncherAsNode\":true}},"
+				 "\"template\":{\"spec\":{\"replicatedJobs\":["
+				 TJ_JOB("node", "trainer", "node") "]}}}"));
+	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "mpi-solo-2", "\"trainer\":{}"))));
 	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "mpi-pair", "\"trainer\":{\"numNodes\":3}"))));
 	r = create(K, tj_job("a", CTR, "mpi-pair", "\"trainer\":{\"env\":[{\"name\":"
 			     "\"OMPI_MCA_plm_rsh_args\"},{\"name\":\"OMPI_MCA_orte_default_hostfile\"}]}"));
