@@ -125,40 +125,42 @@ const char *tp_check_qualified_name(const char *s)
 	return name_part_ok(name, n) ? NULL : QUALIFIED_NAME_MSG;
 }
 
-/* apimachinery IsDomainPrefixedPath: "<dns1123 subdomain>/<path>". */
+/* apimachinery IsDomainPrefixedPath: "<dns1123 subdomain>/<path>". Returns
+ * how many errors it added, or TP_ENOMEM. */
 int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value)
 {
-	if (!value || !*value)
-		return tp_result_add(res, TP_FIELD_REQUIRED, path, NULL, "%s", ""), 1;
+	if (!value || !*value) {
+		int rc = tp_result_add(res, TP_FIELD_REQUIRED, path, NULL, "%s", "");
+		return rc ? rc : 1;
+	}
 	const char *slash = strchr(value, '/');
 	if (!slash || slash == value || !slash[1]) {
-		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
-			      "must be a domain-prefixed path (such as \"acme.io/foo\")");
-		return 1;
+		int rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
+				       "must be a domain-prefixed path (such as \"acme.io/foo\")");
+		return rc ? rc : 1;
 	}
-	int n = 0;
+	int n = 0, rc = TP_OK;
 	char host[254];
 	size_t hn = (size_t)(slash - value);
 	if (hn < sizeof(host)) {
 		memcpy(host, value, hn);
 		host[hn] = '\0';
 		const char *m = tp_check_dns1123_subdomain(host);
-		if (m) {
-			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, host), "%s", m);
+		if (m && !(rc = tp_result_add(res, TP_FIELD_INVALID, path,
+					      tp_result_quote(res, host), "%s", m)))
 			n++;
-		}
-	} else {
-		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
-			      "must be no more than 253 characters");
+	} else if (!(rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
+					 "must be no more than 253 characters"))) {
 		n++;
 	}
 	static const char allowed[] = "/-._~%!$&'()*+,;=:";
-	for (const char *p = slash + 1; *p; p++)
+	for (const char *p = slash + 1; !rc && *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr(allowed, *p)) {
-			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, slash + 1),
-				      "Invalid path: must match the regex [A-Za-z0-9/\\-._~%%!$&'()*+,;=:]+");
-			n++;
+			rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, slash + 1),
+					   "Invalid path: must match the regex "
+					   "[A-Za-z0-9/\\-._~%%!$&'()*+,;=:]+");
+			n += !rc;
 			break;
 		}
-	return n;
+	return rc ? rc : n;
 }

@@ -23,7 +23,11 @@ static int enforce_ml_policy(tp_expansion *x)
 		return TP_OK;
 	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
 	char workers[32], addr[600];
-	snprintf(workers, sizeof(workers), "%lld", ps->count * (gpu > 1 ? gpu : 1));
+	long long nworkers;
+	if (__builtin_mul_overflow(ps->count, gpu > 1 ? gpu : 1, &nworkers))
+		return tp_x_fail(x, "spec.trainer.resourcesPerNode", NULL,
+				 "nodes times GPUs per node is too large a worker count");
+	snprintf(workers, sizeof(workers), "%lld", nworkers);
 	if (tp_x_master_addr(x, 0, addr, sizeof(addr)))
 		return tp_x_fail(x, "metadata.name", NULL, "is too long for a tracker address");
 	int rc;

@@ -134,6 +134,10 @@ static int strict_trainer_rules(const tp_options *opt, const cJSON *job, tp_resu
 				   "node; set numNodes to 1 or more");
 }
 
+/* build_templates' answer when the merge error is already in res: the plugins
+ * are skipped, validation is over. Positive, so no TP_E* code can mean it. */
+#define MERGE_REPORTED 1
+
 /* Step 4. Upstream drops a merge error and would then crash in the JobSet
  * plugin (§7); refusing the patches is the safe answer in both profiles. */
 static int build_templates(tp_tj_ctx *ctx)
@@ -147,7 +151,7 @@ static int build_templates(tp_tj_ctx *ctx)
 	int arc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimePatches", NULL,
 				"cannot be applied to the runtime template of %s: %s",
 				tp_meta_name(ctx->runtime), *err ? err : tp_strerror(rc));
-	return arc ? arc : TP_EINVAL;
+	return arc ? arc : MERGE_REPORTED;
 }
 
 static int run_plugins(tp_tj_ctx *ctx)
@@ -175,7 +179,7 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 	cJSON_Delete(ctx->tmpl);
 	cJSON_Delete(ctx->base);
 	ctx->tmpl = ctx->base = NULL;
-	return rc == TP_EINVAL ? TP_OK : rc; /* TP_EINVAL: the merge error is already in res */
+	return rc == MERGE_REPORTED ? TP_OK : rc;
 }
 
 int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj,

@@ -293,12 +293,19 @@ struct running {
 	tw_watch *watch;
 };
 
-/* Before the drain: the store outlives the watch that writes it. */
+static bool never_ready(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+/* Before the drain: the store outlives the watch that writes it. From here
+ * on the replica is not ready (a stopped watch keeps no store current). */
 static void stop_watch(struct running *r)
 {
 	if (!r->watch)
 		return;
-	tw_server_set_ready_gate(r->srv, NULL, NULL);
+	tw_server_set_ready_gate(r->srv, never_ready, NULL);
 	tw_watch_stop(r->watch);
 	r->watch = NULL;
 	tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");

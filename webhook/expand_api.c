@@ -35,8 +35,12 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *
 		return TW_EXPAND_BAD_INPUT;
 	}
 	int rc = tp_validate_trainjob(opt, TP_OP_CREATE, tj, NULL, res);
-	if (rc == TP_ENOMEM || (!rc && !tp_result_ok(res)))
-		return rc ? TW_EXPAND_BAD_INPUT : TW_EXPAND_INVALID;
+	if (rc) {
+		snprintf(err, errlen, "cannot validate the TrainJob: %s", tp_strerror(rc));
+		return rc == TP_ENOMEM ? TW_EXPAND_NO_MEMORY : TW_EXPAND_BAD_INPUT;
+	}
+	if (!tp_result_ok(res))
+		return TW_EXPAND_INVALID;
 	tw_sshkey made = { 0 };
 	const tw_sshkey *key = fixed;
 	if (!key && wants_ssh_key(opt, tj)) {
@@ -49,7 +53,7 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *
 	tw_sshkey_free(&made);
 	if (rc == TP_ENOMEM) {
 		snprintf(err, errlen, "out of memory");
-		return TW_EXPAND_BAD_INPUT;
+		return TW_EXPAND_NO_MEMORY;
 	}
 	return rc || !tp_result_ok(res) ? TW_EXPAND_INVALID : TW_EXPAND_OK;
 }
@@ -151,8 +155,8 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	int v = tw_expand_trainjob(&opt, tj, NULL, &list, res, err, sizeof(err));
 	if (cfg->store)
 		tp_store_unlock(cfg->store);
-	if (v == TW_EXPAND_BAD_INPUT) {
-		oc->http_status = 400;
+	if (v == TW_EXPAND_BAD_INPUT || v == TW_EXPAND_NO_MEMORY) {
+		oc->http_status = v == TW_EXPAND_NO_MEMORY ? 500 : 400;
 		rc = error_body(err, out);
 	} else if (v == TW_EXPAND_INVALID) {
 		oc->http_status = 422;

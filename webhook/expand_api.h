@@ -12,7 +12,8 @@
 enum {
 	TW_EXPAND_OK = 0,
 	TW_EXPAND_INVALID = 1,   /* the TrainJob is refused: res has the field errors */
-	TW_EXPAND_BAD_INPUT = 2, /* not a TrainJob, no key, out of memory: err says */
+	TW_EXPAND_BAD_INPUT = 2, /* not a TrainJob, no key: err says */
+	TW_EXPAND_NO_MEMORY = 3, /* out of memory (HTTP 500): err says */
 };
 
 /* Validate tj (CREATE) and expand it with the runtime from opt->store into a

@@ -93,6 +93,11 @@ void tw_http_thread_cleanup(void)
 
 /* ------------------------------------------------------------ request */
 
+/* Body bytes read and thrown away after an early error before the
+ * connection is simply closed: enough for any honest client to get its
+ * 413/415 answer, little work for one that sends gigabytes. */
+#define DROP_LIMIT ((size_t)16 * 1024 * 1024)
+
 typedef struct request {
 	const tw_route *route;
 	struct timespec t0;
@@ -100,7 +105,7 @@ typedef struct request {
 	tp_arena *arena;
 	tp_buf body;
 	tp_buf out;
-	bool too_big;
+	size_t dropped;        /* body bytes read and thrown away after an early error */
 	int status;            /* 0 until an early answer is chosen */
 	const char *error;     /* that answer's text */
 	tw_store_ref *store;
@@ -164,35 +169,44 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 /* ------------------------------------------------------------ checks */
 
 /* Go's time.Duration text as the API server writes it ("10s", "1m30s",
- * "500ms"); microseconds, or -1 when it does not read. */
+ * "500ms"): one or more <digits>[.<digits>]<unit>, nothing else (no sign,
+ * no exponent, no "inf"). Microseconds, or -1 when it does not read, is
+ * zero, or is over a day. */
 long long tw_parse_go_duration(const char *s)
 {
 	static const struct {
 		const char *unit;
 		long long us;
-	} units[] = { { "ms", 1000 }, { "us", 1 }, { "µs", 1 }, { "ns", 0 },
+	} units[] = { { "ms", 1000 }, { "us", 1 }, { "\xc2\xb5s", 1 }, { "ns", 0 },
 		      { "h", 3600000000LL }, { "m", 60000000 }, { "s", 1000000 } };
+	const long long day = 3600000000LL * 24;
 	if (!s || !*s)
 		return -1;
 	long long total = 0;
 	while (*s) {
-		char *end;
-		double v = strtod(s, &end);
-		if (end == s || v < 0)
+		long long whole = 0, frac = 0, scale = 1;
+		const char *start = s;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if ((whole = whole * 10 + (*s - '0')) > day)
+				return -1;
+		if (*s == '.')
+			for (s++; *s >= '0' && *s <= '9'; s++)
+				if (scale < 1000000000LL)
+					frac = frac * 10 + (*s - '0'), scale *= 10;
+		if (s == start || (s - start == 1 && *start == '.'))
 			return -1;
-		s = end;
 		size_t i = 0;
-		for (; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strncmp(s, units[i].unit, strlen(units[i].unit)))
-				break;
+		while (i < sizeof(units) / sizeof(units[0]) &&
+		       strncmp(s, units[i].unit, strlen(units[i].unit)))
+			i++;
 		if (i == sizeof(units) / sizeof(units[0]))
 			return -1;
-		total += (long long)(v * (double)units[i].us);
+		total += whole * units[i].us + frac * units[i].us / scale;
 		s += strlen(units[i].unit);
-		if (total > 3600000000LL * 24)
+		if (total > day)
 			return -1;
 	}
-	return total;
+	return total > 0 ? total : -1;
 }
 
 static bool json_type(const char *ct, bool yaml_too)
@@ -276,6 +290,11 @@ static int route_answer(const tw_config *cfg, const tw_route *route, const char 
 
 static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, request *r)
 {
+	/* A body that took the whole budget to arrive is not worth deciding:
+	 * the API server has given up on it already. */
+	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
+		return send_error(s, c, r, 504, "the request's ?timeout= passed before its body "
+						"arrived");
 	r->store = tw_server_store_acquire(s);
 	if (!r->store)
 		return send_error(s, c, r, 503, "the runtime store is not loaded yet");
@@ -284,7 +303,7 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 				 r->arena, &r->out, &r->oc);
 	if (rc)
-		return send_error(s, c, r, 500, "out of memory deciding the request");
+		return send_error(s, c, r, 500, tp_strerror(rc));
 	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
 		return send_error(s, c, r, 504, "the request's ?timeout= passed before the answer");
 	return send_buf(s, c, r, r->oc.http_status, "application/json");
@@ -331,12 +350,15 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		/* Past the limit the rest is read and dropped, so that the 413 can
-		 * still be sent on a connection in a known state. */
+		/* Past the limit the rest is read and dropped, so that the error
+		 * can still be sent on a connection in a known state; but only up
+		 * to DROP_LIMIT: a client that goes on is cut off. */
 		if (!r->status && tp_buf_add(&r->body, upload_data, *upload_size)) {
 			r->status = 413;
 			r->error = "the body is larger than --max-body";
 		}
+		if (r->status && (r->dropped += *upload_size) > DROP_LIMIT)
+			return MHD_NO;
 		*upload_size = 0;
 		return MHD_YES;
 	}

@@ -155,13 +155,15 @@ void tw_server_set_ready_gate(tw_server *s, bool (*gate)(void *), void *arg)
 
 bool tw_server_ready(tw_server *s)
 {
-	pthread_mutex_lock(&s->store_lock);
-	bool ready = s->store != NULL;
-	bool (*gate)(void *) = s->ready_gate;
-	void *gate_arg = s->ready_gate_arg;
-	pthread_mutex_unlock(&s->store_lock);
-	if (ready && gate && !gate(gate_arg))
+	/* A draining replica is no longer ready: the endpoint goes away while
+	 * requests in flight finish. */
+	if (atomic_load(&s->draining))
 		return false;
+	/* The gate is called under the lock, so that whoever clears it (before
+	 * freeing what gate_arg points to) waits for a probe in progress. */
+	pthread_mutex_lock(&s->store_lock);
+	bool ready = s->store != NULL && (!s->ready_gate || s->ready_gate(s->ready_gate_arg));
+	pthread_mutex_unlock(&s->store_lock);
 	return ready && s->opt.tls && tw_tls_not_after(s->opt.tls) > 0;
 }
 

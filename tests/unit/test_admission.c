@@ -274,6 +274,15 @@ static void go_durations(void **state)
 	assert_int_equal(tw_parse_go_duration("s"), -1);
 	assert_int_equal(tw_parse_go_duration(""), -1);
 	assert_int_equal(tw_parse_go_duration("-1s"), -1);
+	/* Go's grammar only: no exponent, no inf/nan, no zero budget. */
+	assert_int_equal(tw_parse_go_duration(".5s"), 500000);
+	assert_int_equal(tw_parse_go_duration("2h"), 7200000000LL);
+	assert_int_equal(tw_parse_go_duration("1e3s"), -1);
+	assert_int_equal(tw_parse_go_duration("nans"), -1);
+	assert_int_equal(tw_parse_go_duration("infs"), -1);
+	assert_int_equal(tw_parse_go_duration("0s"), -1);
+	assert_int_equal(tw_parse_go_duration(".s"), -1);
+	assert_int_equal(tw_parse_go_duration("25h"), -1);
 }
 
 /* ------------------------------------------------------------ fixtures */
