@@ -150,11 +150,25 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	oc->kind = "TrainJob";
 	oc->name = tp_meta_name(tj);
 	oc->namespace_ = tp_meta_namespace(tj);
+	/* An MPI key takes milliseconds to make: not while holding the store's
+	 * read lock, which a waiting watch writer would turn into everyone's wait. */
+	tw_sshkey key = { 0 };
 	if (cfg->store)
 		tp_store_rdlock(cfg->store);
-	int v = tw_expand_trainjob(&opt, tj, NULL, &list, res, err, sizeof(err));
+	bool need_key = wants_ssh_key(&opt, tj);
 	if (cfg->store)
 		tp_store_unlock(cfg->store);
+	int v = TW_EXPAND_OK;
+	if (need_key && tw_sshkey_generate(&key, err, sizeof(err)))
+		v = TW_EXPAND_BAD_INPUT;
+	if (cfg->store)
+		tp_store_rdlock(cfg->store);
+	if (v == TW_EXPAND_OK)
+		v = tw_expand_trainjob(&opt, tj, need_key ? &key : NULL, &list, res, err,
+				       sizeof(err));
+	if (cfg->store)
+		tp_store_unlock(cfg->store);
+	tw_sshkey_free(&key);
 	if (v == TW_EXPAND_BAD_INPUT || v == TW_EXPAND_NO_MEMORY) {
 		oc->http_status = v == TW_EXPAND_NO_MEMORY ? 500 : 400;
 		rc = error_body(err, out);
