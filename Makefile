@@ -116,3 +116,27 @@ NS ?= trainer-webhook-system
 deploy-self-signed: all
 	sh deploy/overlays/self-signed/generate.sh $(BIN) $(NS)
 	@echo "now: kubectl apply -k deploy/overlays/self-signed"
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/
+# (policy/, webhook/ and certs/ objects with -fsanitize=fuzzer-no-link plus
+# ASan/UBSan), then each run for FUZZ_SECONDS on a seed corpus made from
+# ../shared/fixtures, deploy/runtimes and deploy/samples (tests/fuzz/run.sh).
+# Fails on any crash, leak or timeout; the input lands in build-fuzz/artifacts/.
+#   make fuzz FUZZ_SECONDS=300 FUZZ_TARGETS=fuzz_load FUZZ_CORPUS=DIR
+FUZZ_BUILD   := build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=all
+
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libtwebhook.a \
+                      $(FUZZ_BUILD)/libtrainpolicy.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libtwebhook.a \
+	      $(FUZZ_BUILD)/libtrainpolicy.a $(LDLIBS)
+
+fuzz:
+	$(MAKE) CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) OPT="$(FUZZ_OPT)" \
+	        $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)

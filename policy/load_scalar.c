@@ -288,11 +288,13 @@ int tp__yaml_resolve(const char *s, size_t n, const char *tag, bool plain, tp_ya
  * exponent form when the exponent is below -4 or at least 6. */
 static int format_float32(double d, char *buf, size_t len)
 {
-	if (isnan(d))
-		return snprintf(buf, len, ".nan");
-	if (isinf(d))
-		return snprintf(buf, len, d > 0 ? ".inf" : "-.inf");
+	/* Go converts to float32 first: a double past FLT_MAX (1e39) is
+	 * +Inf there too, and "%e" of an infinity has no 'e' to look for. */
 	float f = (float)d;
+	if (isnan(f))
+		return snprintf(buf, len, ".nan");
+	if (isinf(f))
+		return snprintf(buf, len, f > 0 ? ".inf" : "-.inf");
 	char tmp[64];
 	int prec = 1;
 	for (; prec < 9; prec++) {

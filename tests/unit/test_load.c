@@ -253,6 +253,14 @@ static void key_text(void **state)
 	sc.d = 0.1; /* float32 precision, as sigs.k8s.io/yaml formats keys */
 	tp__yaml_key_text(&sc, buf, sizeof(buf));
 	assert_string_equal(buf, "0.1");
+	/* Finite doubles past float32's range are Go's +Inf/-Inf keys (fuzz_load
+	 * found the crash: "%e" of inf has no 'e'). */
+	sc.d = 1e308;
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, ".inf");
+	sc.d = -1e39;
+	tp__yaml_key_text(&sc, buf, sizeof(buf));
+	assert_string_equal(buf, "-.inf");
 	sc = (tp_yaml_scalar){ .type = TP_YAML_BOOL, .b = true };
 	tp__yaml_key_text(&sc, buf, sizeof(buf));
 	assert_string_equal(buf, "true");
@@ -265,6 +273,11 @@ static void key_text(void **state)
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "true")->valuestring, "b");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "16")->valuestring, "c");
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "2.5")->valuestring, "d");
+	tp_docs_free(d);
+
+	d = load_ok("1e308: x\n");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(obj_at(d, 0), ".inf")->valuestring,
+			    "x");
 	tp_docs_free(d);
 }
 
