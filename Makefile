@@ -98,7 +98,7 @@ deps:
 	@tests/deps.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 # The container image (Dockerfile): needs a Docker engine, which CI machines
 # without one do not have; the build inside runs the same `make` as CI.

@@ -342,7 +342,8 @@ typedef struct tp_ssh_key {
  * current arena if any. key is used only for MPI runtimes: NULL leaves the
  * SSH Secret out (everything else is built). Errors that stop the expansion
  * (missing runtime, patches that do not merge, an incomplete key) are added
- * to res and TP_ENOTFOUND / TP_EINVAL returned. The build is
+ * to res and TP_ENOTFOUND / TP_EINVAL returned (TP_EUNSUPPORTED when
+ * runtimeRef names a kind or group this library does not expand). The build is
  * always complete: upstream's "do not touch a running JobSet" is the
  * controller's business, not the expansion's. */
 int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *key,
