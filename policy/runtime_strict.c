@@ -45,8 +45,9 @@ static void check_framework(tp_result *res, const cJSON *obj)
 		return;
 	}
 	if (!in_list(fw, frameworks))
-		tp_result_warn(res, "framework \"%s\" is not one the SDK knows (torch, deepspeed, mlx, "
-			       "jax, xgboost, torchtune, mpi, flux)", fw);
+		tp_result_warn(res, "metadata.labels[trainer.kubeflow.org/framework]: \"%s\" is not a "
+			       "framework the SDK knows (torch, deepspeed, mlx, jax, xgboost, "
+			       "torchtune, mpi, flux)", fw);
 }
 
 /* ------------------------------------------------------ ancestor steps */
@@ -68,7 +69,8 @@ static void check_ancestors(const tp__rt_flavor *f, tp_result *res, const cJSON 
 		if (!step)
 			continue;
 		if (!in_list(step, steps)) {
-			tp_result_warn(res, "replicatedJobs[%d]: unknown trainjob-ancestor-step \"%s\" is "
+			tp_result_warn(res, "spec.template.spec.replicatedJobs[%d]: unknown "
+				       "trainjob-ancestor-step \"%s\" is "
 				       "ignored; use dataset-initializer, model-initializer or trainer",
 				       i, step);
 			continue;

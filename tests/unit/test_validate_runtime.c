@@ -381,7 +381,8 @@ static void framework_label(void **state)
 	assert_true(tt_has_error(res, FWL, "; use a framework name such as \"torch\""));
 	tp_result_free(res);
 	res = check(st_ctr_create, "\"trainer.kubeflow.org/framework\":\"paddle\"", GOOD_SPEC, 0);
-	assert_true(tt_has_warning(res, "framework \"paddle\" is not one the SDK knows"));
+	assert_true(tt_has_warning(res, "metadata.labels[trainer.kubeflow.org/framework]: "
+				   "\"paddle\" is not a framework the SDK knows"));
 	tp_result_free(res);
 	res = check(kf_ctr_create, "", GOOD_SPEC, 0);
 	assert_int_equal(tp_result_warning_count(res), 0);
@@ -394,7 +395,7 @@ static void ancestor_steps(void **state)
 	const char *spec = SPEC_JOBS(JOB("prep", STEP("preprocess"), "x", "") "," TRAINER_JOB ","
 				     JOB("node2", STEP("trainer"), "node", ""));
 	tp_result *res = check(st_ctr_create, FW, spec, 1);
-	assert_true(tt_has_warning(res, "replicatedJobs[0]: unknown trainjob-ancestor-step \"preprocess\" is ignored; "
+	assert_true(tt_has_warning(res, "spec.template.spec.replicatedJobs[0]: unknown trainjob-ancestor-step \"preprocess\" is ignored; "
 				   "use dataset-initializer, model-initializer or trainer"));
 	assert_true(tt_has_error(res, RJ "[2].template.metadata.labels[" ANC "]", "replicatedJobs[1] already has this step"));
 	assert_int_equal(tp_result_error_at(res, 0)->type, TP_FIELD_DUPLICATE);
