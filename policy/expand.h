@@ -108,6 +108,9 @@ cJSON *tp_x_container(const tp_podset *ps, const char *name);
 cJSON *tp_x_any_container(const tp_podset *ps, const char *name);
 /* The TrainJob's trainer.numNodes when set (clamped to >= 1). */
 bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out);
+/* The trainer pod set (*ps, NULL when the runtime has none) with the
+ * TrainJob's numNodes applied, and its `node` container (NULL when absent). */
+cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
 const cJSON *tp_x_resources_per_node(const tp_expansion *x);

@@ -248,3 +248,13 @@ const cJSON *tp_x_resources_per_node(const tp_expansion *x)
 {
 	return tp_trainer_resources(x->trainer, x->runtime);
 }
+
+cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps_out)
+{
+	tp_podset *ps = tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
+	*ps_out = ps;
+	if (!ps)
+		return NULL;
+	tp_x_trainjob_num_nodes(x, &ps->count);
+	return tp_x_container(ps, TP_CONTAINER_NODE);
+}

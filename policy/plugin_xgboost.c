@@ -14,11 +14,8 @@ static int enforce_ml_policy(tp_expansion *x)
 {
 	if (!tp_get_object(x->ml, "xgboost"))
 		return TP_OK;
-	tp_podset *ps = tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
-	if (!ps)
-		return TP_OK;
-	tp_x_trainjob_num_nodes(x, &ps->count);
-	cJSON *c = tp_x_container(ps, TP_CONTAINER_NODE);
+	tp_podset *ps;
+	cJSON *c = tp_x_trainer_node(x, &ps);
 	if (!c)
 		return TP_OK;
 	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
