@@ -10,24 +10,8 @@
 
 #include "tests/unit/tj_fixtures.h"
 
-static tp_store *store;
-static tp_result *res;
-
-static int setup(void **state)
-{
-	(void)state;
-	tp_json_init();
-	store = tj_store();
-	return tp_result_new(&res);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	tp_result_free(res);
-	tp_store_free(store);
-	return 0;
-}
+/* store, res, setup and teardown: tj_fixtures.h (TJ_GROUP_STATE). */
+TJ_GROUP_STATE
 
 /* Validate job (old on UPDATE) in profile p; the job trees are freed here. */
 static tp_result *check(tp_profile p, tp_operation op, cJSON *job, cJSON *old)

@@ -117,4 +117,24 @@ static inline cJSON *tj_job(const char *name, const char *kind, const char *ref,
 	return j;
 }
 
+/* The group state every TrainJob test file uses: a store of the runtimes
+ * above and one result, made by setup and freed by teardown. */
+#define TJ_GROUP_STATE                                                                     \
+	static tp_store *store;                                                           \
+	static tp_result *res;                                                            \
+	static int setup(void **state)                                                    \
+	{                                                                                 \
+		(void)state;                                                              \
+		tp_json_init();                                                           \
+		store = tj_store();                                                       \
+		return tp_result_new(&res);                                               \
+	}                                                                                 \
+	static int teardown(void **state)                                                 \
+	{                                                                                 \
+		(void)state;                                                              \
+		tp_result_free(res);                                                      \
+		tp_store_free(store);                                                     \
+		return 0;                                                                 \
+	}
+
 #endif
