@@ -334,28 +334,6 @@ static size_t slow_read(char *buf, size_t sz, size_t n, void *ud)
 	return k;
 }
 
-static size_t slow_write(char *p, size_t sz, size_t n, void *ud)
-{
-	sp_resp *r = ud;
-	size_t add = sz * n;
-	char *b = realloc(r->body, r->len + add + 1);
-	if (!b)
-		return 0;
-	memcpy(b + r->len, p, add);
-	r->len += add;
-	b[r->len] = '\0';
-	r->body = b;
-	return add;
-}
-
-static size_t slow_header(char *p, size_t sz, size_t n, void *ud)
-{
-	sp_resp *r = ud;
-	if (!strncasecmp(p, "Connection: close", 17))
-		snprintf(r->connection, sizeof(r->connection), "close");
-	return sz * n;
-}
-
 static void *slow_main(void *arg)
 {
 	struct slow_client *c = arg;
@@ -375,9 +353,9 @@ static void *slow_main(void *arg)
 	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->len);
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, slow_read);
 	curl_easy_setopt(h, CURLOPT_READDATA, c);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, slow_write);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sp_curl_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &c->r);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, slow_header);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, sp_curl_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, &c->r);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 30000L * sp_slow());
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);

@@ -279,7 +279,7 @@ int sp_log_count(const sp_server *s, const char *needle)
 
 /* ---------------------------------------------------------------- HTTP */
 
-static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+size_t sp_curl_body(char *p, size_t sz, size_t n, void *ud)
 {
 	sp_resp *r = ud;
 	size_t add = sz * n;
@@ -293,7 +293,7 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
 	return add;
 }
 
-static size_t on_header(char *p, size_t sz, size_t n, void *ud)
+size_t sp_curl_header(char *p, size_t sz, size_t n, void *ud)
 {
 	sp_resp *r = ud;
 	size_t len = sz * n;
@@ -367,9 +367,9 @@ int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 20000L * sp_slow());
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L * sp_slow());
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sp_curl_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, sp_curl_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, out);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, out->curl_error);
 	if (flags & SP_FRESH) {
@@ -420,7 +420,7 @@ int sp_http_get(unsigned short port, const char *path, sp_resp *out)
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L * sp_slow());
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sp_curl_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, out->curl_error);
 	CURLcode rc = curl_easy_perform(h);

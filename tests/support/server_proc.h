@@ -93,6 +93,10 @@ int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 /* Plain HTTP GET to 127.0.0.1:port path. */
 int sp_http_get(unsigned short port, const char *path, sp_resp *out);
 void sp_resp_free(sp_resp *r);
+/* libcurl callbacks filling an sp_resp (userdata): the body, and the
+ * Connection header's value. */
+size_t sp_curl_body(char *p, size_t sz, size_t n, void *ud);
+size_t sp_curl_header(char *p, size_t sz, size_t n, void *ud);
 
 /* Value of the Prometheus sample whose line starts with series (the full
  * "name{labels}" text), 0 when absent. */
