@@ -80,6 +80,29 @@ cJSON *tt_json(const char *text)
 	return j;
 }
 
+char *tt_dq(const char *text)
+{
+	char *s = malloc(strlen(text) + 1);
+	assert_non_null(s);
+	char *o = s;
+	for (const char *p = text; *p; p++) {
+		if (p[0] == '\\' && p[1] == '\'')
+			*o++ = *++p;
+		else
+			*o++ = *p == '\'' ? '"' : *p;
+	}
+	*o = '\0';
+	return s;
+}
+
+cJSON *tt_jsq(const char *text)
+{
+	char *s = tt_dq(text);
+	cJSON *j = tt_json(s);
+	free(s);
+	return j;
+}
+
 bool tt_has_error(const tp_result *res, const char *path, const char *detail_part)
 {
 	for (size_t i = 0; i < tp_result_error_count(res); i++) {

@@ -30,6 +30,10 @@ char *tt_shared_path(const char *rel);
 char *tt_read_file(const char *path, size_t *len);
 /* Parse JSON text; fails the test on a parse error. Free with cJSON_Delete. */
 cJSON *tt_json(const char *text);
+/* text with single quotes as double quotes (\\' stays a single quote), so
+ * JSON reads well in C strings; malloc'd. tt_jsq parses it (as tt_json). */
+char *tt_dq(const char *text);
+cJSON *tt_jsq(const char *text);
 /* True when res holds an error at exactly path whose detail contains
  * detail_part (NULL: any detail). */
 bool tt_has_error(const tp_result *res, const char *path, const char *detail_part);

@@ -70,19 +70,7 @@
 
 static TT_UNUSED cJSON *ex_js(const char *text)
 {
-	char *s = malloc(strlen(text) + 1);
-	assert_non_null(s);
-	char *o = s;
-	for (const char *p = text; *p; p++) {
-		if (p[0] == '\\' && p[1] == '\'')
-			*o++ = *++p;
-		else
-			*o++ = *p == '\'' ? '"' : *p;
-	}
-	*o = '\0';
-	cJSON *j = tt_json(s);
-	free(s);
-	return j;
+	return tt_jsq(text);
 }
 
 static TT_UNUSED void ex_assert_json(const cJSON *got, const char *want_text)

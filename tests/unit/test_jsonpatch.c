@@ -16,25 +16,12 @@
 #include "tests/support/testutil.h"
 
 /* JSON written with single quotes, for readability in C strings. */
-static cJSON *js(const char *text)
-{
-	char *s = strdup(text);
-	assert_non_null(s);
-	for (char *p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	cJSON *j = tt_json(s);
-	free(s);
-	return j;
-}
+#define js tt_jsq
 
 static void assert_text(const cJSON *got, const char *want_single_quoted)
 {
 	char *g = cJSON_PrintUnformatted(got);
-	char *w = strdup(want_single_quoted);
-	for (char *p = w; *p; p++)
-		if (*p == '\'')
-			*p = '"';
+	char *w = tt_dq(want_single_quoted);
 	if (strcmp(g, w))
 		print_message("got:  %s\nwant: %s\n", g, w);
 	assert_string_equal(g, w);

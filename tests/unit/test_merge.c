@@ -14,17 +14,7 @@
 #include "tests/support/testutil.h"
 
 /* JSON written with single quotes, for readability in C strings. */
-static cJSON *js(const char *text)
-{
-	char *s = strdup(text);
-	assert_non_null(s);
-	for (char *p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	cJSON *j = tt_json(s);
-	free(s);
-	return j;
-}
+#define js tt_jsq
 
 static void assert_json(const cJSON *got, const char *want_text)
 {
