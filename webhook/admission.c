@@ -23,9 +23,9 @@
 
 /* ------------------------------------------------------------- answers */
 
-static int put_json(cJSON *root, tp_buf *out)
+int tw_json_put(const cJSON *root, tp_buf *out)
 {
-	char *text = cJSON_PrintUnformatted(root); /* in the request arena */
+	char *text = cJSON_PrintUnformatted(root); /* in the request arena, if any */
 	if (!text)
 		return TP_ENOMEM;
 	int rc = tp_buf_adds(out, text);
@@ -33,6 +33,15 @@ static int put_json(cJSON *root, tp_buf *out)
 		rc = tp_buf_addc(out, '\n');
 	if (!tp_arena_current())
 		cJSON_free(text);
+	return rc;
+}
+
+int tw_json_error(const char *msg, tp_buf *out)
+{
+	cJSON *root = cJSON_CreateObject();
+	int rc = root && cJSON_AddStringToObject(root, "error", msg) ? tw_json_put(root, out)
+								      : TP_ENOMEM;
+	cJSON_Delete(root);
 	return rc;
 }
 
@@ -49,13 +58,8 @@ static int http_error(tw_outcome *oc, tp_buf *out, int code, const char *fmt, ..
 	oc->http_status = code;
 	oc->allowed = false;
 	oc->error = tp_arena_strdup(tp_arena_current(), msg);
-	cJSON *root = cJSON_CreateObject();
-	if (!root || !cJSON_AddStringToObject(root, "error", msg))
-		return TP_ENOMEM;
 	tp_buf_reset(out);
-	int rc = put_json(root, out);
-	cJSON_Delete(root);
-	return rc;
+	return tw_json_error(msg, out);
 }
 
 static int add_warnings(cJSON *resp, const tp_result *res)
@@ -143,7 +147,7 @@ static int write_answer(const tw_review *rv, const tw_answer *ans, tw_outcome *o
 	oc->patched = ans->patch && cJSON_GetArraySize(ans->patch) > 0;
 	oc->warnings = tp_result_warning_count(ans->res);
 	tp_buf_reset(out);
-	rc = put_json(root, out);
+	rc = tw_json_put(root, out);
 done:
 	cJSON_Delete(root);
 	return rc;

@@ -54,14 +54,11 @@ static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
 /* The error the server would send as a 400 body, on stderr. */
 static int bad_input(const char *what, const char *file)
 {
-	cJSON *e = cJSON_CreateObject();
 	char msg[600];
 	snprintf(msg, sizeof(msg), "%s: %s", file, what);
-	cJSON_AddStringToObject(e, "error", msg);
-	char *text = cJSON_PrintUnformatted(e);
-	fprintf(stderr, "%s\n", text ? text : msg);
-	cJSON_free(text);
-	cJSON_Delete(e);
+	tp_buf b = TP_BUF_INIT(0);
+	fputs(tw_json_error(msg, &b) ? msg : b.data, stderr);
+	tp_buf_free(&b);
 	return TW_EXIT_USAGE;
 }
 

@@ -77,25 +77,10 @@ static int invalid_body(const tp_result *res, tp_buf *out)
 		cJSON_AddStringToObject(c, "message", one.data ? one.data : "");
 		tp_buf_free(&one);
 	}
-	char *text = cJSON_PrintUnformatted(root);
-	if (!text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n'))
-		rc = TP_ENOMEM;
-	if (!tp_arena_current())
-		cJSON_free(text);
+	if (!rc)
+		rc = tw_json_put(root, out);
 	cJSON_Delete(root);
 	tp_buf_free(&msg);
-	return rc;
-}
-
-static int error_body(const char *msg, tp_buf *out)
-{
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "error", msg);
-	char *text = cJSON_PrintUnformatted(root);
-	int rc = !text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n') ? TP_ENOMEM : TP_OK;
-	if (!tp_arena_current())
-		cJSON_free(text);
-	cJSON_Delete(root);
 	return rc;
 }
 
@@ -144,7 +129,7 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	tp_buf_reset(out);
 	if (rc) {
 		oc->http_status = 400;
-		rc = error_body(err, out);
+		rc = tw_json_error(err, out);
 		goto done;
 	}
 	oc->kind = "TrainJob";
@@ -171,16 +156,14 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	tw_sshkey_free(&key);
 	if (v == TW_EXPAND_BAD_INPUT || v == TW_EXPAND_NO_MEMORY) {
 		oc->http_status = v == TW_EXPAND_NO_MEMORY ? 500 : 400;
-		rc = error_body(err, out);
+		rc = tw_json_error(err, out);
 	} else if (v == TW_EXPAND_INVALID) {
 		oc->http_status = 422;
 		rc = invalid_body(res, out);
 	} else {
 		oc->http_status = 200;
 		oc->allowed = true;
-		char *text = cJSON_PrintUnformatted(list);
-		rc = !text || tp_buf_adds(out, text) || tp_buf_addc(out, '\n') ? TP_ENOMEM
-									      : TP_OK;
+		rc = tw_json_put(list, out);
 	}
 	oc->error = oc->http_status == 200 ? NULL : tp_arena_strdup(arena, out->data);
 done:

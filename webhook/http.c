@@ -152,15 +152,11 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 				  const char *msg)
 {
 	tp_buf_reset(&r->out);
-	char *text = NULL;
-	/* Everything made here lives in the request's arena (the object too:
-	 * made before tp_arena_enter it would be malloc'd and never freed). */
+	/* In the request's arena: freed with it, whatever happens. */
 	tp_arena *prev = tp_arena_enter(r->arena);
-	cJSON *e = cJSON_CreateObject();
-	if (e && cJSON_AddStringToObject(e, "error", msg))
-		text = cJSON_PrintUnformatted(e);
+	int rc = tw_json_error(msg, &r->out);
 	tp_arena_leave(prev);
-	if (!text || tp_buf_adds(&r->out, text) || tp_buf_addc(&r->out, '\n'))
+	if (rc)
 		return MHD_NO;
 	r->oc.error = msg;
 	return send_buf(s, c, r, status, "application/json");

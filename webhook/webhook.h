@@ -84,6 +84,11 @@ typedef struct tw_outcome {
 	const tw_route *route;   /* the route that answered (review picks it by kind) */
 } tw_outcome;
 
+/* Append root as one line of compact JSON, and {"error": msg} likewise: the
+ * bodies every answer and HTTP error is made of. In the current arena, if any. */
+int tw_json_put(const cJSON *root, tp_buf *out);
+int tw_json_error(const char *msg, tp_buf *out);
+
 /* Answer one AdmissionReview body on route (NULL: the route request.kind
  * belongs on, validating first), exactly as the server does:
  * writes the response body (an AdmissionReview, or {"error": "..."} with a
