@@ -311,8 +311,8 @@ static int decide(const tw_config *cfg, const tw_route *route, const tw_review *
 
 /* ---------------------------------------------------------------- entry */
 
-static int parse_body(const tw_config *cfg, const char *body, size_t len, cJSON **root,
-		      char *err, size_t errlen)
+int tw_body_parse(const tw_config *cfg, const char *body, size_t len, const char *want,
+		  cJSON **out, char *err, size_t errlen)
 {
 	tp_load_limits lim;
 	tp_load_limits_default(&lim);
@@ -323,20 +323,18 @@ static int parse_body(const tw_config *cfg, const char *body, size_t len, cJSON 
 	tp_docs *docs = NULL;
 	int rc = tp_load(body, len, &lim, &docs, &lerr);
 	if (rc == TP_ENOMEM) {
-		tp_docs_free(docs);
-		return rc;
-	}
-	if (!rc && tp_docs_count(docs) != 1) {
-		snprintf(err, errlen, "the body holds %zu documents: want one AdmissionReview",
-			 tp_docs_count(docs));
-		rc = TP_EPARSE;
+		snprintf(err, errlen, "out of memory");
 	} else if (rc) {
 		tp_buf b = TP_BUF_INIT(errlen);
 		tp_load_error_format(&lerr, "body", &b);
 		snprintf(err, errlen, "%s", b.data ? b.data : tp_strerror(rc));
 		tp_buf_free(&b);
+	} else if (tp_docs_count(docs) != 1) {
+		snprintf(err, errlen, "the body holds %zu objects: send one %s",
+			 tp_docs_count(docs), want);
+		rc = TP_EPARSE;
 	} else {
-		*root = tp_docs_take(docs, 0);
+		*out = tp_docs_take(docs, 0);
 	}
 	tp_docs_free(docs);
 	return rc;
@@ -352,7 +350,7 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 	cJSON *root = NULL;
 	tw_review rv = { 0 };
 	tw_answer ans = { .allowed = true };
-	int rc = parse_body(cfg, body, len, &root, err, sizeof(err));
+	int rc = tw_body_parse(cfg, body, len, "AdmissionReview", &root, err, sizeof(err));
 	if (rc == TP_ENOMEM)
 		goto done;
 	if (rc || read_request(root, &rv, err, sizeof(err))) {

@@ -84,33 +84,6 @@ static int invalid_body(const tp_result *res, tp_buf *out)
 	return rc;
 }
 
-static int parse_one(const tw_config *cfg, const char *body, size_t len, cJSON **obj, char *err,
-		     size_t errlen)
-{
-	tp_load_limits lim;
-	tp_load_limits_default(&lim);
-	lim.max_doc_bytes = lim.max_total_bytes = cfg->max_body ? cfg->max_body
-								: TW_DEFAULT_MAX_BODY;
-	lim.max_docs = 1;
-	tp_docs *docs = NULL;
-	tp_load_error lerr = { 0 };
-	int rc = tp_load(body, len, &lim, &docs, &lerr);
-	if (rc) {
-		tp_buf b = TP_BUF_INIT(errlen);
-		tp_load_error_format(&lerr, "body", &b);
-		snprintf(err, errlen, "%s", b.data ? b.data : tp_strerror(rc));
-		tp_buf_free(&b);
-	} else if (tp_docs_count(docs) != 1) {
-		snprintf(err, errlen, "the body holds %zu objects: send one TrainJob",
-			 tp_docs_count(docs));
-		rc = TP_EPARSE;
-	} else {
-		*obj = tp_docs_take(docs, 0);
-	}
-	tp_docs_free(docs);
-	return rc;
-}
-
 int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_arena *arena,
 		     tp_buf *out, tw_outcome *oc)
 {
@@ -123,7 +96,7 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	tp_result *res = NULL;
 	int rc = tp_result_new(&res);
 	if (!rc)
-		rc = parse_one(cfg, body, len, &tj, err, sizeof(err));
+		rc = tw_body_parse(cfg, body, len, "TrainJob", &tj, err, sizeof(err));
 	if (rc == TP_ENOMEM)
 		goto done;
 	tp_buf_reset(out);

@@ -89,6 +89,12 @@ typedef struct tw_outcome {
 int tw_json_put(const cJSON *root, tp_buf *out);
 int tw_json_error(const char *msg, tp_buf *out);
 
+/* A request body (JSON or YAML) into one object, within --max-body; want
+ * names the one object expected ("AdmissionReview") in the error. err says
+ * what is wrong on failure (TP_EPARSE, TP_ELIMIT, TP_ENOMEM). */
+int tw_body_parse(const tw_config *cfg, const char *body, size_t len, const char *want,
+		  cJSON **out, char *err, size_t errlen);
+
 /* Answer one AdmissionReview body on route (NULL: the route request.kind
  * belongs on, validating first), exactly as the server does:
  * writes the response body (an AdmissionReview, or {"error": "..."} with a
