@@ -159,11 +159,7 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *ke
 			      *group ? "." : "", group);
 		return TP_EUNSUPPORTED;
 	}
-	const cJSON *rt = NULL;
-	if (opt && opt->store)
-		rt = tp_store_get(opt->store,
-				  cluster ? TP_KIND_CLUSTER_TRAINING_RUNTIME : TP_KIND_TRAINING_RUNTIME,
-				  tp_meta_namespace(trainjob), name->valuestring);
+	const cJSON *rt = tp_store_runtime_for(opt ? opt->store : NULL, trainjob);
 	if (!rt)
 		return not_found(opt, res, cluster, name->valuestring);
 	return tp_expand_with_runtime(opt, trainjob, rt, key, out_list, res);

@@ -67,11 +67,9 @@ static bool patches_changed(const tp_tj_ctx *ctx)
 /* Changing patches under a running JobSet would change pods mid-flight. */
 static int check_active_jobset(tp_tj_ctx *ctx)
 {
-	/* Same namespace fallback as the runtime lookup: offline, kubectl's default. */
-	const char *ns = *tp_meta_namespace(ctx->job) ? tp_meta_namespace(ctx->job) : "default";
-	const cJSON *js = ctx->opt->store ? tp_store_get(ctx->opt->store, TP_KIND_JOBSET, ns,
-							 tp_meta_name(ctx->job))
-					  : NULL;
+	/* The store files a namespace-less object under "default", as kubectl would. */
+	const cJSON *js = tp_store_get(ctx->opt->store, TP_KIND_JOBSET, tp_meta_namespace(ctx->job),
+				       tp_meta_name(ctx->job));
 	const cJSON *st = tp_get_array(js, "status.replicatedJobsStatus");
 	for (const cJSON *s = st ? st->child : NULL; s; s = s->next) {
 		long long active;

@@ -275,13 +275,20 @@ void tp_store_clear_kind(tp_store *s, tp_kind k);
  * tp_store_get stay valid until unlock. Writers (put/remove) lock inside. */
 void tp_store_rdlock(const tp_store *s);
 void tp_store_unlock(const tp_store *s);
-/* ns is ignored for cluster-scoped kinds. NULL when absent. */
+/* ns is ignored for cluster-scoped kinds; empty means "default" for the
+ * others (as the API server files them). NULL when absent. */
 const cJSON *tp_store_get(const tp_store *s, tp_kind k, const char *ns, const char *name);
 /* Namespaces (sorted) that hold an object of kind k named name; returns how
  * many there are, writes at most max of them. Strings valid until unlock. */
 size_t tp_store_namespaces_of(const tp_store *s, tp_kind k, const char *name, const char **out,
 			      size_t max);
 size_t tp_store_count(const tp_store *s, tp_kind k);
+/* The runtime a TrainJob's runtimeRef names (kind defaults to
+ * ClusterTrainingRuntime, apiGroup to trainer.kubeflow.org; a TrainingRuntime
+ * is looked up in the TrainJob's namespace, which tp_store_get reads as
+ * "default" when empty).
+ * NULL when absent, or when the ref names another kind or group. */
+const cJSON *tp_store_runtime_for(const tp_store *s, const cJSON *trainjob);
 /* Bumped by every change; lets callers see that the store moved. */
 uint64_t tp_store_generation(const tp_store *s);
 

@@ -29,13 +29,6 @@ static const char *ref_str(const cJSON *job, const char *member, const char *dfl
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-/* Offline a TrainJob may come without a namespace; kubectl would use this one. */
-static const char *job_namespace(const cJSON *job)
-{
-	const char *ns = tp_meta_namespace(job);
-	return *ns ? ns : "default";
-}
-
 /* Step 1 of §2.4: Go's GroupKind.String() must name a registered runtime. */
 static int check_registry_key(const tp_options *opt, const cJSON *job, tp_result *res,
 			      tp_kind *kind)
@@ -92,8 +85,7 @@ static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_k
 				   tp_result *res, int *rc)
 {
 	const char *name = ref_str(job, "name", "");
-	const char *ns = job_namespace(job);
-	const cJSON *rt = opt->store ? tp_store_get(opt->store, kind, ns, name) : NULL;
+	const cJSON *rt = tp_store_runtime_for(opt->store, job);
 	if (rt)
 		return rt;
 	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {

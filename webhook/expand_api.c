@@ -14,13 +14,7 @@
 /* Whether the TrainJob's runtime (from the store) has an MPI policy. */
 static bool wants_ssh_key(const tp_options *opt, const cJSON *tj)
 {
-	const char *kind = tp_get_str(tj, "spec.runtimeRef.kind");
-	const char *name = tp_get_str(tj, "spec.runtimeRef.name");
-	tp_kind k = kind && !strcmp(kind, "TrainingRuntime") ? TP_KIND_TRAINING_RUNTIME
-							      : TP_KIND_CLUSTER_TRAINING_RUNTIME;
-	const char *ns = *tp_meta_namespace(tj) ? tp_meta_namespace(tj) : "default";
-	const cJSON *rt = tp_store_get(opt->store, k, ns, name ? name : "");
-	return tp_get_object(rt, "spec.mlPolicy.mpi") != NULL;
+	return tp_get_object(tp_store_runtime_for(opt->store, tj), "spec.mlPolicy.mpi") != NULL;
 }
 
 int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
