@@ -15,6 +15,7 @@
 #define TP_APIVERSION_TRAINER "trainer.kubeflow.org/v1alpha1"
 #define TP_APIVERSION_OME     "ome.io/v1beta1"
 #define TP_APIVERSION_JOBSET  "jobset.x-k8s.io/v1alpha2"
+#define TP_APIVERSION_SCHEDULING "scheduling.k8s.io/v1"
 
 #define TP_LABEL_ANCESTOR   "trainer.kubeflow.org/trainjob-ancestor-step"
 #define TP_LABEL_SUPPORT    "trainer.kubeflow.org/support"
@@ -101,5 +102,25 @@ int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char
 
 /* The TrainJob validator (validate_trainjob.c) and defaulter (default_trainjob.c)
  * implement the public tp_validate_trainjob and tp_default_trainjob. */
+
+/* ------------------------------------------------------------- lookups
+ * (lookup.c) What the rules and the expansion ask of the cluster. */
+
+/* What a TrainJob's runtimeRef names, with the CRD defaults the API server
+ * applies (kind ClusterTrainingRuntime, apiGroup trainer.kubeflow.org).
+ * *kind is TP_KIND_UNKNOWN when it names another kind or group; *ns is the
+ * TrainJob's namespace for a TrainingRuntime, NULL for a cluster one. */
+void tp__runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, const char **name);
+/* "clustertrainingruntimes.trainer.kubeflow.org": how the API server names a
+ * kind's resource in its NotFound errors. */
+const char *tp__resource_name(tp_kind k);
+/* Add the error an unanswered lookup gives (Internal error at path: "<res>
+ * \"<name>\" could not be looked up: <why>; the request can be retried")
+ * and mark res unavailable. */
+int tp__lookup_failed(tp_result *res, const char *path, tp_kind k, const char *name,
+		      const char *why);
+/* Namespaces holding a kind/name, through the lookup or the store. */
+size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
+			 size_t max);
 
 #endif /* TP_INTERNAL_H */

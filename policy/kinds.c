@@ -17,6 +17,7 @@ const char *tp_strerror(int code)
 	case TP_EUNSUPPORTED: return "unsupported kind, version or operation";
 	case TP_ECONFLICT: return "JSON Patch operation does not apply";
 	case TP_EIO: return "input/output error";
+	case TP_EUNAVAILABLE: return "the cluster could not be asked; the request can be retried";
 	}
 	return "unknown error";
 }
@@ -47,6 +48,9 @@ tp_kind tp_kind_of(const cJSON *obj)
 	} else if (group_is(av, TP_APIVERSION_JOBSET)) {
 		if (!strcmp(kind, "JobSet"))
 			return TP_KIND_JOBSET;
+	} else if (group_is(av, TP_APIVERSION_SCHEDULING)) {
+		if (!strcmp(kind, "PriorityClass"))
+			return TP_KIND_PRIORITY_CLASS;
 	} else if (!strncmp(av, "kubeflow.org/", 13) || !strcmp(av, "trainer.kubeflow.org/v2alpha1") ||
 		   !strcmp(av, "trainer.kubeflow.org/v2")) {
 		/* The pre-release API of older guides (kubeflow.org/v2alpha1). */
@@ -67,6 +71,7 @@ const char *tp_kind_name(tp_kind k)
 	case TP_KIND_OME_CLUSTER_TRAINING_RUNTIME: return "OME ClusterTrainingRuntime";
 	case TP_KIND_JOBSET: return "JobSet";
 	case TP_KIND_OUTDATED: return "outdated kubeflow.org object";
+	case TP_KIND_PRIORITY_CLASS: return "PriorityClass";
 	case TP_KIND_UNKNOWN:
 	case TP_KIND__COUNT: break;
 	}
@@ -81,7 +86,8 @@ bool tp_kind_is_runtime(tp_kind k)
 
 bool tp_kind_is_cluster_scoped(tp_kind k)
 {
-	return k == TP_KIND_CLUSTER_TRAINING_RUNTIME || k == TP_KIND_OME_CLUSTER_TRAINING_RUNTIME;
+	return k == TP_KIND_CLUSTER_TRAINING_RUNTIME || k == TP_KIND_OME_CLUSTER_TRAINING_RUNTIME ||
+	       k == TP_KIND_PRIORITY_CLASS;
 }
 
 int tp_profile_parse(const char *s, tp_profile *out)

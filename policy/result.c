@@ -29,6 +29,7 @@ struct tp_result {
 	size_t nwarnings, capwarnings;
 	struct annotation *annotations;
 	size_t nannotations, capannotations;
+	bool unavailable; /* a lookup could not be answered: decides nothing */
 };
 
 int tp_result_new(tp_result **out)
@@ -63,6 +64,18 @@ void tp_result_clear(tp_result *r)
 	r->nerrors = r->caperrors = 0;
 	r->nwarnings = r->capwarnings = 0;
 	r->nannotations = r->capannotations = 0;
+	r->unavailable = false;
+}
+
+void tp_result_set_unavailable(tp_result *r)
+{
+	if (r)
+		r->unavailable = true;
+}
+
+bool tp_result_unavailable(const tp_result *r)
+{
+	return r && r->unavailable;
 }
 
 /* Grow an arena-backed array: the old copy stays in the arena until reset. */

@@ -7,6 +7,12 @@
  * --runtimes loader writes (put/remove/clear take the write lock inside).
  * Nothing derived from hash order ever leaves this file: the one list it
  * hands out (namespaces_of) is sorted.
+ *
+ * Each object sits in a counted holder: the store owns one reference, and a
+ * caller that must not keep the read lock (a request that may wait on the API
+ * server) takes another with tp_store_hold_get. A writer that replaces or
+ * removes the object only drops the store's reference; the tree is freed by
+ * whoever lets go last.
  */
 #include "policy/internal.h"
 
@@ -18,13 +24,18 @@
 #define STORE_FIRST_BUCKETS 64
 #define DEFAULT_NAMESPACE "default"
 
+struct tp_store_hold {
+	atomic_uint refs;
+	cJSON *obj; /* malloc'd tree, freed with the last reference */
+};
+
 struct entry {
 	struct entry *next;
 	uint64_t hash;
 	tp_kind kind;
 	char *ns;   /* "" for cluster-scoped kinds */
 	char *name;
-	cJSON *obj; /* malloc'd tree, owned */
+	struct tp_store_hold *held; /* the store's reference */
 };
 
 struct tp_store {
@@ -63,7 +74,8 @@ static int lock_init(pthread_rwlock_t *lock)
 
 static bool kind_is_stored(tp_kind k)
 {
-	return tp_kind_is_runtime(k) || k == TP_KIND_TRAINJOB || k == TP_KIND_JOBSET;
+	return tp_kind_is_runtime(k) || k == TP_KIND_TRAINJOB || k == TP_KIND_JOBSET ||
+	       k == TP_KIND_PRIORITY_CLASS;
 }
 
 /* Namespaced kinds without a namespace live in "default", as the API server
@@ -100,9 +112,17 @@ static struct entry **slot_of(const tp_store *s, uint64_t h, tp_kind k, const ch
 	return pp;
 }
 
+void tp_store_hold_release(tp_store_hold *h)
+{
+	if (h && atomic_fetch_sub(&h->refs, 1) == 1) {
+		cJSON_Delete(h->obj);
+		free(h);
+	}
+}
+
 static void entry_free(struct entry *e)
 {
-	cJSON_Delete(e->obj);
+	tp_store_hold_release(e->held);
 	free(e->ns);
 	free(e->name);
 	free(e);
@@ -170,15 +190,18 @@ static struct entry *entry_new(tp_kind k, const char *ns, const char *name, cJSO
 		return NULL;
 	e->ns = strdup(ns);
 	e->name = strdup(name);
-	if (!e->ns || !e->name) {
+	e->held = malloc(sizeof(*e->held));
+	if (!e->ns || !e->name || !e->held) {
 		free(e->ns);
 		free(e->name);
+		free(e->held);
 		free(e);
 		return NULL;
 	}
+	atomic_init(&e->held->refs, 1);
+	e->held->obj = obj;
 	e->kind = k;
 	e->hash = key_hash(k, ns, name);
-	e->obj = obj;
 	return e;
 }
 
@@ -288,7 +311,25 @@ const cJSON *tp_store_get(const tp_store *s, tp_kind k, const char *ns, const ch
 		return NULL;
 	const char *kns = key_namespace(k, ns);
 	const struct entry *e = *slot_of(s, key_hash(k, kns, name), k, kns, name);
-	return e ? e->obj : NULL;
+	return e ? e->held->obj : NULL;
+}
+
+tp_store_hold *tp_store_hold_get(const tp_store *s, tp_kind k, const char *ns,
+				 const char *name, const cJSON **obj)
+{
+	*obj = NULL;
+	if (!s || !name || (unsigned)k >= TP_KIND__COUNT)
+		return NULL;
+	const char *kns = key_namespace(k, ns);
+	tp_store_rdlock(s);
+	const struct entry *e = *slot_of(s, key_hash(k, kns, name), k, kns, name);
+	tp_store_hold *h = e ? e->held : NULL;
+	if (h) {
+		atomic_fetch_add(&h->refs, 1);
+		*obj = h->obj;
+	}
+	tp_store_unlock(s);
+	return h;
 }
 
 /* The smallest namespace holding kind/name that sorts after `after`

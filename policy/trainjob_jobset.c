@@ -64,21 +64,30 @@ static bool patches_changed(const tp_tj_ctx *ctx)
 	return !tp_json_equal(a, b);
 }
 
-/* Changing patches under a running JobSet would change pods mid-flight. */
+/* Changing patches under a running JobSet would change pods mid-flight.
+ * Upstream: a JobSet that is not found has nothing active; any other error
+ * of the GET is an InternalError at spec.runtimePatches. */
 static int check_active_jobset(tp_tj_ctx *ctx)
 {
 	/* The store files a namespace-less object under "default", as kubectl would. */
-	const cJSON *js = tp_store_get(ctx->opt->store, TP_KIND_JOBSET, tp_meta_namespace(ctx->job),
-				       tp_meta_name(ctx->job));
+	const cJSON *js = NULL;
+	char why[512];
+	int rc = tp_lookup_get(ctx->opt, TP_KIND_JOBSET, tp_meta_namespace(ctx->job),
+			       tp_meta_name(ctx->job), &js, why, sizeof(why));
+	if (rc == TP_ENOMEM)
+		return rc;
+	if (rc == TP_EUNAVAILABLE)
+		return tp__lookup_failed(ctx->res, PATCHES, TP_KIND_JOBSET, tp_meta_name(ctx->job),
+					 why);
 	const cJSON *st = tp_get_array(js, "status.replicatedJobsStatus");
 	for (const cJSON *s = st ? st->child : NULL; s; s = s->next) {
 		long long active;
 		if (!tp_get_int(s, "active", &active) || active <= 0)
 			continue;
 		const char *name = tp_get_str(s, "name");
-		int rc = tp_result_add(ctx->res, TP_FIELD_FORBIDDEN, PATCHES, NULL,
-				       "RuntimePatches cannot be modified when the JobSet's "
-				       "ReplicatedJob %s is still active", name ? name : "");
+		rc = tp_result_add(ctx->res, TP_FIELD_FORBIDDEN, PATCHES, NULL,
+				   "RuntimePatches cannot be modified when the JobSet's "
+				   "ReplicatedJob %s is still active", name ? name : "");
 		if (rc)
 			return rc;
 	}

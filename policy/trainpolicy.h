@@ -46,6 +46,8 @@ typedef enum tp_error {
 	TP_EUNSUPPORTED = -6, /* a kind, version or operation this library does not handle */
 	TP_ECONFLICT = -7,    /* a JSON Patch test or path did not apply */
 	TP_EIO = -8,          /* reserved for callers that read files */
+	TP_EUNAVAILABLE = -9, /* the cluster could not be asked (API server down, timeout):
+			       * nothing can be decided, the request can be retried */
 } tp_error;
 
 /* A static, human-readable sentence for a TP_E* code. Never NULL. */
@@ -145,6 +147,11 @@ static inline bool tp_result_ok(const tp_result *r) { return tp_result_error_cou
 size_t tp_result_annotation_count(const tp_result *r);
 void tp_result_annotation_at(const tp_result *r, size_t i, const char **key, const char **value);
 int tp_result_annotate(tp_result *r, const char *key, const char *value);
+/* Mark the result as undecided: something it needed could not be looked up
+ * (TP_EUNAVAILABLE). Its errors then explain an error answer (HTTP 500 in
+ * the AdmissionReview's status), never a denial a user should act on. */
+void tp_result_set_unavailable(tp_result *r);
+bool tp_result_unavailable(const tp_result *r);
 
 /* Append one field error. value is the rendered bad value (NULL for types
  * that show none); detail is a printf format. */
@@ -251,6 +258,7 @@ typedef enum tp_kind {
 	TP_KIND_OME_CLUSTER_TRAINING_RUNTIME,
 	TP_KIND_JOBSET,                   /* jobset.x-k8s.io/v1alpha2 JobSet */
 	TP_KIND_OUTDATED,                 /* kubeflow.org/v2alpha1 (pre-release guides) */
+	TP_KIND_PRIORITY_CLASS,           /* scheduling.k8s.io/v1 PriorityClass (Volcano rule) */
 	TP_KIND__COUNT
 } tp_kind;
 
@@ -292,6 +300,16 @@ const cJSON *tp_store_runtime_for(const tp_store *s, const cJSON *trainjob);
 /* Bumped by every change; lets callers see that the store moved. */
 uint64_t tp_store_generation(const tp_store *s);
 
+/* A counted reference on one stored object, for callers that must not hold
+ * the read lock while they work (a request that may wait on the network).
+ * *obj stays valid, whatever writers do meanwhile, until the hold is
+ * released. Takes and drops the read lock itself; NULL (and *obj NULL) when
+ * absent. */
+typedef struct tp_store_hold tp_store_hold;
+tp_store_hold *tp_store_hold_get(const tp_store *s, tp_kind k, const char *ns,
+				 const char *name, const cJSON **obj);
+void tp_store_hold_release(tp_store_hold *h);
+
 /* ---------------------------------------------------------------- decisions */
 
 typedef enum tp_profile {
@@ -312,12 +330,42 @@ typedef enum tp_operation {
 int tp_operation_parse(const char *s, tp_operation *out);
 const char *tp_operation_name(tp_operation op);
 
+/*
+ * Where decisions find the other objects they need (the runtime a TrainJob
+ * names, the JobSet of a TrainJob, the TrainJob that owns a JobSet). Without
+ * a lookup, tp_options.store is the whole truth: absent means not found.
+ * With one (the server: its cache, then the API server), an answer may also
+ * be "cannot tell", which the rules turn into an error that decides nothing
+ * (tp_result_unavailable) instead of a denial.
+ */
+typedef struct tp_lookup {
+	/* TP_OK and *out (valid until the caller's request ends), TP_ENOTFOUND
+	 * when the cluster has no such object, or TP_EUNAVAILABLE with the
+	 * reason in why when nobody could tell. */
+	int (*get)(void *ctx, tp_kind k, const char *ns, const char *name, const cJSON **out,
+		   char *why, size_t whylen);
+	/* Namespaces (sorted) holding an object of kind k named name, as
+	 * tp_store_namespaces_of; strings valid until the request ends. May be
+	 * NULL: no hint is given. */
+	size_t (*namespaces_of)(void *ctx, tp_kind k, const char *name, const char **out,
+				size_t max);
+	void *ctx;
+} tp_lookup;
+
 typedef struct tp_options {
 	tp_profile profile;
 	bool no_schema;        /* skip the CRD schema / CEL layer */
-	const tp_store *store; /* cluster state; NULL means empty. Caller holds rdlock. */
+	const tp_store *store; /* cluster state; NULL means empty. Caller holds rdlock
+				* (unless lookup is set: then the lookup reads it). */
 	const char *now;       /* RFC 3339 UTC "2026-08-21T10:15:30Z" for defaulting; NULL: clock */
+	const tp_lookup *lookup; /* NULL: store only */
 } tp_options;
+
+/* One object through opt->lookup, else opt->store (TP_ENOTFOUND when absent).
+ * ns is ignored for cluster-scoped kinds. why (may be NULL) says what went
+ * wrong for TP_EUNAVAILABLE. */
+int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *name,
+		  const cJSON **out, char *why, size_t whylen);
 
 /* Validate obj (old_obj on UPDATE, else NULL) according to its kind.
  * Fills res; returns TP_EUNSUPPORTED for kinds it does not know. */
@@ -349,7 +397,8 @@ typedef struct tp_ssh_key {
  * current arena if any. key is used only for MPI runtimes: NULL leaves the
  * SSH Secret out (everything else is built). Errors that stop the expansion
  * (missing runtime, patches that do not merge, an incomplete key) are added
- * to res and TP_ENOTFOUND / TP_EINVAL returned (TP_EUNSUPPORTED when
+ * to res and TP_ENOTFOUND / TP_EINVAL returned (TP_EUNAVAILABLE when the
+ * runtime could not be looked up, res then unavailable; TP_EUNSUPPORTED when
  * runtimeRef names a kind or group this library does not expand). The build is
  * always complete: upstream's "do not touch a running JobSet" is the
  * controller's business, not the expansion's. */

@@ -58,11 +58,11 @@ static int check_registry_key(const tp_options *opt, const cJSON *job, tp_result
 static int scoping_hint(const tp_options *opt, const char *name, char *out, size_t n)
 {
 	out[0] = '\0';
-	if (!tp_strict(opt) || !opt->store)
+	if (!tp_strict(opt))
 		return TP_OK;
 	const char *nss[MAX_NAMESPACES_SHOWN];
-	size_t total = tp_store_namespaces_of(opt->store, TP_KIND_TRAINING_RUNTIME, name, nss,
-					      MAX_NAMESPACES_SHOWN);
+	size_t total = tp__namespaces_of(opt, TP_KIND_TRAINING_RUNTIME, name, nss,
+					 MAX_NAMESPACES_SHOWN);
 	if (total == 0)
 		return TP_OK;
 	size_t len = (size_t)snprintf(out, n, "; TrainingRuntime \"%s\" exists only in namespace%s ",
@@ -79,15 +79,30 @@ static int scoping_hint(const tp_options *opt, const char *name, char *out, size
 	return TP_OK;
 }
 
-/* Step 2: the runtime must be in the store. The texts are upstream's, with
- * the Kubernetes client's NotFound error in front (and CTR's "spec.RuntimeRef"). */
+/* Step 2: the runtime must exist. The texts are upstream's, with the
+ * Kubernetes client's NotFound error in front (and CTR's "spec.RuntimeRef").
+ * A lookup nobody could answer decides nothing: upstream would deny with
+ * the client's error in front of the same text; here it is an error answer
+ * the API server may retry (tp_result_unavailable). */
 static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_kind kind,
 				   tp_result *res, int *rc)
 {
-	const char *name = ref_str(job, "name", "");
-	const cJSON *rt = tp_store_runtime_for(opt->store, job);
-	if (rt)
+	tp_kind k;
+	const char *ns, *name;
+	tp__runtime_ref(job, &k, &ns, &name);
+	const cJSON *rt = NULL;
+	char why[512];
+	int lrc = tp_lookup_get(opt, kind, ns, name, &rt, why, sizeof(why));
+	if (lrc == TP_OK && rt)
 		return rt;
+	if (lrc == TP_ENOMEM) {
+		*rc = lrc;
+		return NULL;
+	}
+	if (lrc == TP_EUNAVAILABLE) {
+		*rc = tp__lookup_failed(res, "spec.runtimeRef", kind, name, why);
+		return NULL;
+	}
 	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {
 		*rc = tp_result_add(res, TP_FIELD_INVALID, "spec.RuntimeRef",
 				    tp_result_value(res, tp_get(job, "spec.runtimeRef")),
