@@ -65,6 +65,9 @@ typedef struct tw_certs_check_opts {
 	const char *cert_path;     /* PEM; the first certificate is the leaf, the rest intermediates */
 	const char *key_path;      /* PEM private key, EC or RSA, unencrypted */
 	const char *ca_path;       /* NULL: the chain is not checked */
+	/* In-memory PEM instead of the files (a Secret's data): when set, the
+	 * *_path above only name it in messages ("Secret ns/x tls.crt"). */
+	const char *cert_pem, *key_pem, *ca_pem;
 	const char *const *names;  /* DNS names or IP addresses the SAN must cover */
 	size_t nnames;
 	int64_t now;               /* 0: the current time */
@@ -97,5 +100,59 @@ enum { TW_CERTS_DEV_KEPT = 0, TW_CERTS_DEV_CREATED = 1, TW_CERTS_DEV_REPLACED = 
  * err says what was wrong with the old pair, for the caller to log.
  * Negative on failure, with the reason in err. */
 int tw_certs_ensure_dev(const char *dir, char *err, size_t errlen);
+
+/* ------------------------------------------- managed certificates (rotation.c)
+ *
+ * serve --manage-certs keeps a CA and the serving pair in a Secret (as
+ * upstream's cert-controller rotator does) and decides here, with no I/O,
+ * what the Secret should hold at a given time:
+ *   - no usable CA (absent, broken, key missing, expired): a new one;
+ *   - the CA has less than a fifth of its life left: a new one joins the
+ *     bundle in front (it signs from now on) while the old one stays in the
+ *     bundle until it expires, so no client ever meets an unknown issuer;
+ *   - the serving certificate is absent, broken, not for the Service, not
+ *     signed by a CA of the bundle, or has less than a fifth of its life left:
+ *     a new one from the signing CA (never outliving it);
+ *   - a serving certificate from an older CA is re-issued from the new one
+ *     only once the new CA has been in every webhook configuration's bundle
+ *     for `overlap` (the API servers trust it by then).
+ */
+
+typedef struct tw_certs_managed {
+	char *ca_crt;        /* trust bundle (PEM): the signing CA first, then older CAs */
+	char *ca_key;        /* the signing CA's key (PEM) */
+	char *tls_crt, *tls_key;
+	int64_t ca_added_at; /* when the signing CA joined the bundle (0: unknown) */
+} tw_certs_managed;
+
+void tw_certs_managed_free(tw_certs_managed *m);
+
+typedef struct tw_certs_policy {
+	const char *service, *namespace_; /* the serving certificate's DNS names */
+	int64_t validity;       /* serving certificate, seconds (0: one year) */
+	int64_t ca_validity;    /* CA, seconds (0: ten years) */
+	int64_t overlap;        /* trust time before a new CA signs (0: one hour) */
+	bool bundle_published;  /* every webhook configuration carries in->ca_crt */
+	int64_t now;            /* 0: the clock */
+} tw_certs_policy;
+
+typedef struct tw_certs_plan {
+	bool changed;     /* *out differs from *in: write it */
+	bool new_ca, new_leaf;
+	int64_t next_at;  /* the next time something comes due (Unix seconds) */
+	int64_t ca_not_after, leaf_not_after; /* of what *out holds */
+	char why[1400];   /* what changed and why, for the log ("" when nothing did) */
+} tw_certs_plan;
+
+/* What the Secret should hold now. *out is a fresh copy of everything (free
+ * it with tw_certs_managed_free), whether or not it changed. */
+int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
+		    tw_certs_managed *out, tw_certs_plan *plan, char *err, size_t errlen);
+
+/* The serving certificate's DNS names for a Service (NAME, NAME.NS,
+ * NAME.NS.svc, NAME.NS.svc.cluster.local): the one the API server dials is
+ * index 2. out[i] are malloc'd; free with tw_certs_service_names_free. */
+int tw_certs_service_names(const char *service, const char *ns, char *out[4]);
+void tw_certs_service_names_free(char *names[4]);
 
 #endif /* TW_CERTS_H */

@@ -77,11 +77,26 @@ static STACK_OF(X509) *read_certs(const char *text, size_t len)
 	return sk;
 }
 
-static int load_certs(const char *path, STACK_OF(X509) **out, tw_certs_report *rep)
+/* The PEM text to check: the caller's (pem), or the file's. malloc'd. */
+static int load_text(const char *path, const char *pem, char **text, size_t *len,
+		     tw_certs_report *rep)
+{
+	if (!pem)
+		return tw_certs_read_file(path, text, len, rep->reason, sizeof(rep->reason));
+	*len = strlen(pem);
+	if (*len > TW_CERTS_MAX_FILE)
+		return bad(rep, TW_CERTS_EBAD, "%s is larger than 1 MiB: not a PEM certificate",
+			   path);
+	*text = strdup(pem);
+	return *text ? TW_CERTS_OK : bad(rep, TW_CERTS_ECRYPTO, "out of memory reading %s", path);
+}
+
+static int load_certs(const char *path, const char *pem, STACK_OF(X509) **out,
+		      tw_certs_report *rep)
 {
 	char *text;
 	size_t len;
-	int rc = tw_certs_read_file(path, &text, &len, rep->reason, sizeof(rep->reason));
+	int rc = load_text(path, pem, &text, &len, rep);
 	if (rc)
 		return rc;
 	*out = read_certs(text, len);
@@ -101,11 +116,11 @@ static int no_passphrase(char *buf, int size, int rwflag, void *u)
 	return -1;
 }
 
-static int load_key(const char *path, EVP_PKEY **out, tw_certs_report *rep)
+static int load_key(const char *path, const char *pem, EVP_PKEY **out, tw_certs_report *rep)
 {
 	char *text;
 	size_t len;
-	int rc = tw_certs_read_file(path, &text, &len, rep->reason, sizeof(rep->reason));
+	int rc = load_text(path, pem, &text, &len, rep);
 	if (rc)
 		return rc;
 	BIO *b = BIO_new_mem_buf(text, (int)len);
@@ -130,11 +145,11 @@ static int load_key(const char *path, EVP_PKEY **out, tw_certs_report *rep)
 
 static int load_pair(const tw_certs_check_opts *o, struct pair *p, tw_certs_report *rep)
 {
-	int rc = load_certs(o->cert_path, &p->rest, rep);
+	int rc = load_certs(o->cert_path, o->cert_pem, &p->rest, rep);
 	if (rc)
 		return rc;
 	p->leaf = sk_X509_shift(p->rest);
-	if ((rc = load_key(o->key_path, &p->key, rep)))
+	if ((rc = load_key(o->key_path, o->key_pem, &p->key, rep)))
 		return rc;
 	if (EVP_PKEY_eq(X509_get0_pubkey(p->leaf), p->key) != 1) {
 		ERR_clear_error();
@@ -142,7 +157,8 @@ static int load_pair(const tw_certs_check_opts *o, struct pair *p, tw_certs_repo
 			   "certificate; pass the key the certificate was issued for",
 			   o->key_path, o->cert_path);
 	}
-	return o->ca_path ? load_certs(o->ca_path, &p->ca, rep) : TW_CERTS_OK;
+	return o->ca_path || o->ca_pem ? load_certs(o->ca_path, o->ca_pem, &p->ca, rep)
+				       : TW_CERTS_OK;
 }
 
 static void describe(X509 *x, tw_certs_report *rep)
@@ -298,7 +314,7 @@ int tw_certs_not_after(const char *path, int64_t *out)
 {
 	tw_certs_report rep = { 0 };
 	STACK_OF(X509) *sk = NULL;
-	int rc = load_certs(path, &sk, &rep);
+	int rc = load_certs(path, NULL, &sk, &rep);
 	if (!rc && tw_certs_asn1_time(X509_get0_notAfter(sk_X509_value(sk, 0)), out))
 		rc = TW_CERTS_EBAD;
 	sk_X509_pop_free(sk, X509_free);

@@ -35,17 +35,7 @@ struct names {
 
 static void names_free(struct names *n)
 {
-	for (int i = 0; i < 4; i++)
-		free(n->own[i]);
-}
-
-static char *fmt(const char *a, const char *b, const char *suffix)
-{
-	size_t len = strlen(a) + strlen(b) + strlen(suffix) + 2;
-	char *s = malloc(len);
-	if (s)
-		snprintf(s, len, "%s%s%s%s", a, *b ? "." : "", b, suffix);
-	return s;
+	tw_certs_service_names_free(n->own);
 }
 
 static int add_dns(struct names *n, const char *s, char *err, size_t errlen)
@@ -63,13 +53,8 @@ static int add_dns(struct names *n, const char *s, char *err, size_t errlen)
 static int service_names(struct names *n, const char *svc, const char *ns, char *err,
 			 size_t errlen)
 {
-	n->own[0] = fmt(svc, "", "");
-	n->own[1] = fmt(svc, ns, "");
-	n->own[2] = fmt(svc, ns, ".svc");
-	n->own[3] = fmt(svc, ns, ".svc.cluster.local");
-	for (int i = 0; i < 4; i++)
-		if (!n->own[i])
-			return tw_certs_fail(err, errlen, TW_CERTS_ECRYPTO, "out of memory");
+	if (tw_certs_service_names(svc, ns, n->own))
+		return tw_certs_fail(err, errlen, TW_CERTS_ECRYPTO, "out of memory");
 	for (int i = 0; i < 4; i++)
 		add_dns(n, n->own[i], err, errlen);
 	/* The name the API server dials; a CN longer than 64 cannot be encoded,

@@ -8,6 +8,8 @@
 #include "certs/internal.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LABEL_MSG                                                                          \
@@ -60,4 +62,36 @@ bool tw_certs_is_ip(const char *s)
 {
 	unsigned char buf[16];
 	return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1;
+}
+
+/* "a", "a.b", "a.b.svc", ...: the forms a Service is reached by. */
+static char *join(const char *a, const char *b, const char *suffix)
+{
+	size_t len = strlen(a) + strlen(b) + strlen(suffix) + 2;
+	char *s = malloc(len);
+	if (s)
+		snprintf(s, len, "%s%s%s%s", a, *b ? "." : "", b, suffix);
+	return s;
+}
+
+int tw_certs_service_names(const char *service, const char *ns, char *out[4])
+{
+	out[0] = join(service, "", "");
+	out[1] = join(service, ns, "");
+	out[2] = join(service, ns, ".svc");
+	out[3] = join(service, ns, ".svc.cluster.local");
+	for (int i = 0; i < 4; i++)
+		if (!out[i]) {
+			tw_certs_service_names_free(out);
+			return TW_CERTS_ECRYPTO;
+		}
+	return TW_CERTS_OK;
+}
+
+void tw_certs_service_names_free(char *names[4])
+{
+	for (int i = 0; i < 4; i++) {
+		free(names[i]);
+		names[i] = NULL;
+	}
 }

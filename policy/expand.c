@@ -168,7 +168,7 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *ke
 	if (rc == TP_ENOMEM)
 		return rc;
 	if (rc == TP_EUNAVAILABLE) {
-		int arc = tp__lookup_failed(res, "spec.runtimeRef", rk, rname, why);
+		int arc = tp_result_lookup_failed(res, "spec.runtimeRef", rk, rname, why);
 		return arc ? arc : TP_EUNAVAILABLE;
 	}
 	if (!rt)

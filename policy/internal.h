@@ -114,11 +114,6 @@ void tp__runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, cons
 /* "clustertrainingruntimes.trainer.kubeflow.org": how the API server names a
  * kind's resource in its NotFound errors. */
 const char *tp__resource_name(tp_kind k);
-/* Add the error an unanswered lookup gives (Internal error at path: "<res>
- * \"<name>\" could not be looked up: <why>; the request can be retried")
- * and mark res unavailable. */
-int tp__lookup_failed(tp_result *res, const char *path, tp_kind k, const char *name,
-		      const char *why);
 /* Namespaces holding a kind/name, through the lookup or the store. */
 size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
 			 size_t max);

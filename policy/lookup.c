@@ -85,8 +85,8 @@ const char *tp__resource_name(tp_kind k)
 	}
 }
 
-int tp__lookup_failed(tp_result *res, const char *path, tp_kind k, const char *name,
-		      const char *why)
+int tp_result_lookup_failed(tp_result *res, const char *path, tp_kind k, const char *name,
+			    const char *why)
 {
 	tp_result_set_unavailable(res);
 	return tp_result_add(res, TP_FIELD_INTERNAL, path, NULL,

@@ -77,8 +77,8 @@ static int check_active_jobset(tp_tj_ctx *ctx)
 	if (rc == TP_ENOMEM)
 		return rc;
 	if (rc == TP_EUNAVAILABLE)
-		return tp__lookup_failed(ctx->res, PATCHES, TP_KIND_JOBSET, tp_meta_name(ctx->job),
-					 why);
+		return tp_result_lookup_failed(ctx->res, PATCHES, TP_KIND_JOBSET,
+					       tp_meta_name(ctx->job), why);
 	const cJSON *st = tp_get_array(js, "status.replicatedJobsStatus");
 	for (const cJSON *s = st ? st->child : NULL; s; s = s->next) {
 		long long active;

@@ -107,6 +107,9 @@ int tp_buf_vaddf(tp_buf *b, const char *fmt, va_list ap);
 void tp_buf_reset(tp_buf *b); /* len = 0, memory kept */
 /* Append the RFC 4648 base64 (padded, one line) of n bytes. */
 int tp_base64_encode(const void *data, size_t n, tp_buf *out);
+/* Append the bytes n characters of padded base64 stand for (TP_EPARSE when
+ * they are not base64). */
+int tp_base64_decode(const char *in, size_t n, tp_buf *out);
 void tp_buf_free(tp_buf *b);
 
 /* ------------------------------------------------------------------ result */
@@ -366,6 +369,11 @@ typedef struct tp_options {
  * wrong for TP_EUNAVAILABLE. */
 int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *name,
 		  const cJSON **out, char *why, size_t whylen);
+/* The error a lookup nobody could answer gives, and the mark: Internal error
+ * at path, "<resource> \"<name>\" could not be looked up: <why>; the request
+ * can be retried". */
+int tp_result_lookup_failed(tp_result *r, const char *path, tp_kind k, const char *name,
+			    const char *why);
 
 /* Validate obj (old_obj on UPDATE, else NULL) according to its kind.
  * Fills res; returns TP_EUNSUPPORTED for kinds it does not know. */

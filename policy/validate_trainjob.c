@@ -100,7 +100,7 @@ static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_k
 		return NULL;
 	}
 	if (lrc == TP_EUNAVAILABLE) {
-		*rc = tp__lookup_failed(res, "spec.runtimeRef", kind, name, why);
+		*rc = tp_result_lookup_failed(res, "spec.runtimeRef", kind, name, why);
 		return NULL;
 	}
 	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {

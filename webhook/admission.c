@@ -96,13 +96,16 @@ static int add_annotations(cJSON *resp, const tp_result *res, bool dry_run)
 	return TP_OK;
 }
 
-static int add_status(cJSON *resp, const char *message)
+/* A denial is 403 Forbidden, as controller-runtime answers; an answer that
+ * decides nothing (a lookup nobody could answer) is 500 InternalError, which
+ * the user sees as an error to retry rather than a verdict to act on. */
+static int add_status(cJSON *resp, const char *message, bool internal)
 {
 	cJSON *st = cJSON_AddObjectToObject(resp, "status");
 	if (!st || !cJSON_AddObjectToObject(st, "metadata") ||
 	    !cJSON_AddStringToObject(st, "status", "Failure") ||
-	    !cJSON_AddNumberToObject(st, "code", 403) ||
-	    !cJSON_AddStringToObject(st, "reason", "Forbidden") ||
+	    !cJSON_AddNumberToObject(st, "code", internal ? 500 : 403) ||
+	    !cJSON_AddStringToObject(st, "reason", internal ? "InternalError" : "Forbidden") ||
 	    !cJSON_AddStringToObject(st, "message", message))
 		return TP_ENOMEM;
 	return TP_OK;
@@ -135,7 +138,8 @@ static int write_answer(const tw_review *rv, const tw_answer *ans, tw_outcome *o
 	    !cJSON_AddStringToObject(resp, "uid", rv->uid) ||
 	    !cJSON_AddBoolToObject(resp, "allowed", ans->allowed))
 		goto done;
-	if (!ans->allowed && (rc = add_status(resp, ans->message)) != TP_OK)
+	bool internal = tp_result_unavailable(ans->res);
+	if (!ans->allowed && (rc = add_status(resp, ans->message, internal)) != TP_OK)
 		goto done;
 	if (ans->patch && cJSON_GetArraySize(ans->patch) > 0 &&
 	    (rc = add_patch(resp, ans->patch)) != TP_OK)
@@ -144,6 +148,7 @@ static int write_answer(const tw_review *rv, const tw_answer *ans, tw_outcome *o
 	    (rc = add_annotations(resp, ans->res, rv->dry_run)) != TP_OK)
 		goto done;
 	oc->allowed = ans->allowed;
+	oc->unavailable = !ans->allowed && internal;
 	oc->patched = ans->patch && cJSON_GetArraySize(ans->patch) > 0;
 	oc->warnings = tp_result_warning_count(ans->res);
 	tp_buf_reset(out);
@@ -263,17 +268,27 @@ static const char *object_mismatch(const tw_review *rv, tp_kind want)
 
 /* ------------------------------------------------------------ decisions */
 
-static int decide_validate(const tp_options *opt, const tw_review *rv, tw_answer *ans)
+static int validate_into(const tp_options *opt, const tw_review *rv, tp_result *res)
 {
-	if (rv->op != TP_OP_CREATE && rv->op != TP_OP_UPDATE)
-		return TP_OK; /* upstream checks nothing on DELETE or CONNECT */
-	int rc = tp_validate(opt, rv->op, rv->object, rv->old_object, ans->res);
+	int rc = tp_validate(opt, rv->op, rv->object, rv->old_object, res);
 	if (rc == TP_ENOMEM)
 		return rc;
 	if (rc)
-		return tp_result_add(ans->res, TP_FIELD_INTERNAL, "request.object", NULL,
+		return tp_result_add(res, TP_FIELD_INTERNAL, "request.object", NULL,
 				     "cannot validate this object: %s", tp_strerror(rc));
 	return TP_OK;
+}
+
+static int decide_validate(const tw_config *cfg, const tp_options *opt, const tw_review *rv,
+			   tw_answer *ans, tw_outcome *oc)
+{
+	if (rv->op != TP_OP_CREATE && rv->op != TP_OP_UPDATE)
+		return TP_OK; /* upstream checks nothing on DELETE or CONNECT */
+	int rc = validate_into(opt, rv, ans->res);
+	if (rc || !cfg->strict_warn || opt->profile != TP_PROFILE_STRICT || tp_result_ok(ans->res) ||
+	    tp_result_unavailable(ans->res))
+		return rc;
+	return tw_strict_as_warnings(opt, rv, &ans->res, &oc->strict_warned);
 }
 
 static int decide_default_trainjob(const tp_options *opt, const tw_review *rv,
@@ -293,13 +308,13 @@ static int decide_default_trainjob(const tp_options *opt, const tw_review *rv,
 }
 
 static int decide(const tw_config *cfg, const tw_route *route, const tw_review *rv,
-		  tw_answer *ans)
+		  tw_answer *ans, tw_outcome *oc)
 {
 	tp_options opt = cfg->opt;
 	opt.store = cfg->store;
 	switch (route->type) {
 	case TW_ROUTE_VALIDATE:
-		return decide_validate(&opt, rv, ans);
+		return decide_validate(cfg, &opt, rv, ans, oc);
 	case TW_ROUTE_MUTATE_TRAINJOB:
 		return decide_default_trainjob(&opt, rv, ans);
 	case TW_ROUTE_MUTATE_JOBSET:
@@ -377,10 +392,14 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 		ans.allowed = false;
 		ans.message = wrong;
 	} else {
-		if (cfg->store)
+		/* With a lookup (the server's resolver) nothing is held across the
+		 * decision, which may wait on the API server; without one the store is
+		 * read in place under its read lock. */
+		bool lock = cfg->store && !cfg->opt.lookup;
+		if (lock)
 			tp_store_rdlock(cfg->store);
-		rc = decide(cfg, route, &rv, &ans);
-		if (cfg->store)
+		rc = decide(cfg, route, &rv, &ans, oc);
+		if (lock)
 			tp_store_unlock(cfg->store);
 		if (rc)
 			goto done;

@@ -27,4 +27,12 @@ typedef struct tw_answer {
 	cJSON *patch;        /* JSON Patch operations; NULL or empty: no patch */
 } tw_answer;
 
+/* --strict-action warn (strict_action.c): *res holds the strict profile's
+ * errors; the violations the kubeflow profile does not share become one
+ * warning each ("strict: <error>"), plus an audit annotation, so that only
+ * what upstream would deny is denied. *res may be replaced; *warned gets the
+ * number of violations turned into warnings. */
+int tw_strict_as_warnings(const tp_options *opt, const tw_review *rv, tp_result **res,
+			  size_t *warned);
+
 #endif /* TW_ADMISSION_H */

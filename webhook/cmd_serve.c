@@ -1,149 +1,52 @@
 /*
  * cmd_serve.c — `trainer-webhook serve`: the HTTPS admission server.
  *
- * The main thread parses options, loads the certificates and the store,
- * starts the TLS daemon and the metrics port, then waits for signals:
- * SIGHUP reloads the store from --runtimes, SIGTERM/SIGINT drain and exit 0.
- * Certificates reload themselves (tls.c watches their files).
+ * The main thread reads the options (serve_args.c), loads the certificates
+ * and the store, starts the TLS daemon and the metrics port, then the
+ * cluster's helpers (the watch of the runtimes, the certificate manager),
+ * and waits for signals: SIGHUP reloads the store from --runtimes,
+ * SIGTERM/SIGINT drain and exit 0. Certificates from files reload themselves
+ * (tls.c watches them); managed ones come from the Secret (certmgr.c).
  *
  * --dev is the README's embedded default: development certificates under
  * certs/dev (made when absent), the example runtimes of deploy/runtimes,
  * 127.0.0.1:9443, and a curl line to try.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "certs/certs.h"
-#include "webhook/cli.h"
-#include "webhook/log.h"
+#include "webhook/certmgr.h"
 #include "webhook/metrics.h"
+#include "webhook/serve.h"
 #include "webhook/server.h"
 #include "webhook/watch.h"
 
-#define DEV_CERT_DIR "certs/dev"
-#define DEV_RUNTIMES "deploy/runtimes"
-#define DEV_SAMPLE "deploy/samples/admissionreview-trainjob.json"
+/* What --kube follows by watch: what every request may read. TrainJobs and
+ * JobSets are not cached (their number grows with the cluster): requests
+ * that need one GET it. */
+enum { W_CTR, W_TR, W_PRIORITY, W_COUNT };
 
-static const char serve_help[] =
-	"usage: trainer-webhook serve [--listen ADDR] [--tls-cert F --tls-key F] [--dev]\n"
-	"         [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
-	"         [--threads N] [--max-body BYTES] [--metrics-listen ADDR]\n"
-	"         [--log-level debug|info|warn|error] [--shutdown-grace SECONDS]\n"
-	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
-	"\n"
-	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
-	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
-	"  --dev                  development certificates under " DEV_CERT_DIR
-	" (made when absent)\n"
-	"                         and the example runtimes of " DEV_RUNTIMES "\n"
-	"  --kube                 fill the store by watching the API server (in-cluster\n"
-	"                         configuration; /readyz waits for the first lists)\n"
-	"  --kube-server URL      the API server outside a cluster (https://, or http://\n"
-	"                         for tests); implies --kube. --kube-token-file and\n"
-	"                         --kube-ca-file replace the service account's files\n"
-	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
-
-struct serve_args {
-	tw_cli cli;
-	const char *listen, *metrics_listen, *cert, *key;
-	bool dev;
-	unsigned threads;
-	size_t max_body;
-	unsigned grace_s;
-	tw_log_level level;
-	bool kube;
-	const char *kube_server, *kube_token, *kube_ca;
+static const tw_watch_kind watched[W_COUNT] = {
+	[W_CTR] = { .group = "trainer.kubeflow.org", .version = "v1alpha1",
+		    .plural = "clustertrainingruntimes", .kind = "ClusterTrainingRuntime",
+		    .cluster_scoped = true },
+	[W_TR] = { .group = "trainer.kubeflow.org", .version = "v1alpha1",
+		   .plural = "trainingruntimes", .kind = "TrainingRuntime" },
+	/* The Volcano rule's PriorityClasses: a cluster without the API (or
+	 * without the RBAC to list it) must not lose readiness. */
+	[W_PRIORITY] = { .group = "scheduling.k8s.io", .version = "v1",
+			 .plural = "priorityclasses", .kind = "PriorityClass",
+			 .cluster_scoped = true, .optional = true },
 };
-
-static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
-		  unsigned long long hi, unsigned long long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (errno || *end || end == v || n < lo || n > hi || v[0] == '-')
-		return tw_cli_usage(c, "%s \"%s\": want a whole number from %llu to %llu", flag, v,
-				    lo, hi);
-	*out = n;
-	return 0;
-}
-
-static int one_option(struct serve_args *a, const char *f, const char *v)
-{
-	unsigned long long n;
-	int rc = 0;
-	if (!strcmp(f, "--listen"))
-		a->listen = v;
-	else if (!strcmp(f, "--metrics-listen"))
-		a->metrics_listen = v;
-	else if (!strcmp(f, "--tls-cert"))
-		a->cert = v;
-	else if (!strcmp(f, "--tls-key"))
-		a->key = v;
-	else if (!strcmp(f, "--kube-server"))
-		a->kube_server = v, a->kube = true;
-	else if (!strcmp(f, "--kube-token-file"))
-		a->kube_token = v, a->kube = true;
-	else if (!strcmp(f, "--kube-ca-file"))
-		a->kube_ca = v, a->kube = true;
-	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
-		a->threads = (unsigned)n;
-	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
-		a->max_body = (size_t)n;
-	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
-		a->grace_s = (unsigned)n;
-	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
-		rc = tw_cli_usage(&a->cli, "--log-level \"%s\": use debug, info, warn or error", v);
-	return rc;
-}
-
-static int parse_args(struct serve_args *a, int argc, char **argv)
-{
-	static const char *const valued[] = { "--listen",  "--metrics-listen", "--tls-cert",
-					      "--tls-key", "--threads",	       "--max-body",
-					      "--shutdown-grace", "--log-level",
-					      "--kube-server", "--kube-token-file",
-					      "--kube-ca-file" };
-	for (int i = 1; i < argc; i++) {
-		int took = tw_cli_common(&a->cli, argc, argv, &i);
-		if (took < 0)
-			return tw_cli_stop(took);
-		if (took)
-			continue;
-		const char *f = argv[i];
-		if (!strcmp(f, "--dev")) {
-			a->dev = true;
-			continue;
-		}
-		if (!strcmp(f, "--kube")) {
-			a->kube = true;
-			continue;
-		}
-		size_t k = 0;
-		while (k < sizeof(valued) / sizeof(valued[0]) && strcmp(valued[k], f))
-			k++;
-		if (k == sizeof(valued) / sizeof(valued[0]))
-			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
-		if (++i >= argc)
-			return tw_cli_usage(&a->cli, "%s needs a value", f);
-		int rc = one_option(a, f, argv[i]);
-		if (rc)
-			return rc;
-	}
-	if (!a->dev && (!a->cert || !a->key))
-		return tw_cli_usage(&a->cli, "give --tls-cert and --tls-key (or --dev for "
-					     "development certificates)");
-	if (!!a->cert != !!a->key)
-		return tw_cli_usage(&a->cli, "--tls-cert and --tls-key go together");
-	return 0;
-}
+static const tp_kind watched_kind[W_COUNT] = { TP_KIND_CLUSTER_TRAINING_RUNTIME,
+					       TP_KIND_TRAINING_RUNTIME,
+					       TP_KIND_PRIORITY_CLASS };
 
 /* --dev fills in what was not given. */
-static int dev_defaults(struct serve_args *a)
+static int dev_defaults(tw_serve_args *a)
 {
 	if (!a->dev)
 		return 0;
@@ -151,12 +54,12 @@ static int dev_defaults(struct serve_args *a)
 		a->listen = "127.0.0.1:9443";
 	if (!a->metrics_listen)
 		a->metrics_listen = "127.0.0.1:8080";
-	if (!a->cli.nruntimes && tw_cli_add_runtimes(&a->cli, DEV_RUNTIMES))
+	if (!a->cli.nruntimes && tw_cli_add_runtimes(&a->cli, TW_SERVE_DEV_RUNTIMES))
 		return TW_EXIT_USAGE;
 	if (a->cert)
 		return 0;
 	char err[512];
-	int dev = tw_certs_ensure_dev(DEV_CERT_DIR, err, sizeof(err));
+	int dev = tw_certs_ensure_dev(TW_SERVE_DEV_CERT_DIR, err, sizeof(err));
 	if (dev == TW_CERTS_DEV_REPLACED)
 		fprintf(stderr, "trainer-webhook serve: replaced the development certificates: %s\n",
 			err);
@@ -164,8 +67,8 @@ static int dev_defaults(struct serve_args *a)
 		fprintf(stderr, "trainer-webhook serve: development certificates: %s\n", err);
 		return TW_EXIT_USAGE;
 	}
-	a->cert = DEV_CERT_DIR "/tls.crt";
-	a->key = DEV_CERT_DIR "/tls.key";
+	a->cert = TW_SERVE_DEV_CERT_DIR "/tls.crt";
+	a->key = TW_SERVE_DEV_CERT_DIR "/tls.key";
 	return 0;
 }
 
@@ -184,22 +87,22 @@ static tp_store *load_store(tw_cli *c)
 	return s;
 }
 
-static void print_try_line(const struct serve_args *a, unsigned short port)
+static void print_try_line(const tw_serve_args *a, unsigned short port)
 {
 	if (!a->dev)
 		return;
 	fprintf(stderr,
 		"\ntrainer-webhook is serving on https://127.0.0.1:%u (development certificates in "
-		DEV_CERT_DIR ").\nTry it:\n\n"
-		"  curl -s --cacert " DEV_CERT_DIR "/ca.crt -H 'Content-Type: application/json' "
-		"--data @" DEV_SAMPLE " https://127.0.0.1:%u/validate-trainer-kubeflow-org-v1alpha1-"
-		"trainjob\n\n",
+		TW_SERVE_DEV_CERT_DIR ").\nTry it:\n\n"
+		"  curl -s --cacert " TW_SERVE_DEV_CERT_DIR "/ca.crt -H 'Content-Type: "
+		"application/json' --data @" TW_SERVE_DEV_SAMPLE " https://127.0.0.1:%u/validate-"
+		"trainer-kubeflow-org-v1alpha1-trainjob\n\n",
 		port, port);
 }
 
-/* The API server to watch: --kube-server, else the in-cluster configuration
- * (whose files --kube-token-file / --kube-ca-file may replace). */
-static int kube_config(const struct serve_args *a, tw_kube_config *kc)
+/* The API server: --kube-server, else the in-cluster configuration (whose
+ * files --kube-token-file / --kube-ca-file may replace). */
+static int kube_config(const tw_serve_args *a, tw_kube_config *kc)
 {
 	char err[512];
 	int rc;
@@ -263,11 +166,18 @@ static void wait_for_stop(tw_server *srv, tw_cli *cli, const sigset_t *set, bool
 	}
 }
 
-/* The serving pair, checked as `certs check` checks it, then opened for
- * the TLS layer (which watches it from now on). NULL when it is refused. */
-static tw_tls *open_pair(const struct serve_args *a)
+/* The serving pair: from files, checked as `certs check` checks them and
+ * then watched; or, with --manage-certs, empty until the Secret is read.
+ * NULL when it is refused. */
+static tw_tls *open_pair(const tw_serve_args *a)
 {
 	char err[512];
+	tw_tls *tls = NULL;
+	if (a->manage_certs) {
+		if (tw_tls_new(&tls))
+			fprintf(stderr, "trainer-webhook serve: out of memory\n");
+		return tls;
+	}
 	tw_certs_check_opts chk = { .cert_path = a->cert, .key_path = a->key };
 	tw_certs_report rep;
 	if (tw_certs_check(&chk, &rep) != TW_CERTS_OK) {
@@ -278,7 +188,6 @@ static tw_tls *open_pair(const struct serve_args *a)
 	if (rep.expiring_soon)
 		tw_log(TW_LOG_WARN | TW_LOG_ALWAYS, "the serving certificate expires in %lld days: "
 		       "renew it", (long long)rep.days_left);
-	tw_tls *tls = NULL;
 	if (tw_tls_open(&tls, a->cert, a->key, err, sizeof(err)))
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
 	return tls;
@@ -290,71 +199,129 @@ struct running {
 	tw_server *srv;
 	tw_metrics_server *ms;
 	tw_kube_config kc;
+	tw_kubeapi *api;
 	tw_watch *watch;
+	tw_certmgr *certs;
+	tw_store_sink sinks[W_COUNT];
 };
 
-static bool never_ready(void *arg)
+static bool shutting_down(void *arg, char *why, size_t n)
 {
 	(void)arg;
+	snprintf(why, n, "shutting down");
 	return false;
 }
 
-/* Before the drain: the store outlives the watch that writes it. From here
- * on the replica is not ready (a stopped watch keeps no store current). */
-static void stop_watch(struct running *r)
+static bool starting(void *arg, char *why, size_t n)
 {
-	if (!r->watch)
-		return;
-	tw_server_set_ready_gate(r->srv, never_ready, NULL);
-	tw_watch_stop(r->watch);
-	r->watch = NULL;
-	tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");
+	(void)arg;
+	snprintf(why, n, "starting");
+	return false;
+}
+
+static bool watch_ready(void *arg, char *why, size_t n)
+{
+	return tw_watch_ready(arg, why, n);
+}
+
+/* Before the drain: the store outlives the watch that writes it, the pair
+ * the manager that renews it. From here on the replica is not ready. */
+static void stop_helpers(struct running *r)
+{
+	if (r->srv) {
+		tw_server_set_ready_check(r->srv, TW_READY_WATCH, shutting_down, NULL);
+		tw_server_set_ready_check(r->srv, TW_READY_CERTS, shutting_down, NULL);
+	}
+	if (r->watch) {
+		tw_watch_stop(r->watch);
+		r->watch = NULL;
+		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "API-server watch stopped");
+	}
+	tw_certmgr_stop(r->certs);
+	r->certs = NULL;
 }
 
 static void stop_all(struct running *r)
 {
-	stop_watch(r);
+	stop_helpers(r);
 	tw_metrics_stop(r->ms);
 	tw_server_free(r->srv);
 	tw_tls_close(r->tls);
+	tw_kubeapi_free(r->api);
 	tw_kube_config_free(&r->kc);
 }
 
-/* Load the store, open both ports, start the watch. 0, or -1 with the
- * reason printed. */
-static int start_all(struct serve_args *a, struct running *r)
+static int start_watch(struct running *r, tp_store *store, char *err, size_t n)
 {
-	char err[512];
-	if (a->kube && kube_config(a, &r->kc))
+	tw_watch_kind kinds[W_COUNT];
+	for (int i = 0; i < W_COUNT; i++) {
+		kinds[i] = watched[i];
+		r->sinks[i] = (tw_store_sink){ store, watched_kind[i] };
+		kinds[i].sink = tw_watch_store_sink(&r->sinks[i]);
+	}
+	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds, .nkinds = W_COUNT,
+			     .name = "runtimes", .metrics = true };
+	return tw_watch_start(&wo, &r->watch, err, n);
+}
+
+static int start_certs(const tw_serve_args *a, struct running *r, char *err, size_t n)
+{
+	char ns[256];
+	if (!a->namespace_ && tw_kube_namespace(NULL, ns, sizeof(ns)))
+		return snprintf(err, n, "--manage-certs: no namespace: give --namespace (outside "
+				       "a pod there is no service-account namespace file)"), -1;
+	tw_certmgr_opts co = { .kube = &r->kc, .namespace_ = a->namespace_ ? a->namespace_ : ns,
+			       .secret = a->secret, .service = a->service,
+			       .validating = a->validating, .mutating = a->mutating,
+			       .validity = a->cert_validity_s, .ca_validity = a->ca_validity_s,
+			       .overlap = a->ca_overlap_s, .tls = r->tls };
+	if (tw_certmgr_start(&co, &r->certs, err, n))
 		return -1;
+	tw_server_set_ready_check(r->srv, TW_READY_CERTS, tw_certmgr_ready, r->certs);
+	return 0;
+}
+
+/* Load the store, open both ports, start the cluster's helpers. 0, or -1
+ * with the reason printed. */
+static int start_all(tw_serve_args *a, struct running *r)
+{
+	char err[512] = "";
+	if (a->kube && (kube_config(a, &r->kc) || tw_kubeapi_new(&r->kc, &r->api, err,
+								    sizeof(err)))) {
+		if (err[0])
+			fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
+		return -1;
+	}
 	tp_store *store = load_store(&a->cli);
 	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	if (!store)
 		return -1;
-	tp_store *live = store; /* the watch writes the server's store in place */
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store };
 	so.base.opt = a->cli.opt;
 	so.base.max_body = a->max_body;
-	if (a->kube) /* not ready before every kind's first list */
-		so.ready_gate = tw_watch_ready_gate;
+	so.base.strict_warn = a->strict_warn;
+	so.cluster.api = r->api;
+	for (int i = 0; a->kube && i < W_COUNT; i++)
+		so.cluster.cached |= 1u << watched_kind[i];
+	if (a->kube) /* not ready before the runtimes' first lists */
+		so.ready[TW_READY_WATCH] = starting;
+	if (a->manage_certs) /* not ready before the manager has a pair and a bundle */
+		so.ready[TW_READY_CERTS] = starting;
 	if (tw_server_start(&so, &r->srv, err, sizeof(err)) ||
-	    tw_metrics_serve(a->metrics_listen, &r->ms, err, sizeof(err))) {
+	    tw_metrics_serve(a->metrics_listen, &r->ms, err, sizeof(err)) ||
+	    (a->kube && start_watch(r, store, err, sizeof(err))) ||
+	    (a->manage_certs && start_certs(a, r, err, sizeof(err)))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
 		return -1;
 	}
-	tw_watch_opts wo = { .kube = &r->kc, .store = live };
-	if (a->kube && tw_watch_start(&wo, &r->watch, err, sizeof(err))) {
-		fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
-		return -1;
-	}
 	if (r->watch)
-		tw_server_set_ready_gate(r->srv, tw_watch_ready_gate, r->watch);
+		tw_server_set_ready_check(r->srv, TW_READY_WATCH, watch_ready, r->watch);
 	tw_tls_watch(r->tls, TW_TLS_POLL_MS);
 	return 0;
 }
 
-static int serve(struct serve_args *a)
+static int serve(tw_serve_args *a)
 {
 	sigset_t set;
 	block_signals(&set);
@@ -365,12 +332,14 @@ static int serve(struct serve_args *a)
 	int code = TW_EXIT_USAGE;
 	if (start_all(a, &r) == 0) {
 		tw_log(TW_LOG_INFO | TW_LOG_ALWAYS, "serving https on %s (port %u), metrics on %s "
-		       "(port %u), profile %s, %u threads", a->listen, tw_server_port(r.srv),
+		       "(port %u), profile %s%s, %u threads%s", a->listen, tw_server_port(r.srv),
 		       a->metrics_listen, tw_metrics_port(r.ms),
-		       tp_profile_name(a->cli.opt.profile), a->threads);
+		       tp_profile_name(a->cli.opt.profile),
+		       a->strict_warn ? " (strict violations as warnings)" : "", a->threads,
+		       a->manage_certs ? ", managed certificates" : "");
 		print_try_line(a, tw_server_port(r.srv));
 		wait_for_stop(r.srv, &a->cli, &set, a->kube);
-		stop_watch(&r);
+		stop_helpers(&r);
 		tw_server_drain(r.srv, a->grace_s * 1000);
 		code = TW_EXIT_OK;
 	}
@@ -380,13 +349,8 @@ static int serve(struct serve_args *a)
 
 int tw_cmd_serve(int argc, char **argv)
 {
-	struct serve_args a = { .listen = NULL, .metrics_listen = NULL, .grace_s = 10,
-				.level = TW_LOG_INFO };
-	tw_cli_init(&a.cli, "serve", serve_help);
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	a.threads = cpus > 0 ? (unsigned)cpus : 1;
-	a.max_body = TW_DEFAULT_MAX_BODY;
-	int rc = parse_args(&a, argc, argv);
+	tw_serve_args a;
+	int rc = tw_serve_parse(&a, argc, argv);
 	if (!rc)
 		rc = dev_defaults(&a);
 	if (rc) {

@@ -11,10 +11,22 @@
 
 #include "webhook/expand_api.h"
 
-/* Whether the TrainJob's runtime (from the store) has an MPI policy. */
+/* Whether the TrainJob's runtime has an MPI policy. With a lookup (the
+ * server) it is asked for like any other; a runtime that cannot be found
+ * here is reported by the validation that follows. */
 static bool wants_ssh_key(const tp_options *opt, const cJSON *tj)
 {
-	return tp_get_object(tp_store_runtime_for(opt->store, tj), "spec.mlPolicy.mpi") != NULL;
+	const cJSON *rt = NULL;
+	if (!opt->lookup)
+		rt = tp_store_runtime_for(opt->store, tj);
+	else if (tp_get_str(tj, "spec.runtimeRef.name")) {
+		const char *kind = tp_get_str(tj, "spec.runtimeRef.kind");
+		bool ns = kind && !strcmp(kind, "TrainingRuntime");
+		tp_lookup_get(opt, ns ? TP_KIND_TRAINING_RUNTIME : TP_KIND_CLUSTER_TRAINING_RUNTIME,
+			      ns ? tp_meta_namespace(tj) : NULL,
+			      tp_get_str(tj, "spec.runtimeRef.name"), &rt, NULL, 0);
+	}
+	return tp_get_object(rt, "spec.mlPolicy.mpi") != NULL;
 }
 
 int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
@@ -33,6 +45,8 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *
 		snprintf(err, errlen, "cannot validate the TrainJob: %s", tp_strerror(rc));
 		return rc == TP_ENOMEM ? TW_EXPAND_NO_MEMORY : TW_EXPAND_BAD_INPUT;
 	}
+	if (tp_result_unavailable(res))
+		return TW_EXPAND_UNAVAILABLE;
 	if (!tp_result_ok(res))
 		return TW_EXPAND_INVALID;
 	tw_sshkey made = { 0 };
@@ -49,6 +63,8 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *
 		snprintf(err, errlen, "out of memory");
 		return TW_EXPAND_NO_MEMORY;
 	}
+	if (tp_result_unavailable(res))
+		return TW_EXPAND_UNAVAILABLE;
 	return rc || !tp_result_ok(res) ? TW_EXPAND_INVALID : TW_EXPAND_OK;
 }
 
@@ -103,27 +119,38 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	oc->name = tp_meta_name(tj);
 	oc->namespace_ = tp_meta_namespace(tj);
 	/* An MPI key takes milliseconds to make: not while holding the store's
-	 * read lock, which a waiting watch writer would turn into everyone's wait. */
+	 * read lock, which a waiting watch writer would turn into everyone's wait.
+	 * With a lookup (the server's resolver) no lock is taken at all. */
+	bool lock = cfg->store && !opt.lookup;
 	tw_sshkey key = { 0 };
-	if (cfg->store)
+	if (lock)
 		tp_store_rdlock(cfg->store);
 	bool need_key = wants_ssh_key(&opt, tj);
-	if (cfg->store)
+	if (lock)
 		tp_store_unlock(cfg->store);
 	int v = TW_EXPAND_OK;
 	if (need_key && tw_sshkey_generate(&key, err, sizeof(err)))
 		v = TW_EXPAND_BAD_INPUT;
-	if (cfg->store)
+	if (lock)
 		tp_store_rdlock(cfg->store);
 	if (v == TW_EXPAND_OK)
 		v = tw_expand_trainjob(&opt, tj, need_key ? &key : NULL, &list, res, err,
 				       sizeof(err));
-	if (cfg->store)
+	if (lock)
 		tp_store_unlock(cfg->store);
 	tw_sshkey_free(&key);
 	if (v == TW_EXPAND_BAD_INPUT || v == TW_EXPAND_NO_MEMORY) {
 		oc->http_status = v == TW_EXPAND_NO_MEMORY ? 500 : 400;
 		rc = tw_json_error(err, out);
+	} else if (v == TW_EXPAND_UNAVAILABLE) {
+		/* Nothing was decided: the runtime could not be looked up. */
+		oc->http_status = 503;
+		oc->unavailable = true;
+		tp_buf msg = TP_BUF_INIT(0);
+		rc = tp_result_format(res, &msg);
+		if (!rc)
+			rc = tw_json_error(msg.data ? msg.data : "", out);
+		tp_buf_free(&msg);
 	} else if (v == TW_EXPAND_INVALID) {
 		oc->http_status = 422;
 		rc = invalid_body(res, out);

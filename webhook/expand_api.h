@@ -14,12 +14,13 @@ enum {
 	TW_EXPAND_INVALID = 1,   /* the TrainJob is refused: res has the field errors */
 	TW_EXPAND_BAD_INPUT = 2, /* not a TrainJob, no key: err says */
 	TW_EXPAND_NO_MEMORY = 3, /* out of memory (HTTP 500): err says */
+	TW_EXPAND_UNAVAILABLE = 4, /* the runtime could not be looked up (HTTP 503): res says */
 };
 
-/* Validate tj (CREATE) and expand it with the runtime from opt->store into a
- * v1 List (*list, current arena if any). fixed: the MPI key to use; NULL
- * makes a fresh one when the runtime has an MPI policy. Caller holds the
- * store's read lock. */
+/* Validate tj (CREATE) and expand it with the runtime from opt->lookup, else
+ * opt->store, into a v1 List (*list, current arena if any). fixed: the MPI
+ * key to use; NULL makes a fresh one when the runtime has an MPI policy.
+ * Without a lookup the caller holds the store's read lock. */
 int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
 		       cJSON **list, tp_result *res, char *err, size_t errlen);
 

@@ -148,6 +148,20 @@ static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request 
 	return ok;
 }
 
+static tw_error_reason reason_of(int status)
+{
+	switch (status) {
+	case 400: return TW_ERR_BAD_REQUEST;
+	case 404: return TW_ERR_NOT_FOUND;
+	case 405: return TW_ERR_METHOD;
+	case 413: return TW_ERR_TOO_LARGE;
+	case 415: return TW_ERR_MEDIA_TYPE;
+	case 503: return TW_ERR_NOT_READY;
+	case 504: return TW_ERR_TIMEOUT;
+	default: return TW_ERR_INTERNAL;
+	}
+}
+
 static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, request *r, int status,
 				  const char *msg)
 {
@@ -167,15 +181,15 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 /* Go's time.Duration text as the API server writes it ("10s", "1m30s",
  * "500ms"): one or more <digits>[.<digits>]<unit>, nothing else (no sign,
  * no exponent, no "inf"). Microseconds, or -1 when it does not read, is
- * zero, or is over a day. */
-long long tw_parse_go_duration(const char *s)
+ * zero, or is over max_us. */
+long long tw_parse_go_duration_max(const char *s, long long max_us)
 {
 	static const struct {
 		const char *unit;
 		long long us;
 	} units[] = { { "ms", 1000 }, { "us", 1 }, { "\xc2\xb5s", 1 }, { "ns", 0 },
 		      { "h", 3600000000LL }, { "m", 60000000 }, { "s", 1000000 } };
-	const long long day = 3600000000LL * 24;
+	const long long limit = max_us;
 	if (!s || !*s)
 		return -1;
 	long long total = 0;
@@ -183,7 +197,7 @@ long long tw_parse_go_duration(const char *s)
 		long long whole = 0, frac = 0, scale = 1;
 		const char *start = s;
 		for (; *s >= '0' && *s <= '9'; s++)
-			if ((whole = whole * 10 + (*s - '0')) > day)
+			if ((whole = whole * 10 + (*s - '0')) > limit)
 				return -1;
 		if (*s == '.')
 			for (s++; *s >= '0' && *s <= '9'; s++)
@@ -197,12 +211,19 @@ long long tw_parse_go_duration(const char *s)
 			i++;
 		if (i == sizeof(units) / sizeof(units[0]))
 			return -1;
+		if (units[i].us && whole > limit / units[i].us)
+			return -1; /* no overflow on the way to the limit */
 		total += whole * units[i].us + frac * units[i].us / scale;
 		s += strlen(units[i].unit);
-		if (total > day)
+		if (total > limit)
 			return -1;
 	}
 	return total > 0 ? total : -1;
+}
+
+long long tw_parse_go_duration(const char *s)
+{
+	return tw_parse_go_duration_max(s, 3600000000LL * 24);
 }
 
 static bool json_type(const char *ct, bool yaml_too)
@@ -269,9 +290,14 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 
 static enum MHD_Result answer_health(tw_server *s, struct MHD_Connection *c, request *r)
 {
-	bool ready = strcmp(r->route->path, "/readyz") ? true : tw_server_ready(s);
+	char why[2048];
+	bool ready = strcmp(r->route->path, "/readyz") ? true
+						     : tw_server_ready(s, why, sizeof(why));
 	tp_buf_reset(&r->out);
-	tp_buf_adds(&r->out, ready ? "ok\n" : "not ready: certificates or store not loaded\n");
+	if (ready)
+		tp_buf_adds(&r->out, "ok\n");
+	else
+		tp_buf_addf(&r->out, "not ready: %s\n", why);
 	return send_buf(s, c, r, ready ? 200 : 503, "text/plain; charset=utf-8");
 }
 
@@ -296,8 +322,16 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 		return send_error(s, c, r, 503, "the runtime store is not loaded yet");
 	tw_config cfg = s->opt.base;
 	cfg.store = r->store->store;
+	/* Lookups (the cache, then the API server) end inside the request's
+	 * ?timeout=, and hold nothing once the answer is written. */
+	tw_resolver rs;
+	long long t0_ms = (long long)r->t0.tv_sec * 1000 + r->t0.tv_nsec / 1000000;
+	tw_resolver_init(&rs, &s->opt.cluster, cfg.store, r->arena,
+			 r->deadline_us ? t0_ms + r->deadline_us / 1000 : 0);
+	cfg.opt.lookup = &rs.lookup;
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 				 r->arena, &r->out, &r->oc);
+	tw_resolver_done(&rs);
 	if (rc)
 		return send_error(s, c, r, 500, tp_strerror(rc));
 	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
@@ -367,14 +401,17 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 
 static tw_verdict verdict_of(const request *r)
 {
-	if (r->oc.http_status != 200 || !r->route || r->route->type == TW_ROUTE_HEALTH)
-		return TW_VERDICT_NONE;
+	if (r->oc.http_status != 200 || !r->route || r->route->type == TW_ROUTE_HEALTH ||
+	    r->oc.unavailable)
+		return TW_VERDICT_NONE; /* an undecided answer is no verdict */
 	return r->oc.allowed ? TW_VERDICT_ALLOWED : TW_VERDICT_DENIED;
 }
 
 static void log_request(const request *r, long long us)
 {
-	int lvl = r->oc.http_status >= 500 ? TW_LOG_ERROR : TW_LOG_INFO;
+	int lvl = r->oc.http_status >= 500 ? TW_LOG_ERROR
+		  : r->oc.unavailable	   ? TW_LOG_WARN
+					   : TW_LOG_INFO;
 	if (!tw_log_enabled(lvl) || (r->route && r->route->type == TW_ROUTE_HEALTH))
 		return;
 	tw_verdict v = verdict_of(r);
@@ -391,6 +428,10 @@ static void log_request(const request *r, long long us)
 				  : v == TW_VERDICT_DENIED ? "denied"
 							   : NULL);
 	tw_log_bool(&l, "patched", r->oc.patched);
+	if (r->oc.unavailable)
+		tw_log_bool(&l, "undecided", true);
+	if (r->oc.strict_warned)
+		tw_log_int(&l, "strict_warned", (long long)r->oc.strict_warned);
 	tw_log_int(&l, "warnings", (long long)r->oc.warnings);
 	tw_log_str(&l, "error", r->oc.error);
 	tw_log_int(&l, "us", us);
@@ -410,6 +451,12 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
 				   r->oc.warnings);
+		if (r->oc.unavailable)
+			tw_metrics_error_answer(TW_ERR_LOOKUP);
+		else if (r->oc.http_status != 200 && !(r->route && r->route->type == TW_ROUTE_HEALTH))
+			tw_metrics_error_answer(reason_of(r->oc.http_status));
+		if (r->oc.strict_warned)
+			tw_metrics_strict_warned(r->route, r->oc.strict_warned);
 		log_request(r, us);
 	}
 	atomic_fetch_sub(&s->in_flight, 1);

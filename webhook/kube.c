@@ -119,3 +119,18 @@ int tw_kube_read_token(const char *path, char **out)
 	*out = buf;
 	return 0;
 }
+
+int tw_kube_namespace(const char *sa_dir, char *out, size_t n)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/namespace", sa_dir ? sa_dir : TW_KUBE_SA_DIR);
+	char *ns = NULL;
+	/* The same rules as a token: one line, no control characters. */
+	if (tw_kube_read_token(path, &ns))
+		return -1;
+	int rc = strlen(ns) < n ? 0 : -1;
+	if (!rc)
+		snprintf(out, n, "%s", ns);
+	free(ns);
+	return rc;
+}

@@ -30,4 +30,8 @@ void tw_kube_config_free(tw_kube_config *c);
  * *out. 0, or -1 (unreadable, empty, over TW_KUBE_TOKEN_MAX). */
 int tw_kube_read_token(const char *path, char **out);
 
+/* The pod's namespace: sa_dir/namespace (sa_dir NULL: TW_KUBE_SA_DIR), as
+ * the kubelet mounts it, into out. 0, or -1 when there is none. */
+int tw_kube_namespace(const char *sa_dir, char *out, size_t n);
+
 #endif /* TW_KUBE_H */

@@ -20,6 +20,7 @@
 #include "webhook/server.h"
 
 #define MAX_ROUTES 32 /* tw_routes has about ten; the last slot is "other" */
+#define MAX_WATCH 16  /* watched kinds (runtimes, PriorityClasses, the certificate's) */
 
 static const int codes[] = { 200, 400, 404, 405, 413, 415, 500, 503, 504 };
 #define NCODES (sizeof(codes) / sizeof(codes[0]) + 1) /* + "other" */
@@ -45,10 +46,27 @@ static struct {
 	atomic_int_fast64_t cert_not_after;
 	atomic_uint_fast64_t cert_reloads[2];
 	atomic_bool watch_on;
-	atomic_int_fast64_t watch_synced_at[TP_KIND__COUNT];
-	atomic_uint_fast64_t watch_relists[TP_KIND__COUNT];
-	atomic_uint_fast64_t watch_reconnects[TP_KIND__COUNT];
+	atomic_int watch_kinds;
+	const char *_Atomic watch_name[MAX_WATCH];
+	atomic_int_fast64_t watch_synced_at[MAX_WATCH];
+	atomic_int_fast64_t watch_status[MAX_WATCH];
+	atomic_uint_fast64_t watch_relists[MAX_WATCH];
+	atomic_uint_fast64_t watch_reconnects[MAX_WATCH];
+	atomic_uint_fast64_t errors[TW_ERR__COUNT];
+	atomic_uint_fast64_t lookups[TP_KIND__COUNT][2][3];
+	atomic_uint_fast64_t strict_warned[MAX_ROUTES];
+	atomic_bool certmgr_on;
+	atomic_int_fast64_t ca_not_after;
+	atomic_uint_fast64_t rotations[2]; /* [0] serving, [1] CA */
+	atomic_uint_fast64_t cabundle_writes;
+	atomic_bool certmgr_ready;
 } reg;
+
+static const char *const error_names[TW_ERR__COUNT] = {
+	"lookup_failed", "internal", "bad_request", "not_found", "method_not_allowed",
+	"too_large", "unsupported_media_type", "not_ready", "timeout",
+};
+static const char *const lookup_results[3] = { "found", "not_found", "error" };
 
 #define ADD(v, n) atomic_fetch_add_explicit(&(v), (n), memory_order_relaxed)
 #define GET(v) atomic_load_explicit(&(v), memory_order_relaxed)
@@ -131,22 +149,84 @@ void tw_metrics_watch_enable(void)
 	SET(reg.watch_on, true);
 }
 
-void tw_metrics_watch_synced(tp_kind k, int64_t unix_s)
+/* Names are registered once by the watch's start (a string that outlives
+ * the registry: the watch's static kind tables); a lock-free append. */
+int tw_metrics_watch_kind(const char *kind)
 {
-	if ((unsigned)k < TP_KIND__COUNT)
-		SET(reg.watch_synced_at[k], unix_s);
+	int n = atomic_load(&reg.watch_kinds);
+	for (int i = 0; i < n && i < MAX_WATCH; i++) {
+		const char *have = atomic_load(&reg.watch_name[i]);
+		if (have && !strcmp(have, kind))
+			return i;
+	}
+	int slot = atomic_fetch_add(&reg.watch_kinds, 1);
+	if (slot >= MAX_WATCH)
+		return -1;
+	atomic_store(&reg.watch_name[slot], kind);
+	return slot;
 }
 
-void tw_metrics_watch_relist(tp_kind k)
+void tw_metrics_watch_listed(int slot, int64_t unix_s, long status)
 {
-	if ((unsigned)k < TP_KIND__COUNT)
-		ADD(reg.watch_relists[k], 1);
+	if (slot < 0 || slot >= MAX_WATCH)
+		return;
+	SET(reg.watch_status[slot], status);
+	if (status == 200)
+		SET(reg.watch_synced_at[slot], unix_s);
 }
 
-void tw_metrics_watch_reconnect(tp_kind k)
+void tw_metrics_watch_relist(int slot)
 {
-	if ((unsigned)k < TP_KIND__COUNT)
-		ADD(reg.watch_reconnects[k], 1);
+	if (slot >= 0 && slot < MAX_WATCH)
+		ADD(reg.watch_relists[slot], 1);
+}
+
+void tw_metrics_watch_reconnect(int slot)
+{
+	if (slot >= 0 && slot < MAX_WATCH)
+		ADD(reg.watch_reconnects[slot], 1);
+}
+
+void tw_metrics_error_answer(tw_error_reason r)
+{
+	if ((unsigned)r < TW_ERR__COUNT)
+		ADD(reg.errors[r], 1);
+}
+
+void tw_metrics_lookup(tp_kind k, bool from_api, int result)
+{
+	if ((unsigned)k < TP_KIND__COUNT && result >= 0 && result < 3)
+		ADD(reg.lookups[k][from_api][result], 1);
+}
+
+void tw_metrics_strict_warned(const tw_route *route, size_t n)
+{
+	ADD(reg.strict_warned[route_slot(route)], n);
+}
+
+void tw_metrics_certmgr_enable(void)
+{
+	SET(reg.certmgr_on, true);
+}
+
+void tw_metrics_ca_set(int64_t not_after)
+{
+	SET(reg.ca_not_after, not_after);
+}
+
+void tw_metrics_cert_rotated(bool ca)
+{
+	ADD(reg.rotations[ca], 1);
+}
+
+void tw_metrics_cabundle_written(void)
+{
+	ADD(reg.cabundle_writes, 1);
+}
+
+void tw_metrics_certmgr_ready(bool ready)
+{
+	SET(reg.certmgr_ready, ready);
 }
 
 void tw_metrics_cert_set(int64_t not_after)
@@ -251,40 +331,103 @@ static int render_store(tp_buf *o)
 	return rc;
 }
 
-/* The watched kinds, in the watch's order. */
-static const tp_kind watch_kinds[] = { TP_KIND_CLUSTER_TRAINING_RUNTIME, TP_KIND_TRAINING_RUNTIME,
-				       TP_KIND_TRAINJOB, TP_KIND_JOBSET };
-#define NWATCH (sizeof(watch_kinds) / sizeof(watch_kinds[0]))
-
 static int render_watch(tp_buf *o)
 {
 	if (!GET(reg.watch_on))
 		return 0;
-	int rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_last_sync_timestamp_seconds Last "
-				"completed list of the kind from the API server, as a Unix time "
-				"(0: not yet).\n"
-				"# TYPE trainer_webhook_watch_last_sync_timestamp_seconds gauge\n");
-	for (size_t i = 0; i < NWATCH && !rc; i++)
-		rc = tp_buf_addf(o, "trainer_webhook_watch_last_sync_timestamp_seconds{kind=\"%s\"} "
-				    "%lld\n", tp_kind_name(watch_kinds[i]),
-				 (long long)GET(reg.watch_synced_at[watch_kinds[i]]));
-	if (!rc)
-		rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_relists_total Lists after the first "
-				    "(410 Gone, a broken stream), by kind.\n"
-				    "# TYPE trainer_webhook_watch_relists_total counter\n");
-	for (size_t i = 0; i < NWATCH && !rc; i++)
-		rc = tp_buf_addf(o, "trainer_webhook_watch_relists_total{kind=\"%s\"} %llu\n",
-				 tp_kind_name(watch_kinds[i]),
-				 (unsigned long long)GET(reg.watch_relists[watch_kinds[i]]));
-	if (!rc)
-		rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_reconnects_total Watches started "
-				    "again after one ended, by kind.\n"
-				    "# TYPE trainer_webhook_watch_reconnects_total counter\n");
-	for (size_t i = 0; i < NWATCH && !rc; i++)
-		rc = tp_buf_addf(o, "trainer_webhook_watch_reconnects_total{kind=\"%s\"} %llu\n",
-				 tp_kind_name(watch_kinds[i]),
-				 (unsigned long long)GET(reg.watch_reconnects[watch_kinds[i]]));
+	int n = atomic_load(&reg.watch_kinds);
+	n = n > MAX_WATCH ? MAX_WATCH : n;
+	static const struct {
+		const char *name, *help, *type;
+	} fam[] = {
+		{ "trainer_webhook_watch_last_sync_timestamp_seconds",
+		  "Last completed list of the kind from the API server, as a Unix time (0: not yet).",
+		  "gauge" },
+		{ "trainer_webhook_watch_last_list_status",
+		  "HTTP status of the kind's last list attempt (0: no answer; 404 for an optional "
+		  "kind: its API is not installed).", "gauge" },
+		{ "trainer_webhook_watch_relists_total",
+		  "Lists after the first (410 Gone, a broken stream), by kind.", "counter" },
+		{ "trainer_webhook_watch_reconnects_total",
+		  "Watches started again after one ended, by kind.", "counter" },
+	};
+	int rc = 0;
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]) && !rc; f++) {
+		rc = tp_buf_addf(o, "# HELP %s %s\n# TYPE %s %s\n", fam[f].name, fam[f].help,
+				 fam[f].name, fam[f].type);
+		for (int i = 0; i < n && !rc; i++) {
+			const char *kind = atomic_load(&reg.watch_name[i]);
+			long long v = f == 0   ? (long long)GET(reg.watch_synced_at[i])
+				      : f == 1 ? (long long)GET(reg.watch_status[i])
+				      : f == 2 ? (long long)GET(reg.watch_relists[i])
+					       : (long long)GET(reg.watch_reconnects[i]);
+			if (kind)
+				rc = tp_buf_addf(o, "%s{kind=\"%s\"} %lld\n", fam[f].name, kind, v);
+		}
+	}
 	return rc;
+}
+
+static int render_errors(tp_buf *o)
+{
+	int rc = tp_buf_adds(o, "# HELP trainer_webhook_error_answers_total Answers that are an "
+				"error rather than a verdict, by reason.\n"
+				"# TYPE trainer_webhook_error_answers_total counter\n");
+	for (int r = 0; r < TW_ERR__COUNT && !rc; r++)
+		rc = tp_buf_addf(o, "trainer_webhook_error_answers_total{reason=\"%s\"} %llu\n",
+				 error_names[r], (unsigned long long)GET(reg.errors[r]));
+	if (!rc)
+		rc = tp_buf_adds(o, "# HELP trainer_webhook_lookups_total Objects a decision looked "
+				    "up, by kind, where (cache or api) and result.\n"
+				    "# TYPE trainer_webhook_lookups_total counter\n");
+	for (int k = 1; k < TP_KIND__COUNT && !rc; k++)
+		for (int a = 0; a < 2 && !rc; a++)
+			for (int x = 0; x < 3 && !rc; x++) {
+				uint64_t v = GET(reg.lookups[k][a][x]);
+				if (v)
+					rc = tp_buf_addf(o, "trainer_webhook_lookups_total{kind=\"%s\","
+							    "source=\"%s\",result=\"%s\"} %llu\n",
+							 tp_kind_name((tp_kind)k), a ? "api" : "cache",
+							 lookup_results[x], (unsigned long long)v);
+			}
+	if (!rc)
+		rc = tp_buf_adds(o, "# HELP trainer_webhook_strict_warnings_total Strict-profile "
+				    "violations answered as warnings (--strict-action warn), by route.\n"
+				    "# TYPE trainer_webhook_strict_warnings_total counter\n");
+	size_t nr = route_count();
+	for (size_t r = 0; r < nr && !rc; r++)
+		if (tw_routes[r].type == TW_ROUTE_VALIDATE)
+			rc = tp_buf_addf(o, "trainer_webhook_strict_warnings_total{route=\"%s\"} %llu\n",
+					 slot_path(r), (unsigned long long)GET(reg.strict_warned[r]));
+	return rc;
+}
+
+static int render_certmgr(tp_buf *o)
+{
+	if (!GET(reg.certmgr_on))
+		return 0;
+	return tp_buf_addf(
+		o,
+		"# HELP trainer_webhook_ca_expiry_timestamp_seconds notAfter of the newest CA in the "
+		"managed bundle, as a Unix time.\n"
+		"# TYPE trainer_webhook_ca_expiry_timestamp_seconds gauge\n"
+		"trainer_webhook_ca_expiry_timestamp_seconds %lld\n"
+		"# HELP trainer_webhook_certificate_rotations_total Certificates this replica issued "
+		"into the Secret, by what.\n"
+		"# TYPE trainer_webhook_certificate_rotations_total counter\n"
+		"trainer_webhook_certificate_rotations_total{what=\"serving\"} %llu\n"
+		"trainer_webhook_certificate_rotations_total{what=\"ca\"} %llu\n"
+		"# HELP trainer_webhook_cabundle_writes_total caBundle updates this replica wrote into "
+		"the webhook configurations.\n"
+		"# TYPE trainer_webhook_cabundle_writes_total counter\n"
+		"trainer_webhook_cabundle_writes_total %llu\n"
+		"# HELP trainer_webhook_certificate_manager_ready 1 once a valid pair is served and "
+		"every webhook configuration carries the bundle.\n"
+		"# TYPE trainer_webhook_certificate_manager_ready gauge\n"
+		"trainer_webhook_certificate_manager_ready %d\n",
+		(long long)GET(reg.ca_not_after), (unsigned long long)GET(reg.rotations[0]),
+		(unsigned long long)GET(reg.rotations[1]), (unsigned long long)GET(reg.cabundle_writes),
+		GET(reg.certmgr_ready) ? 1 : 0);
 }
 
 static int render_misc(tp_buf *o)
@@ -321,6 +464,10 @@ int tw_metrics_render(tp_buf *out)
 		rc = render_store(out);
 	if (!rc)
 		rc = render_watch(out);
+	if (!rc)
+		rc = render_errors(out);
+	if (!rc)
+		rc = render_certmgr(out);
 	if (!rc)
 		rc = render_misc(out);
 	return rc;

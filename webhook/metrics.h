@@ -40,12 +40,44 @@ void tw_metrics_store_set(const tp_store *store);
 void tw_metrics_store_reload(bool ok);
 /* The API-server watch (watch.c): shown once enabled (serve --kube). */
 void tw_metrics_watch_enable(void);
-/* A list of kind k completed at unix_s (Unix seconds). */
-void tw_metrics_watch_synced(tp_kind k, int64_t unix_s);
+/* The slot of a watched kind ("ClusterTrainingRuntime"), registered on first
+ * use; -1 when every slot is taken. */
+int tw_metrics_watch_kind(const char *kind);
+/* A list attempt of the kind in slot ended with HTTP status (0: no answer);
+ * on 200 unix_s is when (Unix seconds). */
+void tw_metrics_watch_listed(int slot, int64_t unix_s, long status);
 /* A list after the first (410 Gone, a broken stream). */
-void tw_metrics_watch_relist(tp_kind k);
+void tw_metrics_watch_relist(int slot);
 /* A watch started again after one ended. */
-void tw_metrics_watch_reconnect(tp_kind k);
+void tw_metrics_watch_reconnect(int slot);
+
+/* Why an answer was an error rather than a verdict. */
+typedef enum tw_error_reason {
+	TW_ERR_LOOKUP = 0,   /* 500: an object could not be looked up (API server) */
+	TW_ERR_INTERNAL,     /* 500: out of memory, an internal failure */
+	TW_ERR_BAD_REQUEST,  /* 400: not an AdmissionReview, bad ?timeout= */
+	TW_ERR_NOT_FOUND,    /* 404: no such path */
+	TW_ERR_METHOD,       /* 405 */
+	TW_ERR_TOO_LARGE,    /* 413 */
+	TW_ERR_MEDIA_TYPE,   /* 415 */
+	TW_ERR_NOT_READY,    /* 503: no store yet */
+	TW_ERR_TIMEOUT,      /* 504: past the request's ?timeout= */
+	TW_ERR__COUNT
+} tw_error_reason;
+void tw_metrics_error_answer(tw_error_reason r);
+
+/* One lookup a decision made: from the cache (the store) or the API server,
+ * and what it found (0 found, 1 not found, 2 could not tell). */
+void tw_metrics_lookup(tp_kind k, bool from_api, int result);
+/* Strict-profile violations answered as warnings (--strict-action warn). */
+void tw_metrics_strict_warned(const tw_route *route, size_t n);
+
+/* The certificate manager (serve --manage-certs). */
+void tw_metrics_certmgr_enable(void);
+void tw_metrics_ca_set(int64_t not_after);
+void tw_metrics_cert_rotated(bool ca);
+void tw_metrics_cabundle_written(void);
+void tw_metrics_certmgr_ready(bool ready);
 /* The serving certificate's notAfter (Unix seconds) after a (re)load. */
 void tw_metrics_cert_set(int64_t not_after);
 void tw_metrics_cert_reload(bool ok);

@@ -58,15 +58,27 @@ int tw_decide_jobset(const tp_options *opt, const tw_review *rv, tw_answer *ans)
 		return TP_OK; /* not ours: allowed untouched */
 	const char *ns = tp_meta_namespace(rv->object);
 	const char *name = tp_get_str(owner, "name");
-	const cJSON *tj = tp_store_get(opt->store, TP_KIND_TRAINJOB, ns, name ? name : "");
+	const cJSON *tj = NULL;
+	char why[512];
+	int lrc = tp_lookup_get(opt, TP_KIND_TRAINJOB, ns, name ? name : "", &tj, why, sizeof(why));
+	if (lrc == TP_ENOMEM)
+		return lrc;
+	/* The TrainJob could not be read: a CREATE, or an UPDATE that suspension
+	 * says upstream would rebuild, cannot be answered; any other UPDATE
+	 * passes untouched as it would with the TrainJob at hand. */
+	if (lrc == TP_EUNAVAILABLE &&
+	    (rv->op == TP_OP_CREATE || tp_get_true(rv->old_object, "spec.suspend") ||
+	     tp_get_true(rv->object, "spec.suspend")))
+		return tp_result_lookup_failed(ans->res, "metadata.ownerReferences",
+					       TP_KIND_TRAINJOB, name, why);
 	if (rv->op == TP_OP_UPDATE && (!tj || !rebuilt_on_update(rv, tj)))
 		return TP_OK;
 	if (!tj)
 		return tp_result_add(ans->res, TP_FIELD_NOT_FOUND, "metadata.ownerReferences",
 				     tp_result_quote(ans->res, name ? name : ""),
-				     "the owning TrainJob %s/%s is not in the webhook's store: "
-				     "create the TrainJob first (or wait for the store to sync)",
-				     ns, name ? name : "");
+				     "the owning TrainJob %s/%s does not exist: create the TrainJob "
+				     "first; its controller creates this JobSet", ns,
+				     name ? name : "");
 	cJSON *list = NULL, *target = NULL;
 	/* The JobSet alone needs no SSH key: the expansion leaves the Secret out. */
 	int rc = tp_expand(opt, tj, NULL, &list, ans->res);

@@ -145,26 +145,58 @@ void tw_server_set_store(tw_server *s, tp_store *store)
 	tw_metrics_store_set(store);
 }
 
-void tw_server_set_ready_gate(tw_server *s, bool (*gate)(void *), void *arg)
+void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg)
 {
+	if (slot < 0 || slot >= TW_READY__COUNT)
+		return;
 	pthread_mutex_lock(&s->store_lock);
-	s->ready_gate = gate;
-	s->ready_gate_arg = arg;
+	s->ready[slot] = fn;
+	s->ready_arg[slot] = arg;
 	pthread_mutex_unlock(&s->store_lock);
 }
 
-bool tw_server_ready(tw_server *s)
+/* Append "; <what>" (or "<what>" first) to why. */
+static void add_reason(char *why, size_t n, size_t *len, const char *what)
 {
+	if (!why || *len >= n)
+		return;
+	int w = snprintf(why + *len, n - *len, "%s%s", *len ? "; " : "", what);
+	*len += w > 0 ? (size_t)w : 0;
+}
+
+bool tw_server_ready(tw_server *s, char *why, size_t whylen)
+{
+	size_t len = 0;
+	char part[1024];
+	if (why && whylen)
+		why[0] = '\0';
 	/* A draining replica is no longer ready: the endpoint goes away while
 	 * requests in flight finish. */
-	if (atomic_load(&s->draining))
+	if (atomic_load(&s->draining)) {
+		add_reason(why, whylen, &len, "shutting down");
 		return false;
-	/* The gate is called under the lock, so that whoever clears it (before
-	 * freeing what gate_arg points to) waits for a probe in progress. */
+	}
+	bool ready = true;
+	if (!s->opt.tls || tw_tls_not_after(s->opt.tls) <= 0) {
+		ready = false;
+		add_reason(why, whylen, &len, "no serving certificate loaded yet");
+	}
+	/* The checks are called under the lock, so that whoever clears one
+	 * (before freeing what its arg points to) waits for a probe in progress. */
 	pthread_mutex_lock(&s->store_lock);
-	bool ready = s->store != NULL && (!s->ready_gate || s->ready_gate(s->ready_gate_arg));
+	if (!s->store) {
+		ready = false;
+		add_reason(why, whylen, &len, "the runtime store is not loaded");
+	}
+	for (int i = 0; i < TW_READY__COUNT; i++) {
+		part[0] = '\0';
+		if (s->ready[i] && !s->ready[i](s->ready_arg[i], part, sizeof(part))) {
+			ready = false;
+			add_reason(why, whylen, &len, part[0] ? part : "a check is not met");
+		}
+	}
 	pthread_mutex_unlock(&s->store_lock);
-	return ready && s->opt.tls && tw_tls_not_after(s->opt.tls) > 0;
+	return ready;
 }
 
 /* ------------------------------------------------------------- daemon */
@@ -236,8 +268,10 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 	 * finds the server up but without its store. */
 	if (o->store)
 		tw_server_set_store(s, o->store);
-	s->ready_gate = o->ready_gate;
-	s->ready_gate_arg = o->ready_gate_arg;
+	for (int i = 0; i < TW_READY__COUNT; i++) {
+		s->ready[i] = o->ready[i];
+		s->ready_arg[i] = o->ready_arg[i];
+	}
 	if (!s->opt.base.max_body)
 		s->opt.base.max_body = TW_DEFAULT_MAX_BODY;
 	if (!s->opt.threads)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "webhook/resolver.h"
 #include "webhook/tls.h"
 #include "webhook/webhook.h"
 
@@ -19,15 +20,23 @@
  * connection and never races a request against our close. */
 #define TW_SERVER_IDLE_TIMEOUT_S 120u
 
+/* One condition /readyz waits for: true when met, else false with what is
+ * missing written into why. Called under no lock of ours; must be quick. */
+typedef bool (*tw_ready_fn)(void *arg, char *why, size_t whylen);
+
+/* The conditions a replica may wait for, besides its serving pair. */
+enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY__COUNT };
+
 typedef struct tw_server_opts {
 	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
 	unsigned threads;     /* worker threads, each with its own epoll loop */
-	tw_config base;       /* profile, no_schema, max_body; store set per request */
+	tw_config base;       /* profile, no_schema, max_body, strict_warn; store per request */
 	tw_tls *tls;          /* the serving pair (owned by the caller) */
 	tp_store *store;      /* the first store, served from the first request on; the
 			       * server takes it, even when it fails to start */
-	bool (*ready_gate)(void *); /* the first readiness gate (tw_server_set_ready_gate) */
-	void *ready_gate_arg;
+	tw_cluster cluster;   /* the API server lookups go to, and what the store caches */
+	tw_ready_fn ready[TW_READY__COUNT]; /* the first readiness checks (NULL: none) */
+	void *ready_arg[TW_READY__COUNT];
 } tw_server_opts;
 
 /* A store shared by the requests that started while it was current. */
@@ -44,8 +53,8 @@ typedef struct tw_server {
 	tw_store_ref *store;        /* NULL until the first load */
 	atomic_bool draining;       /* answers say Connection: close */
 	atomic_int in_flight;       /* requests between headers and completion */
-	bool (*ready_gate)(void *); /* NULL, or one more condition for /readyz */
-	void *ready_gate_arg;       /* (both guarded by store_lock) */
+	tw_ready_fn ready[TW_READY__COUNT]; /* more conditions for /readyz */
+	void *ready_arg[TW_READY__COUNT];   /* (both guarded by store_lock) */
 } tw_server;
 
 /* Bind and listen on addr. Writes the socket and the bound port. */
@@ -57,10 +66,12 @@ unsigned short tw_server_port(const tw_server *s);
 /* Serve store from now on (takes ownership); the old one is freed after the
  * requests that use it finish. The first call makes /readyz true. */
 void tw_server_set_store(tw_server *s, tp_store *store);
-bool tw_server_ready(tw_server *s);
-/* One more condition for /readyz (the API-server watch's first lists):
- * gate(arg) is called under no lock of ours and must be quick. NULL: none. */
-void tw_server_set_ready_gate(tw_server *s, bool (*gate)(void *), void *arg);
+/* Ready: not draining, a store, a serving pair, and every check met.
+ * Otherwise why (may be NULL) lists everything missing, "; "-separated. */
+bool tw_server_ready(tw_server *s, char *why, size_t whylen);
+/* Set (or clear, fn NULL) the readiness check in slot (TW_READY_*). Whoever
+ * clears a check may then free its arg: a probe in progress has finished. */
+void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg);
 /* Stop accepting, let requests in flight finish (at most grace_ms), close
  * everything. */
 void tw_server_drain(tw_server *s, unsigned grace_ms);
@@ -79,6 +90,8 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 /* Go's time.Duration text ("10s", "1m30s", "500ms") in microseconds, or -1:
  * how the API server writes ?timeout=. */
 long long tw_parse_go_duration(const char *s);
+/* The same grammar, up to max_us (certificate validities run to years). */
+long long tw_parse_go_duration_max(const char *s, long long max_us);
 /* Frees the calling thread's cached request arena (worker threads free
  * theirs when they exit). */
 void tw_http_thread_cleanup(void);

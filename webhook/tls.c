@@ -242,38 +242,64 @@ static void swap_in(tw_tls *t, struct creds *c)
 	tw_metrics_cert_set(c->not_after);
 }
 
-/* One attempt; the caller holds reload_lock. */
-static int reload_locked(tw_tls *t, char *err, size_t errlen)
+/* Serve the pair in cert/key (taken) unless it is what the last attempt
+ * saw. The caller holds reload_lock. 1 a new pair is served, 0 nothing new,
+ * -1 broken (err; the last good pair stays). rc is the read's result. */
+static int consider_locked(tw_tls *t, int rc, tp_buf *cert, tp_buf *key, const char *cert_label,
+			   const char *key_label, char *err, size_t errlen)
 {
-	tp_buf cert = TP_BUF_INIT(MAX_PEM), key = TP_BUF_INIT(MAX_PEM);
-	int rc = read_all(t->cert_path, &cert, err, errlen);
-	if (!rc)
-		rc = read_all(t->key_path, &key, err, errlen);
-	bool unchanged = same_bytes(&cert, &t->last_cert) && same_bytes(&key, &t->last_key);
+	bool unchanged = same_bytes(cert, &t->last_cert) && same_bytes(key, &t->last_key);
 	if (t->tried && unchanged && (rc == 0 || !strcmp(err, t->last_err))) {
-		tp_buf_free(&cert);
-		tp_buf_free(&key);
+		tp_buf_free(cert);
+		tp_buf_free(key);
 		return 0; /* nothing new since the last attempt */
 	}
 	struct creds *c = NULL;
 	if (!rc)
-		rc = creds_load(&cert, &key, t->cert_path, t->key_path, &c, err, errlen);
+		rc = creds_load(cert, key, cert_label, key_label, &c, err, errlen);
 	tp_buf_free(&t->last_cert);
 	tp_buf_free(&t->last_key);
-	t->last_cert = cert;
-	t->last_key = key;
+	t->last_cert = *cert;
+	t->last_key = *key;
 	snprintf(t->last_err, sizeof(t->last_err), "%s", rc ? err : "");
 	t->tried = true;
 	if (rc)
 		return -1;
 	bool first = t->cur == NULL;
 	swap_in(t, c);
-	log_loaded(c, t->cert_path, first);
+	log_loaded(c, cert_label, first);
 	return 1;
+}
+
+/* One attempt from the files; the caller holds reload_lock. */
+static int reload_locked(tw_tls *t, char *err, size_t errlen)
+{
+	tp_buf cert = TP_BUF_INIT(MAX_PEM), key = TP_BUF_INIT(MAX_PEM);
+	int rc = read_all(t->cert_path, &cert, err, errlen);
+	if (!rc)
+		rc = read_all(t->key_path, &key, err, errlen);
+	return consider_locked(t, rc, &cert, &key, t->cert_path, t->key_path, err, errlen);
+}
+
+int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *source,
+		   char *err, size_t errlen)
+{
+	tp_buf c = TP_BUF_INIT(MAX_PEM), k = TP_BUF_INIT(MAX_PEM);
+	int rc = tp_buf_adds(&c, cert ? cert : "") || tp_buf_adds(&k, key ? key : "") ? -1 : 0;
+	if (rc)
+		snprintf(err, errlen, "%s: the pair is larger than 1 MiB", source);
+	pthread_mutex_lock(&t->reload_lock);
+	rc = consider_locked(t, rc, &c, &k, source, source, err, errlen);
+	pthread_mutex_unlock(&t->reload_lock);
+	if (rc != 0)
+		tw_metrics_cert_reload(rc > 0);
+	return rc;
 }
 
 int tw_tls_reload(tw_tls *t)
 {
+	if (!t->cert_path)
+		return 0;
 	char err[512] = "";
 	pthread_mutex_lock(&t->reload_lock);
 	int rc = reload_locked(t, err, sizeof(err));
@@ -285,15 +311,34 @@ int tw_tls_reload(tw_tls *t)
 	return rc;
 }
 
+static tw_tls *tls_alloc(void)
+{
+	tw_tls *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	tp_buf_init(&t->last_cert, MAX_PEM);
+	tp_buf_init(&t->last_key, MAX_PEM);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_init(&t->reload_lock, NULL);
+	t->ino = t->stop = -1;
+	t->wd[0] = t->wd[1] = -1;
+	return t;
+}
+
+int tw_tls_new(tw_tls **out)
+{
+	*out = tls_alloc();
+	return *out ? 0 : -1;
+}
+
 int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char *err,
 		size_t errlen)
 {
-	tw_tls *t = calloc(1, sizeof(*t));
+	tw_tls *t = tls_alloc();
 	if (!t)
 		return snprintf(err, errlen, "out of memory"), -1;
 	t->cert_path = strdup(cert_path);
 	t->key_path = strdup(key_path);
-	tp_buf_init(&t->last_cert, MAX_PEM);
 	tp_buf_init(&t->last_key, MAX_PEM);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->reload_lock, NULL);
@@ -460,6 +505,8 @@ static void *watch_main(void *arg)
 
 int tw_tls_watch(tw_tls *t, unsigned poll_ms)
 {
+	if (!t->cert_path)
+		return 0; /* a pair from memory: whoever sets it keeps it current */
 	t->poll_ms = poll_ms ? poll_ms : TW_TLS_POLL_MS;
 	t->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	t->stop = eventfd(0, EFD_CLOEXEC);

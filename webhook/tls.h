@@ -36,6 +36,15 @@ typedef struct tw_tls tw_tls;
  * to the certificate. */
 int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char *err,
 		size_t errlen);
+/* A pair that comes from memory (serve --manage-certs: the Secret) rather
+ * than files: nothing is served until tw_tls_set_pem. */
+int tw_tls_new(tw_tls **out);
+/* Serve the PEM pair cert/key from now on (new handshakes; connections keep
+ * the pair they started with). 1 when a new pair is served, 0 when it is the
+ * pair already seen, -1 when it is broken (err says why, naming source; the
+ * last good pair stays). */
+int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *source,
+		   char *err, size_t errlen);
 /* Stops the watcher if running; frees the current pair. Call after the
  * daemon that uses it has stopped (no connection holds a reference). */
 void tw_tls_close(tw_tls *t);

@@ -1,20 +1,19 @@
 /*
- * watch.c — list-then-watch of the Kubeflow Trainer resources into a store
- * (see watch.h).
+ * watch.c — list-then-watch of API-server kinds into sinks (see watch.h).
  *
- * One thread drives a curl multi handle with one easy handle per resource.
- * Each resource is a small state machine: LIST (page after page) then WATCH
- * (a long response of JSON lines, applied as they arrive from libcurl's write
+ * One thread drives a curl multi handle with one easy handle per kind. Each
+ * kind is a small state machine: LIST (page after page) then WATCH (a long
+ * response of JSON lines, applied as they arrive from libcurl's write
  * callback). Every transfer's end decides what comes next and when: a
  * continue token or a clean end goes on at once, a 410 re-lists, anything
  * else waits a jittered, growing backoff. The thread sleeps in
  * curl_multi_poll, which tw_watch_stop wakes.
  *
- * The store is written in place (its own writer lock per put/remove), so the
- * server's readers never wait for the network. To replace a kind's objects
- * after a re-list without a window where kept objects are missing, the watch
- * remembers the keys it put (per resource) and removes only those the new
- * list no longer has, after putting the new ones.
+ * Sinks are written in place (the store's own writer lock per put/remove),
+ * so the server's readers never wait for the network. To replace a kind's
+ * objects after a re-list without a window where kept objects are missing,
+ * the watch remembers the keys it put (per kind) and deletes only those the
+ * new list no longer has, after putting the new ones.
  */
 #include "webhook/watch.h"
 
@@ -28,17 +27,9 @@
 
 #include "webhook/jsonlines.h"
 #include "webhook/keyset.h"
+#include "webhook/kubeapi.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
-
-const tw_watch_resource tw_watch_resources[TW_WATCH__COUNT] = {
-	{ "clustertrainingruntimes", "trainer.kubeflow.org", "v1alpha1", "ClusterTrainingRuntime",
-	  TP_KIND_CLUSTER_TRAINING_RUNTIME },
-	{ "trainingruntimes", "trainer.kubeflow.org", "v1alpha1", "TrainingRuntime",
-	  TP_KIND_TRAINING_RUNTIME },
-	{ "trainjobs", "trainer.kubeflow.org", "v1alpha1", "TrainJob", TP_KIND_TRAINJOB },
-	{ "jobsets", "jobset.x-k8s.io", "v1alpha2", "JobSet", TP_KIND_JOBSET },
-};
 
 #define ERROR_BODY_MAX 65536
 
@@ -51,8 +42,11 @@ enum verdict { V_NONE = 0, V_GONE, V_BROKEN };
 
 struct res {
 	struct tw_watch *w;
-	const tw_watch_resource *r;
+	tw_watch_kind k;
 	int idx;
+	int metric;           /* metrics slot, -1 without metrics */
+	char api_version[96]; /* "trainer.kubeflow.org/v1alpha1", "v1" */
+	char resource[160];   /* "trainingruntimes.trainer.kubeflow.org" (logs, readiness) */
 	CURL *easy;
 	struct curl_slist *headers;
 	bool busy;
@@ -67,7 +61,8 @@ struct res {
 	tp_buf body;          /* a list page, or an error answer */
 	tw_jsonlines lines;
 	tw_keyset have, seen;
-	bool listed_once;
+	atomic_bool listed_once;
+	long last_logged;     /* status of the last list failure logged (-1: none) */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -77,11 +72,11 @@ struct tw_watch {
 	CURLM *multi;
 	pthread_t thread;
 	atomic_bool stop;
-	atomic_int synced_count;
 	unsigned seed;
 	pthread_mutex_t stat_lock;
-	tw_watch_stat stat[TW_WATCH__COUNT];
-	struct res res[TW_WATCH__COUNT];
+	tw_watch_stat stat[TW_WATCH_MAX_KINDS];
+	struct res res[TW_WATCH_MAX_KINDS];
+	size_t n;
 	char *token; /* last token read (kept when a read fails) */
 };
 
@@ -108,7 +103,7 @@ static void back_off(struct res *s, const char *why)
 	s->next_at = mono_ms() + delay;
 	tw_log_line l;
 	tw_log_begin(&l, TW_LOG_WARN, "watch: retrying after a backoff");
-	tw_log_str(&l, "resource", s->r->plural);
+	tw_log_str(&l, "resource", s->resource);
 	tw_log_str(&l, "reason", why);
 	tw_log_int(&l, "delay_ms", delay);
 	tw_log_end(&l);
@@ -147,7 +142,10 @@ static void st_listed(tw_watch_stat *t, const struct res *s)
 	if (t->synced)
 		t->relists++;
 	t->synced = true;
+	t->absent = false;
 	t->lists++;
+	t->last_status = 200;
+	t->last_error[0] = '\0';
 	st_rv(t, s);
 }
 static void st_reconnect(tw_watch_stat *t, const struct res *s)
@@ -172,45 +170,49 @@ static const char *meta_str(const cJSON *meta, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* The object's namespace as the sink is told it: "" for cluster-scoped
+ * kinds, "default" for a namespaced object that names none. */
+static const char *ns_of(const struct res *s, const cJSON *meta)
+{
+	if (s->k.cluster_scoped)
+		return "";
+	const char *ns = meta_str(meta, "namespace");
+	return *ns ? ns : "default";
+}
+
 /* "namespace/name" of obj, or false when it has no name. */
 static bool key_of(const struct res *s, const cJSON *obj, char *key, size_t n)
 {
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 	const char *name = meta_str(meta, "name");
-	const char *ns = tp_kind_is_cluster_scoped(s->r->tp) ? "" : meta_str(meta, "namespace");
+	const char *ns = ns_of(s, meta);
 	if (!*name || strchr(name, '/') || strchr(ns, '/'))
 		return false;
-	int len = snprintf(key, n, "%s/%s", *ns ? ns : "default", name);
+	int len = snprintf(key, n, "%s/%s", ns, name);
 	return len > 0 && (size_t)len < n;
 }
 
-/* List items carry no apiVersion/kind for some servers: add them. Drop
- * managedFields (large, never read). */
-static void normalise(const struct res *s, cJSON *obj)
+/* List items carry no apiVersion/kind: add them. True when the object is of
+ * the watched kind (an event of another kind is ignored). */
+static bool normalise(const struct res *s, cJSON *obj)
 {
-	if (!cJSON_GetObjectItemCaseSensitive(obj, "apiVersion")) {
-		char av[128];
-		snprintf(av, sizeof(av), "%s/%s", s->r->group, s->r->version);
-		cJSON_AddStringToObject(obj, "apiVersion", av);
-	}
+	if (!cJSON_GetObjectItemCaseSensitive(obj, "apiVersion"))
+		cJSON_AddStringToObject(obj, "apiVersion", s->api_version);
 	if (!cJSON_GetObjectItemCaseSensitive(obj, "kind"))
-		cJSON_AddStringToObject(obj, "kind", s->r->kind);
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	if (cJSON_IsObject(meta))
-		cJSON_DeleteItemFromObjectCaseSensitive(meta, "managedFields");
+		cJSON_AddStringToObject(obj, "kind", s->k.kind);
+	const char *av = meta_str(obj, "apiVersion"), *kind = meta_str(obj, "kind");
+	return !strcmp(av, s->api_version) && !strcmp(kind, s->k.kind);
 }
 
-/* Put obj (owned) into the store; its key into ks (append: a list). */
+/* Hand obj (owned) to the sink; its key into ks (append: a list). */
 static void put(struct res *s, cJSON *obj, tw_keyset *ks, bool append)
 {
 	char key[512];
-	normalise(s, obj);
-	if (tp_kind_of(obj) != s->r->tp || !key_of(s, obj, key, sizeof(key))) {
+	if (!normalise(s, obj) || !key_of(s, obj, key, sizeof(key))) {
 		cJSON_Delete(obj);
 		return;
 	}
-	if (tp_store_put(s->w->o.store, obj)) /* takes obj whatever it answers */
-		return;
+	s->k.sink.put(s->k.sink.arg, obj); /* takes obj */
 	if (append)
 		tw_keyset_append(ks, key);
 	else
@@ -223,9 +225,7 @@ static void del(struct res *s, const cJSON *obj)
 	if (!key_of(s, obj, key, sizeof(key)))
 		return;
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	const char *ns = tp_kind_is_cluster_scoped(s->r->tp) ? NULL : meta_str(meta, "namespace");
-	tp_store_remove(s->w->o.store, s->r->tp, ns && *ns ? ns : "default",
-			meta_str(meta, "name"));
+	s->k.sink.del(s->k.sink.arg, ns_of(s, meta), meta_str(meta, "name"));
 	tw_keyset_del(&s->have, key);
 }
 
@@ -240,8 +240,7 @@ static void sweep(struct res *s)
 			continue;
 		char *slash = strchr(s->have.v[i], '/');
 		*slash = '\0';
-		tp_store_remove(s->w->o.store, s->r->tp,
-				tp_kind_is_cluster_scoped(s->r->tp) ? NULL : s->have.v[i], slash + 1);
+		s->k.sink.del(s->k.sink.arg, s->have.v[i], slash + 1);
 		*slash = '/';
 	}
 	tw_keyset tmp = s->have;
@@ -261,7 +260,7 @@ static int on_line(void *arg, const char *line, size_t len)
 	if (!cJSON_IsString(type) || !cJSON_IsObject(obj)) {
 		cJSON_Delete(ev);
 		tw_log(TW_LOG_WARN, "watch %s: an event that is not {type, object}: re-listing",
-		       s->r->plural);
+		       s->resource);
 		s->verdict = V_BROKEN;
 		return -1;
 	}
@@ -285,15 +284,13 @@ static int on_line(void *arg, const char *line, size_t len)
 	} else if (!strcmp(t, "ERROR")) {
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
 		bool gone = cJSON_IsNumber(code) && code->valueint == 410;
-		tw_log(TW_LOG_INFO, "watch %s: ERROR event (code %d): %s", s->r->plural,
+		tw_log(TW_LOG_INFO, "watch %s: ERROR event (code %d): %s", s->resource,
 		       cJSON_IsNumber(code) ? code->valueint : 0,
 		       gone ? "re-listing" : "reconnecting");
 		s->verdict = gone ? V_GONE : V_NONE;
 		rc = gone ? -1 : 0;
 	}
 	cJSON_Delete(ev);
-	if (!rc)
-		tw_metrics_store_set(s->w->o.store);
 	return rc;
 }
 
@@ -307,7 +304,7 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 		int rc = tw_jsonlines_feed(&s->lines, data, n, on_line, s);
 		if (rc == TP_ELIMIT || rc == TP_ENOMEM) {
 			tw_log(TW_LOG_WARN, "watch %s: an event over %zu bytes: re-listing",
-			       s->r->plural, s->lines.max);
+			       s->resource, s->lines.max);
 			s->verdict = V_BROKEN;
 		}
 		return rc ? 0 : n;
@@ -321,21 +318,27 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 
 static int url_of(struct res *s, char *url, size_t n)
 {
-	const tw_watch_resource *r = s->r;
+	char path[1024], sel[600] = "";
+	if (!tw_kube_path(path, sizeof(path), s->k.group, s->k.version, s->k.plural,
+			  s->k.namespace_, NULL))
+		return -1;
+	if (s->k.name) {
+		char *v = curl_easy_escape(s->easy, s->k.name, 0);
+		snprintf(sel, sizeof(sel), "&fieldSelector=metadata.name%%3D%s", v ? v : "");
+		curl_free(v);
+	}
 	int len;
 	if (s->mode == MODE_LIST) {
 		char *cont = s->cont ? curl_easy_escape(s->easy, s->cont, 0) : NULL;
-		len = snprintf(url, n, "%s/apis/%s/%s/%s?limit=%u%s%s", s->w->kube.server, r->group,
-			       r->version, r->plural, s->w->o.page_limit, cont ? "&continue=" : "",
-			       cont ? cont : "");
+		len = snprintf(url, n, "%s%s?limit=%u%s%s%s", s->w->kube.server, path,
+			       s->w->o.page_limit, cont ? "&continue=" : "", cont ? cont : "", sel);
 		curl_free(cont);
 	} else {
 		char *rv = curl_easy_escape(s->easy, s->rv, 0);
 		len = snprintf(url, n,
-			       "%s/apis/%s/%s/%s?watch=1&allowWatchBookmarks=true"
-			       "&resourceVersion=%s&timeoutSeconds=%u",
-			       s->w->kube.server, r->group, r->version, r->plural, rv ? rv : "",
-			       s->w->o.timeout_s);
+			       "%s%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+			       "&timeoutSeconds=%u%s",
+			       s->w->kube.server, path, rv ? rv : "", s->w->o.timeout_s, sel);
 		curl_free(rv);
 	}
 	return len > 0 && (size_t)len < n ? 0 : -1;
@@ -414,6 +417,23 @@ static void start_list_over(struct res *s)
 	tw_keyset_clear(&s->seen);
 }
 
+static void listed(struct res *s, const cJSON *meta)
+{
+	set_rv(s, meta);
+	sweep(s);
+	s->mode = MODE_WATCH;
+	s->last_logged = -1;
+	backoff_reset(s);
+	stat_update(s, st_listed);
+	bool again = atomic_exchange(&s->listed_once, true);
+	if (again && s->metric >= 0)
+		tw_metrics_watch_relist(s->metric);
+	if (s->metric >= 0)
+		tw_metrics_watch_listed(s->metric, wall_ms() / 1000, 200);
+	tw_log(TW_LOG_INFO, "watch %s: listed %zu objects at resourceVersion %s", s->resource,
+	       s->have.n, s->rv);
+}
+
 /* A list page arrived whole (HTTP 200). */
 static void list_page(struct res *s)
 {
@@ -432,25 +452,48 @@ static void list_page(struct res *s)
 	const char *cont = meta_str(meta, "continue");
 	free(s->cont);
 	s->cont = *cont ? strdup(cont) : NULL;
-	if (!s->cont) {
-		set_rv(s, meta);
-		sweep(s);
-		s->mode = MODE_WATCH;
-		backoff_reset(s);
-		stat_update(s, st_listed);
-		if (!s->listed_once) {
-			s->listed_once = true;
-			atomic_fetch_add(&s->w->synced_count, 1);
-		} else {
-			tw_metrics_watch_relist(s->r->tp);
-		}
-		tw_metrics_watch_synced(s->r->tp, wall_ms() / 1000);
-		tw_metrics_store_set(s->w->o.store);
-		tw_log(TW_LOG_INFO, "watch %s: listed %zu objects at resourceVersion %s",
-		       s->r->plural, s->have.n, s->rv);
-	}
+	if (!s->cont)
+		listed(s, meta);
 	s->next_at = mono_ms();
 	cJSON_Delete(list);
+}
+
+/* The Status message of an error answer, for the log and readiness. */
+static void status_text(struct res *s, long code, CURLcode result, char *out, size_t n)
+{
+	if (result != CURLE_OK) {
+		snprintf(out, n, "%.150s", s->errbuf[0] ? s->errbuf : curl_easy_strerror(result));
+		return;
+	}
+	cJSON *st = cJSON_ParseWithLength(s->body.data ? s->body.data : "", s->body.len);
+	const char *msg = tp_get_str(st, "message");
+	snprintf(out, n, "HTTP %ld%s%.150s", code, msg ? ": " : "", msg ? msg : "");
+	cJSON_Delete(st);
+}
+
+static void list_failed(struct res *s, long code, CURLcode result)
+{
+	char text[192];
+	status_text(s, code, result, text, sizeof(text));
+	bool absent = s->k.optional && result == CURLE_OK && code == 404;
+	pthread_mutex_lock(&s->w->stat_lock);
+	tw_watch_stat *t = &s->w->stat[s->idx];
+	t->last_status = result == CURLE_OK ? code : 0;
+	t->absent = absent;
+	snprintf(t->last_error, sizeof(t->last_error), "%s", text);
+	pthread_mutex_unlock(&s->w->stat_lock);
+	if (s->metric >= 0)
+		tw_metrics_watch_listed(s->metric, 0, result == CURLE_OK ? code : 0);
+	/* An optional kind whose API is absent is worth one line, not one per retry. */
+	long key = result == CURLE_OK ? code : -2;
+	if (absent && s->last_logged != key)
+		tw_log(TW_LOG_WARN, "watch %s: the API server does not serve it (%s); rules "
+				    "that read it see none until it does; retrying",
+		       s->resource, text);
+	s->last_logged = key;
+	char why[256];
+	snprintf(why, sizeof(why), "list: %s", text);
+	back_off(s, why);
 }
 
 static void finished(struct res *s, CURLcode result)
@@ -459,17 +502,13 @@ static void finished(struct res *s, CURLcode result)
 	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_multi_remove_handle(s->w->multi, s->easy);
 	s->busy = false;
-	char why[CURL_ERROR_SIZE + 64];
 	if (s->mode == MODE_LIST) {
 		if (result == CURLE_OK && code == 200) {
 			list_page(s);
 			return;
 		}
 		start_list_over(s); /* 410 here: the continue token expired */
-		snprintf(why, sizeof(why), "list: %s (HTTP %ld)",
-			 result ? (s->errbuf[0] ? s->errbuf : curl_easy_strerror(result)) : "answer",
-			 code);
-		back_off(s, why);
+		list_failed(s, code, result);
 		return;
 	}
 	/* A watch ended. */
@@ -479,19 +518,21 @@ static void finished(struct res *s, CURLcode result)
 			back_off(s, "a broken watch stream");
 		} else {
 			tw_log(TW_LOG_INFO, "watch %s: resourceVersion %s is gone: re-listing",
-			       s->r->plural, s->rv);
+			       s->resource, s->rv);
 			s->next_at = mono_ms();
 		}
 		return;
 	}
 	stat_update(s, st_reconnect);
-	tw_metrics_watch_reconnect(s->r->tp);
+	if (s->metric >= 0)
+		tw_metrics_watch_reconnect(s->metric);
 	bool long_enough = mono_ms() - s->started >= 1000;
 	if (result == CURLE_OK && code == 200 && (s->conn_events || long_enough)) {
 		backoff_reset(s); /* the server closed a healthy watch: go on */
 		s->next_at = mono_ms();
 		return;
 	}
+	char why[CURL_ERROR_SIZE + 64];
 	snprintf(why, sizeof(why), "watch: %s (HTTP %ld)",
 		 result ? (s->errbuf[0] ? s->errbuf : curl_easy_strerror(result))
 			: "ended at once",
@@ -507,7 +548,7 @@ static void *run(void *arg)
 	while (!atomic_load(&w->stop)) {
 		uint64_t now = mono_ms();
 		long wait_ms;
-		for (int i = 0; i < TW_WATCH__COUNT; i++) {
+		for (size_t i = 0; i < w->n; i++) {
 			struct res *s = &w->res[i];
 			if (!s->busy && now >= s->next_at && start(s))
 				back_off(s, "cannot start a request");
@@ -526,7 +567,7 @@ static void *run(void *arg)
 		bool idle_due = false;
 		now = mono_ms();
 		wait_ms = 1000;
-		for (int i = 0; i < TW_WATCH__COUNT; i++) {
+		for (size_t i = 0; i < w->n; i++) {
 			struct res *s = &w->res[i];
 			if (s->busy)
 				continue;
@@ -558,7 +599,7 @@ static void res_free(struct res *s)
 
 static void watch_free(tw_watch *w)
 {
-	for (int i = 0; i < TW_WATCH__COUNT; i++)
+	for (size_t i = 0; i < w->n; i++)
 		res_free(&w->res[i]);
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
@@ -568,13 +609,61 @@ static void watch_free(tw_watch *w)
 	free(w);
 }
 
+static void defaults(tw_watch_opts *o)
+{
+	if (!o->page_limit)
+		o->page_limit = 500;
+	if (!o->timeout_s)
+		o->timeout_s = 300;
+	if (!o->backoff_min_ms)
+		o->backoff_min_ms = 200;
+	if (!o->backoff_max_ms)
+		o->backoff_max_ms = 30000;
+	if (o->backoff_max_ms < o->backoff_min_ms)
+		o->backoff_max_ms = o->backoff_min_ms;
+	if (!o->max_event)
+		o->max_event = (size_t)16 << 20;
+	if (!o->max_page)
+		o->max_page = (size_t)256 << 20;
+	if (!o->name)
+		o->name = "watch";
+}
+
+static int res_init(tw_watch *w, size_t i)
+{
+	struct res *s = &w->res[i];
+	s->w = w;
+	s->k = w->o.kinds[i];
+	s->idx = (int)i;
+	s->mode = MODE_LIST;
+	s->backoff = w->o.backoff_min_ms;
+	s->last_logged = -1;
+	atomic_init(&s->listed_once, false);
+	const char *g = s->k.group ? s->k.group : "";
+	snprintf(s->api_version, sizeof(s->api_version), "%s%s%s", g, *g ? "/" : "",
+		 s->k.version);
+	snprintf(s->resource, sizeof(s->resource), "%s%s%s%s%s", s->k.plural, *g ? "." : "", g,
+		 s->k.name ? "/" : "", s->k.name ? s->k.name : "");
+	s->metric = w->o.metrics ? tw_metrics_watch_kind(s->k.kind) : -1;
+	tp_buf_init(&s->body, w->o.max_page);
+	tw_jsonlines_init(&s->lines, w->o.max_event);
+	return (s->easy = curl_easy_init()) ? 0 : -1;
+}
+
 int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	if (!o || !o->kube || !o->store) {
-		snprintf(err, errlen, "the watch needs an API server and a store");
+	if (!o || !o->kube || !o->kinds || !o->nkinds || o->nkinds > TW_WATCH_MAX_KINDS) {
+		snprintf(err, errlen, "the watch needs an API server and 1 to %d kinds",
+			 TW_WATCH_MAX_KINDS);
 		return -1;
 	}
+	for (size_t i = 0; i < o->nkinds; i++)
+		if (!o->kinds[i].sink.put || !o->kinds[i].sink.del || !o->kinds[i].plural ||
+		    !o->kinds[i].version || !o->kinds[i].kind) {
+			snprintf(err, errlen, "watched kind %zu is incomplete", i);
+			return -1;
+		}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	tw_watch *w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -584,20 +673,7 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	pthread_mutex_init(&w->stat_lock, NULL);
 	w->o = *o;
 	w->o.kube = NULL;
-	if (!w->o.page_limit)
-		w->o.page_limit = 500;
-	if (!w->o.timeout_s)
-		w->o.timeout_s = 300;
-	if (!w->o.backoff_min_ms)
-		w->o.backoff_min_ms = 200;
-	if (!w->o.backoff_max_ms)
-		w->o.backoff_max_ms = 30000;
-	if (w->o.backoff_max_ms < w->o.backoff_min_ms)
-		w->o.backoff_max_ms = w->o.backoff_min_ms;
-	if (!w->o.max_event)
-		w->o.max_event = (size_t)16 << 20;
-	if (!w->o.max_page)
-		w->o.max_page = (size_t)256 << 20;
+	defaults(&w->o);
 	w->seed = (unsigned)mono_ms() ^ (unsigned)(uintptr_t)w;
 	if (tw_kube_config_explicit(&w->kube, o->kube->server, o->kube->token_file,
 				    o->kube->ca_file, err, errlen)) {
@@ -606,18 +682,8 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	}
 	int rc = 0;
 	w->multi = curl_multi_init();
-	for (int i = 0; !rc && i < TW_WATCH__COUNT; i++) {
-		struct res *s = &w->res[i];
-		s->w = w;
-		s->r = &tw_watch_resources[i];
-		s->idx = i;
-		s->mode = MODE_LIST;
-		s->backoff = w->o.backoff_min_ms;
-		tp_buf_init(&s->body, w->o.max_page);
-		tw_jsonlines_init(&s->lines, w->o.max_event);
-		if (!(s->easy = curl_easy_init()))
-			rc = -1;
-	}
+	for (; !rc && w->n < o->nkinds; w->n++)
+		rc = res_init(w, w->n);
 	if (!rc && !w->multi)
 		rc = -1;
 	if (rc) {
@@ -625,7 +691,9 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 		watch_free(w);
 		return -1;
 	}
-	tw_metrics_watch_enable();
+	if (o->metrics)
+		tw_metrics_watch_enable();
+	w->o.kinds = NULL; /* copied into res[] */
 	if (pthread_create(&w->thread, NULL, run, w)) {
 		snprintf(err, errlen, "cannot start the watch thread");
 		watch_free(w);
@@ -645,19 +713,80 @@ void tw_watch_stop(tw_watch *w)
 	watch_free(w);
 }
 
+bool tw_watch_kind_synced(const tw_watch *w, size_t i)
+{
+	return w && i < w->n && atomic_load(&((tw_watch *)w)->res[i].listed_once);
+}
+
 bool tw_watch_synced(const tw_watch *w)
 {
-	return w && atomic_load(&((tw_watch *)w)->synced_count) == TW_WATCH__COUNT;
+	for (size_t i = 0; w && i < w->n; i++)
+		if (!tw_watch_kind_synced(w, i))
+			return false;
+	return w != NULL;
 }
 
-bool tw_watch_ready_gate(void *arg)
+bool tw_watch_ready(tw_watch *w, char *why, size_t whylen)
 {
-	return tw_watch_synced(arg);
+	if (why && whylen)
+		why[0] = '\0';
+	if (!w)
+		return false;
+	bool ready = true;
+	size_t len = 0;
+	pthread_mutex_lock(&w->stat_lock);
+	for (size_t i = 0; i < w->n; i++) {
+		if (w->res[i].k.optional || tw_watch_kind_synced(w, i))
+			continue;
+		ready = false;
+		const tw_watch_stat *t = &w->stat[i];
+		if (!why || len >= whylen)
+			continue;
+		int n = snprintf(why + len, whylen - len, "%s%s not listed yet (%s)",
+				 len ? "; " : "", w->res[i].resource,
+				 t->last_error[0] ? t->last_error : "no answer yet");
+		len += n > 0 ? (size_t)n : 0;
+	}
+	pthread_mutex_unlock(&w->stat_lock);
+	return ready;
 }
 
-void tw_watch_stats(tw_watch *w, tw_watch_stat out[TW_WATCH__COUNT])
+void tw_watch_stats(tw_watch *w, tw_watch_stat *out)
 {
 	pthread_mutex_lock(&w->stat_lock);
-	memcpy(out, w->stat, sizeof(w->stat));
+	memcpy(out, w->stat, w->n * sizeof(*out));
 	pthread_mutex_unlock(&w->stat_lock);
+}
+
+/* ------------------------------------------------------------ store sink */
+
+static void store_put(void *arg, cJSON *obj)
+{
+	tw_store_sink *s = arg;
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	/* Large and never read by a rule: managedFields, and kubectl's copy of
+	 * the whole object in an annotation. */
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, "managedFields");
+	cJSON_DeleteItemFromObjectCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(meta, "annotations"),
+		"kubectl.kubernetes.io/last-applied-configuration");
+	if (tp_kind_of(obj) != s->kind) {
+		cJSON_Delete(obj);
+		return;
+	}
+	if (tp_store_put(s->store, obj) != TP_OK)
+		cJSON_Delete(obj); /* the store takes it only on success */
+	tw_metrics_store_set(s->store);
+}
+
+static void store_del(void *arg, const char *ns, const char *name)
+{
+	tw_store_sink *s = arg;
+	tp_store_remove(s->store, s->kind, *ns ? ns : NULL, name);
+	tw_metrics_store_set(s->store);
+}
+
+tw_watch_sink tw_watch_store_sink(tw_store_sink *s)
+{
+	return (tw_watch_sink){ store_put, store_del, s };
 }

@@ -67,9 +67,12 @@ const tw_route *tw_route_for_kind(const char *group, const char *version, const 
 /* ------------------------------------------------------------- admission */
 
 typedef struct tw_config {
-	tp_options opt;          /* profile, no_schema, now; opt.store is set per request */
+	tp_options opt;          /* profile, no_schema, now; opt.store is set per request,
+				  * opt.lookup too in the server (its resolver) */
 	tp_store *store;         /* cluster state (runtimes, TrainJobs, JobSets) */
 	size_t max_body;         /* bytes; TW_DEFAULT_MAX_BODY when 0 */
+	bool strict_warn;        /* --strict-action warn: what only the strict profile
+				  * denies is allowed with a warning per violation */
 } tw_config;
 
 /* What one admission call decided, for logs and metrics. Strings live in the
@@ -82,6 +85,8 @@ typedef struct tw_outcome {
 	const char *uid, *kind, *namespace_, *name, *operation;
 	const char *error;       /* for non-200: the JSON error's text */
 	const tw_route *route;   /* the route that answered (review picks it by kind) */
+	bool unavailable;        /* an error answer (status 500): a lookup went unanswered */
+	size_t strict_warned;    /* strict violations answered as warnings */
 } tw_outcome;
 
 /* Append root as one line of compact JSON, and {"error": msg} likewise: the

@@ -30,8 +30,19 @@
 
 #define WAIT_MS 10000
 
-enum { CTR = TW_WATCH_CLUSTER_TRAINING_RUNTIMES, TR = TW_WATCH_TRAINING_RUNTIMES,
-       TJ = TW_WATCH_TRAINJOBS, JS = TW_WATCH_JOBSETS };
+enum { CTR = FA_CTR, TR = FA_TR, TJ = FA_TJ, JS = FA_JS, NKINDS = 4 };
+
+/* The four kinds these tests watch into one store, in the fake's order. */
+static const tw_watch_kind test_kinds[NKINDS] = {
+	{ "trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "ClusterTrainingRuntime",
+	  .cluster_scoped = true },
+	{ "trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "TrainingRuntime" },
+	{ "trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob" },
+	{ "jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet" },
+};
+static const tp_kind test_tp[NKINDS] = { TP_KIND_CLUSTER_TRAINING_RUNTIME,
+					 TP_KIND_TRAINING_RUNTIME, TP_KIND_TRAINJOB,
+					 TP_KIND_JOBSET };
 
 static long long now_ms(void)
 {
@@ -67,6 +78,7 @@ typedef struct fx {
 	tw_kube_config kc;
 	tp_store *store;
 	tw_watch *w;
+	tw_store_sink sinks[NKINDS];
 } fx;
 
 static void write_file(const char *path, const char *text)
@@ -135,8 +147,14 @@ static int fx_setup(void **state)
 static void fx_start(fx *x)
 {
 	char err[256];
-	tw_watch_opts o = { .kube = &x->kc, .store = x->store, .backoff_min_ms = 50,
-			    .backoff_max_ms = 400 };
+	tw_watch_kind kinds[NKINDS];
+	for (int i = 0; i < NKINDS; i++) {
+		kinds[i] = test_kinds[i];
+		x->sinks[i] = (tw_store_sink){ x->store, test_tp[i] };
+		kinds[i].sink = tw_watch_store_sink(&x->sinks[i]);
+	}
+	tw_watch_opts o = { .kube = &x->kc, .kinds = kinds, .nkinds = NKINDS,
+			    .backoff_min_ms = 50, .backoff_max_ms = 400, .metrics = true };
 	assert_int_equal(tw_watch_start(&o, &x->w, err, sizeof(err)), 0);
 }
 
@@ -162,7 +180,7 @@ static bool synced(void *arg)
 static void wait_watching(fx *x)
 {
 	assert_true(wait_until(synced, x, WAIT_MS));
-	for (int r = 0; r < FA_RESOURCES; r++) {
+	for (int r = 0; r < NKINDS; r++) {
 		long long end = now_ms() + WAIT_MS;
 		fa_stats st;
 		for (fa_get_stats(x->fa, r, &st); !st.watch_open; fa_get_stats(x->fa, r, &st)) {
@@ -347,7 +365,7 @@ static void test_follows_events(void **state)
 	push_event(x->fa, TR, "DELETED", obj("TrainingRuntime", "team-b", "mpi", "12", NULL));
 	expect(x, TP_KIND_TRAINING_RUNTIME, "team-b", "mpi", false);
 	expect(x, TP_KIND_TRAINING_RUNTIME, "team-a", "torch", true);
-	tw_watch_stat s[TW_WATCH__COUNT];
+	tw_watch_stat s[NKINDS];
 	tw_watch_stats(x->w, s);
 	assert_string_equal(s[TR].rv, "12");
 	assert_true(s[TR].synced);
@@ -405,7 +423,7 @@ static void test_reconnects_after_drop(void **state)
 	wait_watch_number(x, TJ, 3);
 	fa_get_stats(x->fa, TJ, &st);
 	assert_string_equal(st.last_watch_rv, "102");
-	tw_watch_stat s[TW_WATCH__COUNT];
+	tw_watch_stat s[NKINDS];
 	tw_watch_stats(x->w, s);
 	assert_int_equal(s[TJ].reconnects, 2);
 	assert_int_equal(s[TJ].relists, 0);
@@ -453,7 +471,7 @@ static void relist_case(fx *x, bool as_event)
 	wait_watch_number(x, TR, 2);
 	fa_get_stats(x->fa, TR, &st);
 	assert_string_equal(st.last_watch_rv, "60");
-	tw_watch_stat s[TW_WATCH__COUNT];
+	tw_watch_stat s[NKINDS];
 	tw_watch_stats(x->w, s);
 	assert_int_equal(s[TR].relists, 1);
 	tp_buf mb = TP_BUF_INIT(0);
@@ -488,7 +506,7 @@ static void test_bookmark_moves_rv(void **state)
 	fa_get_stats(x->fa, JS, &st);
 	assert_string_equal(st.last_watch_rv, "777");
 	assert_int_equal(st.lists, 1);
-	tw_watch_stat s[TW_WATCH__COUNT];
+	tw_watch_stat s[NKINDS];
 	tw_watch_stats(x->w, s);
 	assert_int_equal(s[JS].bookmarks, 1);
 }
@@ -551,26 +569,33 @@ static void test_stop_is_prompt(void **state)
 
 /* ------------------------------------------------------------ the binary */
 
-static size_t sink(char *p, size_t s, size_t n, void *arg)
+static size_t keep(char *p, size_t s, size_t n, void *arg)
 {
-	(void)p, (void)arg;
-	return s * n;
+	tp_buf *b = arg;
+	return tp_buf_add(b, p, s * n) ? 0 : s * n;
 }
 
-static long readyz(unsigned short port)
+/* GET /readyz: the status, and the body into body (may be NULL). */
+static long readyz(unsigned short port, tp_buf *body)
 {
 	char url[64];
 	snprintf(url, sizeof(url), "https://127.0.0.1:%u/readyz", port);
+	tp_buf dummy = TP_BUF_INIT(0);
+	if (!body)
+		body = &dummy;
+	tp_buf_reset(body);
 	CURL *c = curl_easy_init();
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L); /* loopback, a throwaway pair */
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 3000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
 	long code = 0;
 	if (curl_easy_perform(c) == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	curl_easy_cleanup(c);
+	tp_buf_free(&dummy);
 	return code;
 }
 
@@ -593,7 +618,24 @@ static unsigned short port_from_log(const char *log_path, pid_t pid)
 	return 0;
 }
 
-static void test_binary_readyz_waits_for_lists(void **state)
+static void wait_watch_open(fx *x, int r, pid_t pid)
+{
+	long long end = now_ms() + WAIT_MS;
+	fa_stats st;
+	for (fa_get_stats(x->fa, r, &st); !st.watch_open; fa_get_stats(x->fa, r, &st)) {
+		if (now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("resource %d was never watched", r);
+		}
+		nap();
+	}
+}
+
+/* The runtimes hold readiness, with a reason that names the kind and its
+ * last answer; the optional kinds (PriorityClasses here, their API absent)
+ * do not; TrainJobs and JobSets are not listed at all. */
+static void test_binary_readyz_waits_for_runtimes(void **state)
 {
 	fx *x = *state;
 	char cmd[1024], log_path[128];
@@ -602,7 +644,9 @@ static void test_binary_readyz_waits_for_lists(void **state)
 		 tt_bin(), x->dir);
 	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
 	snprintf(log_path, sizeof(log_path), "%s/serve.log", x->dir);
-	fa_hold_list(x->fa, JS, true);
+	fa_set_list_status(x->fa, FA_CTR, 403); /* a missing RBAC verb */
+	fa_set_list_status(x->fa, FA_PC, 404);  /* an API that is not installed */
+	fa_set_list_status(x->fa, FA_JS, 404);
 	char url[64], crt[128], key[128];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", fa_port(x->fa));
 	snprintf(crt, sizeof(crt), "%s/tls.crt", x->dir);
@@ -620,25 +664,24 @@ static void test_binary_readyz_waits_for_lists(void **state)
 		_exit(127);
 	}
 	unsigned short port = port_from_log(log_path, pid);
-	/* Three kinds listed, JobSets held: not ready. */
+	wait_watch_open(x, TR, pid);
+	tp_buf body = TP_BUF_INIT(0);
+	long code = 0;
 	long long end = now_ms() + WAIT_MS;
-	for (int r = 0; r < 3; r++) {
-		fa_stats st;
-		for (fa_get_stats(x->fa, r, &st); !st.watch_open; fa_get_stats(x->fa, r, &st)) {
-			if (now_ms() > end) {
-				kill(pid, SIGKILL);
-				waitpid(pid, NULL, 0);
-				fail_msg("resource %d was never watched", r);
-			}
-			nap();
-		}
-	}
-	long code = readyz(port);
-	fa_hold_list(x->fa, JS, false);
+	/* Until the first 403 has been seen the reason is "no answer yet". */
+	while ((code = readyz(port, &body)) == 503 && !strstr(body.data, "HTTP 403") &&
+	       now_ms() < end)
+		nap();
+	char *first = strdup(body.data ? body.data : "");
+	fa_set_list_status(x->fa, FA_CTR, 0);
 	long later = 0;
 	end = now_ms() + WAIT_MS;
-	while ((later = readyz(port)) != 200 && now_ms() < end)
+	while ((later = readyz(port, &body)) != 200 && now_ms() < end)
 		nap();
+	fa_stats js, tj, pc;
+	fa_get_stats(x->fa, FA_JS, &js);
+	fa_get_stats(x->fa, FA_TJ, &tj);
+	fa_get_stats(x->fa, FA_PC, &pc);
 	kill(pid, SIGTERM);
 	int status = -1;
 	end = now_ms() + WAIT_MS;
@@ -652,12 +695,20 @@ static void test_binary_readyz_waits_for_lists(void **state)
 	}
 	char *log = tt_read_file(log_path, NULL);
 	assert_int_equal(code, 503);
+	assert_non_null(strstr(first, "not ready: clustertrainingruntimes.trainer.kubeflow.org "
+				      "not listed yet (HTTP 403: fake: Forbidden)"));
+	assert_null(strstr(first, "priorityclasses")); /* optional: never holds readiness */
 	assert_int_equal(later, 200);
+	assert_int_equal(js.lists + tj.lists + js.watches + tj.watches, 0);
+	assert_int_equal(pc.lists, 0); /* its API answered 404 every time */
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_non_null(log);
 	assert_non_null(strstr(log, "API-server watch stopped"));
+	assert_non_null(strstr(log, "the API server does not serve it"));
+	free(first);
 	free(log);
+	tp_buf_free(&body);
 	char f[160];
 	const char *names[] = { "tls.crt", "tls.key", "ca.crt", "ca.key", "serve.log" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -683,7 +734,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_reread, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_token_backs_off, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_stop_is_prompt, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_binary_readyz_waits_for_lists, fx_setup,
+		cmocka_unit_test_setup_teardown(test_binary_readyz_waits_for_runtimes, fx_setup,
 						fx_teardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,17 +14,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-static const struct {
-	const char *path, *list_kind, *api_version;
-} fa_res[FA_RESOURCES] = {
-	{ "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes",
-	  "ClusterTrainingRuntimeList", "trainer.kubeflow.org/v1alpha1" },
-	{ "/apis/trainer.kubeflow.org/v1alpha1/trainingruntimes", "TrainingRuntimeList",
-	  "trainer.kubeflow.org/v1alpha1" },
-	{ "/apis/trainer.kubeflow.org/v1alpha1/trainjobs", "TrainJobList",
-	  "trainer.kubeflow.org/v1alpha1" },
-	{ "/apis/jobset.x-k8s.io/v1alpha2/jobsets", "JobSetList", "jobset.x-k8s.io/v1alpha2" },
+static const struct fa_def {
+	const char *prefix, *plural, *kind, *api_version;
+	bool namespaced;
+} defs[FA_RESOURCES] = {
+	[FA_CTR] = { "/apis/trainer.kubeflow.org/v1alpha1", "clustertrainingruntimes",
+		     "ClusterTrainingRuntime", "trainer.kubeflow.org/v1alpha1", false },
+	[FA_TR] = { "/apis/trainer.kubeflow.org/v1alpha1", "trainingruntimes", "TrainingRuntime",
+		    "trainer.kubeflow.org/v1alpha1", true },
+	[FA_TJ] = { "/apis/trainer.kubeflow.org/v1alpha1", "trainjobs", "TrainJob",
+		    "trainer.kubeflow.org/v1alpha1", true },
+	[FA_JS] = { "/apis/jobset.x-k8s.io/v1alpha2", "jobsets", "JobSet",
+		    "jobset.x-k8s.io/v1alpha2", true },
+	[FA_PC] = { "/apis/scheduling.k8s.io/v1", "priorityclasses", "PriorityClass",
+		    "scheduling.k8s.io/v1", false },
+	[FA_SECRET] = { "/api/v1", "secrets", "Secret", "v1", true },
+	[FA_VWC] = { "/apis/admissionregistration.k8s.io/v1", "validatingwebhookconfigurations",
+		     "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", false },
+	[FA_MWC] = { "/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations",
+		     "MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1", false },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };
@@ -33,14 +43,30 @@ struct act {
 	struct act *next;
 	enum act_type type;
 	char *text;
+	char ns[256], name[256]; /* the event's object, for field selectors */
+};
+
+struct queue {
+	struct act *head, *tail;
+};
+
+struct stream {
+	struct stream *next; /* in its resource's list of open streams */
+	fa_server *f;
+	int r;
+	char ns[256], name[256]; /* the watch's namespace and name filters ("": any) */
+	struct queue q;
+	char *pending;
+	size_t off, len;
 };
 
 struct fres {
-	cJSON *items;
+	cJSON *items, *hidden;
 	char rv[64];
-	unsigned page;
+	unsigned page, list_status, get_status, conflicts;
 	bool hold, gone_next;
-	struct act *head, *tail;
+	struct queue pending; /* for the next stream, when none is open */
+	struct stream *streams;
 	fa_stats st;
 };
 
@@ -51,15 +77,21 @@ struct fa_server {
 	pthread_cond_t cv;
 	bool stopping;
 	char *token;
+	unsigned delay_ms;
+	unsigned long long rv; /* the global resourceVersion of writes */
 	struct fres r[FA_RESOURCES];
 };
 
-/* A watch response's state. */
-struct stream {
-	fa_server *f;
+/* A request's path, split. */
+struct route {
 	int r;
-	char *pending;
-	size_t off, len;
+	char ns[256], name[256];
+};
+
+/* A request's body as it arrives. */
+struct reqstate {
+	char *body;
+	size_t len;
 };
 
 static void timed_wait(fa_server *f)
@@ -74,76 +106,173 @@ static void timed_wait(fa_server *f)
 	pthread_cond_timedwait(&f->cv, &f->mu, &ts);
 }
 
-static void push_act(fa_server *f, int r, enum act_type t, const char *text)
+static void *xcalloc(size_t n)
 {
-	struct act *a = calloc(1, sizeof(*a));
-	if (!a)
+	void *p = calloc(1, n);
+	if (!p)
 		abort();
+	return p;
+}
+
+static const char *meta_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(obj, "metadata"), key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* ------------------------------------------------------------ queues */
+
+static void queue_add(struct queue *q, struct act *a)
+{
+	if (q->tail)
+		q->tail->next = a;
+	else
+		q->head = a;
+	q->tail = a;
+}
+
+static void queue_free(struct queue *q)
+{
+	for (struct act *a = q->head, *n; a; a = n) {
+		n = a->next;
+		free(a->text);
+		free(a);
+	}
+	q->head = q->tail = NULL;
+}
+
+static struct act *act_new(enum act_type t, const char *text, const char *ns, const char *name)
+{
+	struct act *a = xcalloc(sizeof(*a));
 	a->type = t;
 	a->text = text ? strdup(text) : NULL;
-	pthread_mutex_lock(&f->mu);
-	if (f->r[r].tail)
-		f->r[r].tail->next = a;
-	else
-		f->r[r].head = a;
-	f->r[r].tail = a;
+	snprintf(a->ns, sizeof(a->ns), "%s", ns ? ns : "");
+	snprintf(a->name, sizeof(a->name), "%s", name ? name : "");
+	return a;
+}
+
+static bool wanted(const struct stream *s, const struct act *a)
+{
+	if (a->type != ACT_LINE)
+		return true;
+	return (!s->ns[0] || !a->ns[0] || !strcmp(s->ns, a->ns)) &&
+	       (!s->name[0] || !a->name[0] || !strcmp(s->name, a->name));
+}
+
+/* To every open stream of r, or to the next one. Caller holds mu. */
+static void broadcast(fa_server *f, int r, enum act_type t, const char *text, const char *ns,
+		      const char *name)
+{
+	struct fres *fr = &f->r[r];
+	if (!fr->streams) {
+		queue_add(&fr->pending, act_new(t, text, ns, name));
+	} else {
+		for (struct stream *s = fr->streams; s; s = s->next) {
+			struct act *a = act_new(t, text, ns, name);
+			if (wanted(s, a))
+				queue_add(&s->q, a);
+			else {
+				free(a->text);
+				free(a);
+			}
+		}
+	}
 	pthread_cond_broadcast(&f->cv);
+}
+
+static void push_act(fa_server *f, int r, enum act_type t, const char *text)
+{
+	char ns[256] = "", name[256] = "";
+	if (text) { /* the event's object, for the streams' field selectors */
+		cJSON *ev = cJSON_Parse(text);
+		const cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
+		snprintf(ns, sizeof(ns), "%s", meta_str(obj, "namespace"));
+		snprintf(name, sizeof(name), "%s", meta_str(obj, "name"));
+		cJSON_Delete(ev);
+	}
+	pthread_mutex_lock(&f->mu);
+	broadcast(f, r, t, text, ns, name);
 	pthread_mutex_unlock(&f->mu);
 }
+
+/* An event for a write; caller holds mu. */
+static void event_of(fa_server *f, int r, const char *type, const cJSON *obj)
+{
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "type", type);
+	cJSON_AddItemToObject(ev, "object", cJSON_Duplicate(obj, 1));
+	char *text = cJSON_PrintUnformatted(ev);
+	broadcast(f, r, ACT_LINE, text, meta_str(obj, "namespace"), meta_str(obj, "name"));
+	free(text);
+	cJSON_Delete(ev);
+}
+
+/* ------------------------------------------------------------ streams */
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	(void)pos;
 	struct stream *s = cls;
 	fa_server *f = s->f;
-	if (s->off < s->len) {
-		size_t n = s->len - s->off < max ? s->len - s->off : max;
-		memcpy(buf, s->pending + s->off, n);
-		s->off += n;
-		return (ssize_t)n;
-	}
-	pthread_mutex_lock(&f->mu);
-	struct fres *fr = &f->r[s->r];
-	while (!f->stopping && !fr->head)
-		timed_wait(f);
-	if (f->stopping) {
+	for (;;) {
+		if (s->off < s->len) {
+			size_t n = s->len - s->off < max ? s->len - s->off : max;
+			memcpy(buf, s->pending + s->off, n);
+			s->off += n;
+			return (ssize_t)n;
+		}
+		pthread_mutex_lock(&f->mu);
+		while (!f->stopping && !s->q.head)
+			timed_wait(f);
+		if (f->stopping) {
+			pthread_mutex_unlock(&f->mu);
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
+		struct act *a = s->q.head;
+		s->q.head = a->next;
+		if (!s->q.head)
+			s->q.tail = NULL;
 		pthread_mutex_unlock(&f->mu);
-		return MHD_CONTENT_READER_END_WITH_ERROR;
+		enum act_type t = a->type;
+		if (t == ACT_LINE) {
+			free(s->pending);
+			s->len = strlen(a->text) + 1;
+			s->pending = malloc(s->len);
+			if (!s->pending)
+				abort();
+			memcpy(s->pending, a->text, s->len - 1);
+			s->pending[s->len - 1] = '\n';
+			s->off = 0;
+		}
+		free(a->text);
+		free(a);
+		if (t == ACT_DROP)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		if (t == ACT_END)
+			return MHD_CONTENT_READER_END_OF_STREAM;
 	}
-	struct act *a = fr->head;
-	fr->head = a->next;
-	if (!fr->head)
-		fr->tail = NULL;
-	pthread_mutex_unlock(&f->mu);
-	enum act_type t = a->type;
-	if (t == ACT_LINE) {
-		free(s->pending);
-		s->len = strlen(a->text) + 1;
-		s->pending = malloc(s->len);
-		if (!s->pending)
-			abort();
-		memcpy(s->pending, a->text, s->len - 1);
-		s->pending[s->len - 1] = '\n';
-		s->off = 0;
-	}
-	free(a->text);
-	free(a);
-	if (t == ACT_DROP)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	if (t == ACT_END)
-		return MHD_CONTENT_READER_END_OF_STREAM;
-	return stream_read(cls, 0, buf, max);
 }
 
 static void stream_free(void *cls)
 {
 	struct stream *s = cls;
-	pthread_mutex_lock(&s->f->mu);
-	s->f->r[s->r].st.watch_open = false;
-	pthread_mutex_unlock(&s->f->mu);
+	fa_server *f = s->f;
+	pthread_mutex_lock(&f->mu);
+	struct fres *fr = &f->r[s->r];
+	for (struct stream **pp = &fr->streams; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	fr->st.watch_open = fr->streams != NULL;
+	queue_free(&s->q);
+	pthread_mutex_unlock(&f->mu);
 	free(s->pending);
 	free(s);
 }
+
+/* ------------------------------------------------------------ answers */
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned code, char *body)
 {
@@ -159,7 +288,16 @@ static enum MHD_Result status(struct MHD_Connection *c, unsigned code, const cha
 {
 	char *b = NULL;
 	if (asprintf(&b, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-			 "\"reason\":\"%s\",\"code\":%u}", reason, code) < 0)
+			 "\"message\":\"fake: %s\",\"reason\":\"%s\",\"code\":%u}",
+		     reason, reason, code) < 0)
+		abort();
+	return answer(c, code, b);
+}
+
+static enum MHD_Result answer_obj(struct MHD_Connection *c, unsigned code, const cJSON *obj)
+{
+	char *b = cJSON_PrintUnformatted(obj);
+	if (!b)
 		abort();
 	return answer(c, code, b);
 }
@@ -174,9 +312,65 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_YES;
 }
 
-static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, int r)
+/* "/prefix[/namespaces/NS]/plural[/name]" into rt; false when no resource. */
+static bool parse_path(const char *url, struct route *rt)
 {
-	struct fres *fr = &f->r[r];
+	memset(rt, 0, sizeof(*rt));
+	for (int r = 0; r < FA_RESOURCES; r++) {
+		size_t pl = strlen(defs[r].prefix);
+		if (strncmp(url, defs[r].prefix, pl) || url[pl] != '/')
+			continue;
+		const char *p = url + pl;
+		if (!strncmp(p, "/namespaces/", 12)) {
+			const char *slash = strchr(p + 12, '/');
+			if (!slash || (size_t)(slash - p - 12) >= sizeof(rt->ns))
+				continue;
+			memcpy(rt->ns, p + 12, (size_t)(slash - p - 12));
+			rt->ns[slash - p - 12] = '\0';
+			p = slash;
+		}
+		size_t n = strlen(defs[r].plural);
+		if (p[0] != '/' || strncmp(p + 1, defs[r].plural, n) || (p[1 + n] && p[1 + n] != '/'))
+			continue;
+		if ((rt->ns[0] && !defs[r].namespaced))
+			continue;
+		p += 1 + n;
+		if (*p == '/')
+			snprintf(rt->name, sizeof(rt->name), "%s", p + 1);
+		rt->r = r;
+		return !strchr(rt->name, '/');
+	}
+	return false;
+}
+
+static bool in_namespace(const cJSON *o, const char *ns)
+{
+	return !ns[0] || !strcmp(meta_str(o, "namespace"), ns);
+}
+
+/* The field selector metadata.name=X of a request, or "". */
+static void selected_name(struct MHD_Connection *c, char *out, size_t n)
+{
+	const char *sel = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "fieldSelector");
+	out[0] = '\0';
+	if (sel && !strncmp(sel, "metadata.name=", 14))
+		snprintf(out, n, "%s", sel + 14);
+}
+
+static cJSON *find(cJSON *arr, const char *ns, const char *name)
+{
+	cJSON *o;
+	cJSON_ArrayForEach(o, arr)
+		if (!strcmp(meta_str(o, "name"), name) && in_namespace(o, ns))
+			return o;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, const struct route *rt)
+{
+	struct fres *fr = &f->r[rt->r];
 	fr->st.list_waiting = true;
 	while (fr->hold && !f->stopping)
 		timed_wait(f);
@@ -185,9 +379,15 @@ static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, int r)
 		pthread_mutex_unlock(&f->mu);
 		return MHD_NO;
 	}
+	char name[256];
+	selected_name(c, name, sizeof(name));
 	const char *lim = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
 	const char *cont = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "continue");
-	int total = fr->items ? cJSON_GetArraySize(fr->items) : 0;
+	cJSON *all = cJSON_CreateArray(), *o;
+	cJSON_ArrayForEach(o, fr->items)
+		if (in_namespace(o, rt->ns) && (!name[0] || !strcmp(meta_str(o, "name"), name)))
+			cJSON_AddItemToArray(all, cJSON_Duplicate(o, 1));
+	int total = cJSON_GetArraySize(all);
 	int start = cont && !strncmp(cont, "off:", 4) ? atoi(cont + 4) : 0;
 	int n = lim ? atoi(lim) : total;
 	if (fr->page && (unsigned)n > fr->page)
@@ -195,29 +395,32 @@ static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, int r)
 	if (n <= 0)
 		n = total;
 	cJSON *out = cJSON_CreateObject(), *items = cJSON_AddArrayToObject(out, "items");
-	cJSON_AddStringToObject(out, "apiVersion", fa_res[r].api_version);
-	cJSON_AddStringToObject(out, "kind", fa_res[r].list_kind);
+	cJSON_AddStringToObject(out, "apiVersion", defs[rt->r].api_version);
+	char lk[96];
+	snprintf(lk, sizeof(lk), "%sList", defs[rt->r].kind);
+	cJSON_AddStringToObject(out, "kind", lk);
 	cJSON *meta = cJSON_AddObjectToObject(out, "metadata");
 	cJSON_AddStringToObject(meta, "resourceVersion", fr->rv);
 	for (int i = start; i < total && i < start + n; i++)
-		cJSON_AddItemToArray(items, cJSON_Duplicate(cJSON_GetArrayItem(fr->items, i), 1));
+		cJSON_AddItemToArray(items, cJSON_Duplicate(cJSON_GetArrayItem(all, i), 1));
 	if (start + n < total) {
 		char next[32];
 		snprintf(next, sizeof(next), "off:%d", start + n);
 		cJSON_AddStringToObject(meta, "continue", next);
 	}
+	cJSON_Delete(all);
 	fr->st.lists++;
 	if (cont)
 		fr->st.continued++;
 	pthread_mutex_unlock(&f->mu);
-	char *body = cJSON_PrintUnformatted(out);
+	enum MHD_Result ret = answer_obj(c, 200, out);
 	cJSON_Delete(out);
-	return answer(c, 200, body);
+	return ret;
 }
 
-static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, int r)
+static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, const struct route *rt)
 {
-	struct fres *fr = &f->r[r];
+	struct fres *fr = &f->r[rt->r];
 	const char *rv = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "resourceVersion");
 	snprintf(fr->st.last_watch_rv, sizeof(fr->st.last_watch_rv), "%s", rv ? rv : "");
 	if (fr->gone_next) {
@@ -226,14 +429,28 @@ static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, int r)
 		pthread_mutex_unlock(&f->mu);
 		return status(c, 410, "Expired");
 	}
+	struct stream *s = xcalloc(sizeof(*s));
+	s->f = f;
+	s->r = rt->r;
+	snprintf(s->ns, sizeof(s->ns), "%s", rt->ns);
+	selected_name(c, s->name, sizeof(s->name));
+	/* What was pushed while no stream was open goes to this one. */
+	for (struct act *a = fr->pending.head, *n; a; a = n) {
+		n = a->next;
+		a->next = NULL;
+		if (wanted(s, a))
+			queue_add(&s->q, a);
+		else {
+			free(a->text);
+			free(a);
+		}
+	}
+	fr->pending.head = fr->pending.tail = NULL;
+	s->next = fr->streams;
+	fr->streams = s;
 	fr->st.watches++;
 	fr->st.watch_open = true;
 	pthread_mutex_unlock(&f->mu);
-	struct stream *s = calloc(1, sizeof(*s));
-	if (!s)
-		abort();
-	s->f = f;
-	s->r = r;
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, s, stream_free);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
@@ -242,55 +459,198 @@ static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, int r)
 	return ret;
 }
 
+static enum MHD_Result get_item(fa_server *f, struct MHD_Connection *c, const struct route *rt)
+{
+	struct fres *fr = &f->r[rt->r];
+	fr->st.gets++;
+	if (fr->get_status) {
+		unsigned code = fr->get_status;
+		pthread_mutex_unlock(&f->mu);
+		return status(c, code, code == 403 ? "Forbidden" : "InternalError");
+	}
+	cJSON *o = find(fr->items, rt->ns, rt->name);
+	if (!o)
+		o = find(fr->hidden, rt->ns, rt->name);
+	cJSON *copy = o ? cJSON_Duplicate(o, 1) : NULL;
+	pthread_mutex_unlock(&f->mu);
+	if (!copy)
+		return status(c, 404, "NotFound");
+	enum MHD_Result ret = answer_obj(c, 200, copy);
+	cJSON_Delete(copy);
+	return ret;
+}
+
+/* Give obj the next resourceVersion and file it (replacing the old one);
+ * caller holds mu. */
+static void store_obj(fa_server *f, int r, cJSON *obj, cJSON *old)
+{
+	char rv[32];
+	snprintf(rv, sizeof(rv), "%llu", ++f->rv);
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
+	cJSON_AddStringToObject(meta, "resourceVersion", rv);
+	snprintf(f->r[r].rv, sizeof(f->r[r].rv), "%s", rv);
+	if (old)
+		cJSON_ReplaceItemViaPointer(f->r[r].items, old, obj);
+	else
+		cJSON_AddItemToArray(f->r[r].items, obj);
+	event_of(f, r, old ? "MODIFIED" : "ADDED", obj);
+}
+
+static enum MHD_Result write_item(fa_server *f, struct MHD_Connection *c, const struct route *rt,
+				  bool create, const struct reqstate *rq)
+{
+	struct fres *fr = &f->r[rt->r];
+	cJSON *obj = rq->body ? cJSON_ParseWithLength(rq->body, rq->len) : NULL;
+	if (!cJSON_IsObject(obj) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(obj, "metadata"))) {
+		cJSON_Delete(obj);
+		pthread_mutex_unlock(&f->mu);
+		return status(c, 400, "BadRequest");
+	}
+	if (defs[rt->r].namespaced && rt->ns[0] && !meta_str(obj, "namespace")[0])
+		cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
+					"namespace", rt->ns);
+	const char *name = create ? meta_str(obj, "name") : rt->name;
+	cJSON *old = find(fr->items, rt->ns, name);
+	unsigned code = 0;
+	if (fr->conflicts) {
+		fr->conflicts--;
+		code = 409;
+	} else if (create && old) {
+		code = 409;
+	} else if (!create && !old) {
+		code = 404;
+	} else if (!create && strcmp(meta_str(obj, "resourceVersion"), meta_str(old, "resourceVersion"))) {
+		code = 409; /* optimistic concurrency: someone wrote first */
+	}
+	if (code) {
+		if (code == 409)
+			fr->st.conflicts++;
+		cJSON_Delete(obj);
+		pthread_mutex_unlock(&f->mu);
+		return status(c, code, code == 409 ? (create ? "AlreadyExists" : "Conflict")
+						   : "NotFound");
+	}
+	store_obj(f, rt->r, obj, old);
+	if (create)
+		fr->st.posts++;
+	else
+		fr->st.puts++;
+	cJSON *copy = cJSON_Duplicate(obj, 1);
+	pthread_mutex_unlock(&f->mu);
+	enum MHD_Result ret = answer_obj(c, create ? 201 : 200, copy);
+	cJSON_Delete(copy);
+	return ret;
+}
+
+static void record(fa_server *f, struct MHD_Connection *c, const struct route *rt,
+		   const char *url, const char *tok)
+{
+	fa_stats *st = &f->r[rt->r].st;
+	snprintf(st->last_token, sizeof(st->last_token), "%s", tok);
+	snprintf(st->last_path, sizeof(st->last_path), "%s", url);
+	st->last_query[0] = '\0';
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_query, st->last_query);
+}
+
+static void delay(fa_server *f)
+{
+	pthread_mutex_lock(&f->mu);
+	unsigned ms = f->delay_ms;
+	pthread_mutex_unlock(&f->mu);
+	if (ms)
+		usleep(ms * 1000u);
+}
+
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char *url,
 				 const char *method, const char *version, const char *upload,
 				 size_t *upload_size, void **req)
 {
-	(void)version, (void)upload, (void)upload_size, (void)method;
+	(void)version;
 	fa_server *f = cls;
-	if (!*req) {
-		*req = (void *)1;
+	struct reqstate *rq = *req;
+	if (!rq) {
+		*req = xcalloc(sizeof(*rq));
 		return MHD_YES;
 	}
-	int r = 0;
-	while (r < FA_RESOURCES && strcmp(url, fa_res[r].path))
-		r++;
-	if (r == FA_RESOURCES)
+	if (*upload_size) {
+		rq->body = realloc(rq->body, rq->len + *upload_size + 1);
+		if (!rq->body)
+			abort();
+		memcpy(rq->body + rq->len, upload, *upload_size);
+		rq->len += *upload_size;
+		rq->body[rq->len] = '\0';
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	delay(f);
+	struct route rt;
+	if (!parse_path(url, &rt))
 		return status(c, 404, "NotFound");
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	const char *tok = auth && !strncmp(auth, "Bearer ", 7) ? auth + 7 : "";
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
 	pthread_mutex_lock(&f->mu);
-	struct fres *fr = &f->r[r];
-	snprintf(fr->st.last_token, sizeof(fr->st.last_token), "%s", tok);
-	fr->st.last_query[0] = '\0';
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_query, fr->st.last_query);
+	struct fres *fr = &f->r[rt.r];
+	record(f, c, &rt, url, tok);
 	if (f->token && strcmp(f->token, tok)) {
 		fr->st.unauthorized++;
 		pthread_mutex_unlock(&f->mu);
 		return status(c, 401, "Unauthorized");
 	}
+	bool item = rt.name[0] != '\0';
+	if (!strcmp(method, "PUT") && item)
+		return write_item(f, c, &rt, false, rq); /* each handler unlocks */
+	if (!strcmp(method, "POST") && !item)
+		return write_item(f, c, &rt, true, rq);
+	if (strcmp(method, "GET")) {
+		pthread_mutex_unlock(&f->mu);
+		return status(c, 405, "MethodNotAllowed");
+	}
+	if (item)
+		return get_item(f, c, &rt);
+	if (fr->list_status) {
+		unsigned code = fr->list_status;
+		pthread_mutex_unlock(&f->mu);
+		return status(c, code, code == 404 ? "NotFound" : code == 403 ? "Forbidden"
+									 : "InternalError");
+	}
 	if (w && !strcmp(w, "1"))
-		return watch(f, c, r); /* both unlock */
-	return list(f, c, r);
+		return watch(f, c, &rt);
+	return list(f, c, &rt);
 }
+
+static void request_done(void *cls, struct MHD_Connection *c, void **req,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)c, (void)toe;
+	struct reqstate *rq = *req;
+	if (rq) {
+		free(rq->body);
+		free(rq);
+	}
+	*req = NULL;
+}
+
+/* ------------------------------------------------------------ control */
 
 int fa_start(fa_server **out)
 {
-	fa_server *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -1;
+	fa_server *f = xcalloc(sizeof(*f));
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
+	f->rv = 1000;
 	for (int r = 0; r < FA_RESOURCES; r++) {
 		f->r[r].items = cJSON_CreateArray();
+		f->r[r].hidden = cJSON_CreateArray();
 		snprintf(f->r[r].rv, sizeof(f->r[r].rv), "1");
 	}
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = 0 };
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
 				NULL, NULL, access_cb, f, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, f,
+				MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
 	if (!f->d) {
 		fa_stop(f);
 		return -1;
@@ -318,11 +678,8 @@ void fa_stop(fa_server *f)
 		MHD_stop_daemon(f->d);
 	for (int r = 0; r < FA_RESOURCES; r++) {
 		cJSON_Delete(f->r[r].items);
-		for (struct act *a = f->r[r].head, *n; a; a = n) {
-			n = a->next;
-			free(a->text);
-			free(a);
-		}
+		cJSON_Delete(f->r[r].hidden);
+		queue_free(&f->r[r].pending);
 	}
 	free(f->token);
 	pthread_cond_destroy(&f->cv);
@@ -338,11 +695,19 @@ void fa_set_token(fa_server *f, const char *token)
 	pthread_mutex_unlock(&f->mu);
 }
 
+static cJSON *parse_or_die(const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	if (!o)
+		abort(); /* a test's typo */
+	return o;
+}
+
 void fa_set_objects(fa_server *f, int r, const char *items_json, const char *rv)
 {
-	cJSON *items = cJSON_Parse(items_json);
+	cJSON *items = parse_or_die(items_json);
 	if (!cJSON_IsArray(items))
-		abort(); /* a test's typo */
+		abort();
 	pthread_mutex_lock(&f->mu);
 	cJSON_Delete(f->r[r].items);
 	f->r[r].items = items;
@@ -350,18 +715,52 @@ void fa_set_objects(fa_server *f, int r, const char *items_json, const char *rv)
 	pthread_mutex_unlock(&f->mu);
 }
 
-void fa_set_page(fa_server *f, int r, unsigned n)
+void fa_put_object(fa_server *f, int r, const char *json)
 {
+	cJSON *obj = parse_or_die(json);
 	pthread_mutex_lock(&f->mu);
-	f->r[r].page = n;
+	const char *ns = defs[r].namespaced ? meta_str(obj, "namespace") : "";
+	cJSON *old = find(f->r[r].items, ns, meta_str(obj, "name"));
+	store_obj(f, r, obj, old);
 	pthread_mutex_unlock(&f->mu);
 }
 
-void fa_hold_list(fa_server *f, int r, bool hold)
+void fa_put_hidden(fa_server *f, int r, const char *json)
+{
+	cJSON *obj = parse_or_die(json);
+	pthread_mutex_lock(&f->mu);
+	cJSON_AddItemToArray(f->r[r].hidden, obj);
+	pthread_mutex_unlock(&f->mu);
+}
+
+char *fa_get_object(fa_server *f, int r, const char *ns, const char *name)
 {
 	pthread_mutex_lock(&f->mu);
-	f->r[r].hold = hold;
-	pthread_cond_broadcast(&f->cv);
+	cJSON *o = find(f->r[r].items, ns ? ns : "", name);
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+	pthread_mutex_unlock(&f->mu);
+	return text;
+}
+
+#define SETTER(fn, field, type)                          \
+	void fn(fa_server *f, int r, type v)             \
+	{                                                \
+		pthread_mutex_lock(&f->mu);              \
+		f->r[r].field = v;                       \
+		pthread_cond_broadcast(&f->cv);          \
+		pthread_mutex_unlock(&f->mu);            \
+	}
+
+SETTER(fa_set_page, page, unsigned)
+SETTER(fa_set_list_status, list_status, unsigned)
+SETTER(fa_set_get_status, get_status, unsigned)
+SETTER(fa_conflict_next, conflicts, unsigned)
+SETTER(fa_hold_list, hold, bool)
+
+void fa_set_delay(fa_server *f, unsigned ms)
+{
+	pthread_mutex_lock(&f->mu);
+	f->delay_ms = ms;
 	pthread_mutex_unlock(&f->mu);
 }
 

@@ -1,17 +1,35 @@
 /*
- * fakeapi.h — a fake Kubernetes API server for the watch's tests: plain HTTP
- * on 127.0.0.1 (a free port), paged lists of the four watched resources, and
- * watch streams the test writes as it goes (events, drops, clean ends, 410).
- * It checks the bearer token and records what the client asked for.
- *
- * Resources are numbered as in webhook/watch.h (TW_WATCH_*).
+ * fakeapi.h — a fake Kubernetes API server for the tests: plain HTTP on
+ * 127.0.0.1 (a free port) serving a few resources the way kube-apiserver
+ * does for our client:
+ *   - paged lists (limit/continue), fieldSelector=metadata.name=X,
+ *     all-namespace and namespaced collection paths;
+ *   - GET, PUT (optimistic concurrency: a stale metadata.resourceVersion is
+ *     409 Conflict) and POST (409 AlreadyExists) of one object; every write
+ *     bumps a global resourceVersion and is sent to open watches;
+ *   - watch streams, fed by writes and by what the test pushes (events,
+ *     drops, clean ends, 410), to every watcher of the resource;
+ *   - knobs: a bearer token, lists or item GETs answering a status, objects
+ *     only GET can see, held lists, a delay, forced conflicts.
+ * It records what the client asked for.
  */
 #ifndef TT_FAKEAPI_H
 #define TT_FAKEAPI_H
 
 #include <stdbool.h>
 
-#define FA_RESOURCES 4
+/* The resources it serves. */
+enum {
+	FA_CTR = 0, /* trainer.kubeflow.org/v1alpha1 clustertrainingruntimes */
+	FA_TR,      /* trainer.kubeflow.org/v1alpha1 trainingruntimes (namespaced) */
+	FA_TJ,      /* trainer.kubeflow.org/v1alpha1 trainjobs (namespaced) */
+	FA_JS,      /* jobset.x-k8s.io/v1alpha2 jobsets (namespaced) */
+	FA_PC,      /* scheduling.k8s.io/v1 priorityclasses */
+	FA_SECRET,  /* v1 secrets (namespaced) */
+	FA_VWC,     /* admissionregistration.k8s.io/v1 validatingwebhookconfigurations */
+	FA_MWC,     /* admissionregistration.k8s.io/v1 mutatingwebhookconfigurations */
+	FA_RESOURCES
+};
 
 typedef struct fa_server fa_server;
 
@@ -19,6 +37,9 @@ typedef struct fa_stats {
 	unsigned lists;          /* list requests answered 200 */
 	unsigned continued;      /* ... of which carried a continue token */
 	unsigned watches;        /* watch requests answered 200 */
+	unsigned gets;           /* item GETs answered (any status) */
+	unsigned puts, posts;    /* writes answered 2xx */
+	unsigned conflicts;      /* writes answered 409 */
 	unsigned unauthorized;   /* requests refused with 401 */
 	unsigned gone;           /* watch requests answered 410 */
 	bool watch_open;         /* a watch stream is being served */
@@ -26,6 +47,7 @@ typedef struct fa_stats {
 	char last_watch_rv[128]; /* resourceVersion= of the last watch */
 	char last_token[256];    /* bearer token of the last request */
 	char last_query[512];    /* the last request's query, "k=v&..." */
+	char last_path[512];     /* the last request's path */
 } fa_stats;
 
 /* 0 or -1. */
@@ -36,18 +58,36 @@ void fa_stop(fa_server *f);
 
 /* The token requests must carry (NULL: any). */
 void fa_set_token(fa_server *f, const char *token);
-/* What a list of resource r returns: items_json is a JSON array of objects;
- * rv the list's resourceVersion. */
+/* The objects of resource r: items_json is a JSON array of objects; rv the
+ * list's resourceVersion. */
 void fa_set_objects(fa_server *f, int r, const char *items_json, const char *rv);
+/* Add or replace one object (JSON text) as a client's write would: a new
+ * resourceVersion, and a MODIFIED or ADDED event to the watchers. */
+void fa_put_object(fa_server *f, int r, const char *json);
+/* One object, visible to a GET only (neither to lists nor to watches): an
+ * object whose watch event has not arrived yet. */
+void fa_put_hidden(fa_server *f, int r, const char *json);
+/* The object ns/name (ns NULL for cluster-scoped) as JSON text, malloc'd;
+ * NULL when absent. */
+char *fa_get_object(fa_server *f, int r, const char *ns, const char *name);
 /* At most n items per page (0: only ?limit= decides). */
 void fa_set_page(fa_server *f, int r, unsigned n);
+/* Lists and watches of r answer this status with a Status body (0: serve). */
+void fa_set_list_status(fa_server *f, int r, unsigned code);
+/* Item GETs of r answer this status (0: serve). */
+void fa_set_get_status(fa_server *f, int r, unsigned code);
+/* The next n writes (PUT/POST) of r answer 409 Conflict. */
+void fa_conflict_next(fa_server *f, int r, unsigned n);
+/* Every request waits this long before it is answered (0: none). */
+void fa_set_delay(fa_server *f, unsigned ms);
 /* Hold list requests of r until released. */
 void fa_hold_list(fa_server *f, int r, bool hold);
 /* The next watch request of r is answered 410 Gone. */
 void fa_gone_next_watch(fa_server *f, int r);
 
-/* Append to r's watch stream: one JSON line (without '\n'); a drop (the
- * connection breaks); a clean end. Queued until a watch stream takes them. */
+/* Append to r's watch streams: one JSON line (without '\n'); a drop (the
+ * connection breaks); a clean end. Sent to every open stream of r, or
+ * queued for the next one when none is open. */
 void fa_push(fa_server *f, int r, const char *line);
 void fa_drop(fa_server *f, int r);
 void fa_end(fa_server *f, int r);

@@ -310,7 +310,7 @@ static void missing_owner_trainjob_is_denied(void **state)
 	const char *msg = tp_get_str(a.review, "response.status.message");
 	assert_non_null(msg);
 	assert_non_null(strstr(msg, "metadata.ownerReferences"));
-	assert_non_null(strstr(msg, "TrainJob ns/tj is not in the webhook's store"));
+	assert_non_null(strstr(msg, "the owning TrainJob ns/tj does not exist"));
 	answer_free(&a);
 	cJSON_Delete(js);
 	tp_store_free(s);

@@ -1,0 +1,374 @@
+/*
+ * rotation.c — what the managed Secret should hold at a given time (see
+ * certs.h, "managed certificates"). Pure: PEM text and a clock in, PEM text
+ * and a plan out; the certificate manager (webhook/certmgr.c) does the I/O.
+ *
+ * Validity windows start a little in the past (a tenth of the validity, at
+ * most an hour, as cert-controller backdates by an hour) so that a clock
+ * slightly behind ours still accepts a fresh certificate. Renewal comes due
+ * when less than a fifth of a certificate's life is left: 73 days of the
+ * default year for the serving certificate, two of the ten years of the CA.
+ */
+#include "certs/internal.h"
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define YEAR ((int64_t)365 * 86400)
+#define DEFAULT_VALIDITY YEAR
+#define DEFAULT_CA_VALIDITY (10 * YEAR)
+#define DEFAULT_OVERLAP 3600
+#define MAX_CAS 4      /* the signing CA and up to three older ones still trusted */
+#define CLOCK_SKEW 300 /* a certificate "not yet valid" by less than this is fine */
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void cleanse_free(char *s)
+{
+	if (s)
+		OPENSSL_cleanse(s, strlen(s)); /* keys leave no copy in freed memory */
+	free(s);
+}
+
+void tw_certs_managed_free(tw_certs_managed *m)
+{
+	if (!m)
+		return;
+	free(m->ca_crt);
+	cleanse_free(m->ca_key);
+	free(m->tls_crt);
+	cleanse_free(m->tls_key);
+	memset(m, 0, sizeof(*m));
+}
+
+static int64_t backdate(int64_t validity)
+{
+	return validity / 10 < 3600 ? validity / 10 : 3600;
+}
+
+/* Less than a fifth of [nb, na] left at now. */
+static bool due(int64_t nb, int64_t na, int64_t now)
+{
+	return na - now < (na - nb) / 5;
+}
+
+static int64_t due_at(int64_t nb, int64_t na)
+{
+	return na - (na - nb) / 5;
+}
+
+/* ---------------------------------------------------------- the bundle */
+
+struct ca {
+	X509 *x;
+	int64_t nb, na;
+};
+
+struct bundle {
+	struct ca ca[MAX_CAS];
+	int n;
+	EVP_PKEY *key; /* the signing (first) CA's key, when it matches */
+};
+
+static void bundle_free(struct bundle *b)
+{
+	for (int i = 0; i < b->n; i++)
+		X509_free(b->ca[i].x);
+	EVP_PKEY_free(b->key);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool is_ca(X509 *x)
+{
+	return X509_check_ca(x) >= 1;
+}
+
+/* The CAs of a PEM bundle that are CAs and not expired, in order. */
+static void bundle_read(const char *pem, int64_t now, struct bundle *b)
+{
+	BIO *bio = pem ? BIO_new_mem_buf(pem, -1) : NULL;
+	X509 *x;
+	while (bio && b->n < MAX_CAS && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
+		struct ca c = { x, 0, 0 };
+		if (!is_ca(x) || tw_certs_asn1_time(X509_get0_notBefore(x), &c.nb) ||
+		    tw_certs_asn1_time(X509_get0_notAfter(x), &c.na) || c.na <= now) {
+			X509_free(x);
+			continue;
+		}
+		b->ca[b->n++] = c;
+	}
+	ERR_clear_error(); /* the loop ends on "no start line" */
+	BIO_free(bio);
+}
+
+static EVP_PKEY *read_key(const char *pem)
+{
+	BIO *bio = pem && *pem ? BIO_new_mem_buf(pem, -1) : NULL;
+	EVP_PKEY *k = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	ERR_clear_error();
+	BIO_free(bio);
+	return k;
+}
+
+/* The first CA signs: it must be valid now and its key must be there. */
+static bool signer_usable(const struct bundle *b, EVP_PKEY *key, int64_t now)
+{
+	return b->n > 0 && key && EVP_PKEY_eq(X509_get0_pubkey(b->ca[0].x), key) == 1 &&
+	       b->ca[0].nb <= now + CLOCK_SKEW;
+}
+
+/* The bundle as PEM text, the signing CA first. malloc'd, "" when empty. */
+static char *bundle_pem(const struct bundle *b)
+{
+	size_t len = 0;
+	char *out = calloc(1, 1);
+	for (int i = 0; out && i < b->n; i++) {
+		size_t n;
+		char *one = tw_certs_cert_pem(b->ca[i].x, &n);
+		char *grown = one ? realloc(out, len + n + 1) : NULL;
+		if (!grown) {
+			free(one);
+			free(out);
+			return NULL;
+		}
+		out = grown;
+		memcpy(out + len, one, n + 1);
+		len += n;
+		free(one);
+	}
+	return out;
+}
+
+/* ------------------------------------------------------------ the plan */
+
+static void note(tw_certs_plan *p, const char *what)
+{
+	size_t len = strlen(p->why);
+	snprintf(p->why + len, sizeof(p->why) - len, "%s%s", len ? "; " : "", what);
+}
+
+/* A new signing CA in front of the still-valid old ones. */
+static int new_ca(struct bundle *b, const tw_certs_policy *p, int64_t now, char **key_pem)
+{
+	int64_t v = p->ca_validity ? p->ca_validity : DEFAULT_CA_VALIDITY;
+	EVP_PKEY *k = tw_certs_new_key();
+	X509 *x = NULL;
+	if (!k || tw_certs_make_ca(k, now - backdate(v), now + v, &x)) {
+		EVP_PKEY_free(k);
+		return TW_CERTS_ECRYPTO;
+	}
+	if (b->n == MAX_CAS)
+		X509_free(b->ca[--b->n].x); /* the oldest goes */
+	memmove(&b->ca[1], &b->ca[0], (size_t)b->n * sizeof(b->ca[0]));
+	b->ca[0] = (struct ca){ x, now - backdate(v), now + v };
+	b->n++;
+	EVP_PKEY_free(b->key);
+	b->key = k;
+	*key_pem = tw_certs_key_pem(k, NULL);
+	return *key_pem ? TW_CERTS_OK : TW_CERTS_ECRYPTO;
+}
+
+/* A serving pair from the signing CA, for the Service, never outliving it. */
+static int new_leaf(const struct bundle *b, const tw_certs_policy *p, int64_t now,
+		    tw_certs_managed *out)
+{
+	char *names[4];
+	if (tw_certs_service_names(p->service, p->namespace_, names))
+		return TW_CERTS_ECRYPTO;
+	int64_t v = p->validity ? p->validity : DEFAULT_VALIDITY;
+	int64_t na = now + v < b->ca[0].na ? now + v : b->ca[0].na;
+	EVP_PKEY *k = tw_certs_new_key();
+	X509 *leaf = NULL;
+	const char *cn = strlen(names[2]) <= 64 ? names[2] : p->service;
+	int rc = k ? tw_certs_make_leaf(k, cn, (const char *const *)names, 4, NULL, 0,
+					b->ca[0].x, b->key, now - backdate(v), na, &leaf)
+		   : TW_CERTS_ECRYPTO;
+	tw_certs_service_names_free(names);
+	if (!rc) {
+		free(out->tls_crt);
+		cleanse_free(out->tls_key);
+		out->tls_crt = tw_certs_cert_pem(leaf, NULL);
+		out->tls_key = tw_certs_key_pem(k, NULL);
+		if (!out->tls_crt || !out->tls_key)
+			rc = TW_CERTS_ECRYPTO;
+	}
+	X509_free(leaf);
+	EVP_PKEY_free(k);
+	return rc;
+}
+
+/* Facts about the serving pair in the Secret. */
+struct leaf_state {
+	bool usable;       /* parses, matches its key, verifies against the bundle, names ok */
+	bool by_signer;    /* issued by the signing CA */
+	int64_t nb, na;
+	char why[1024];    /* why it is not usable */
+};
+
+static void leaf_inspect(const tw_certs_managed *in, const tw_certs_policy *p,
+			 const struct bundle *b, const char *bundle_text, int64_t now,
+			 struct leaf_state *ls)
+{
+	memset(ls, 0, sizeof(*ls));
+	if (!in->tls_crt || !*in->tls_crt || !in->tls_key || !*in->tls_key) {
+		snprintf(ls->why, sizeof(ls->why), "no serving certificate yet");
+		return;
+	}
+	char *names[4];
+	if (tw_certs_service_names(p->service, p->namespace_, names)) {
+		snprintf(ls->why, sizeof(ls->why), "out of memory");
+		return;
+	}
+	const char *want[] = { names[2] };
+	tw_certs_check_opts o = { .cert_path = "the serving certificate", .key_path = "its key",
+				  .ca_path = "the CA bundle", .cert_pem = in->tls_crt,
+				  .key_pem = in->tls_key, .ca_pem = bundle_text, .names = want,
+				  .nnames = 1, .now = now };
+	tw_certs_report rep;
+	int rc = tw_certs_check(&o, &rep);
+	tw_certs_service_names_free(names);
+	if (rc) {
+		snprintf(ls->why, sizeof(ls->why), "%s", rep.reason);
+		return;
+	}
+	ls->usable = true;
+	ls->nb = rep.not_before;
+	ls->na = rep.not_after;
+	BIO *bio = BIO_new_mem_buf(in->tls_crt, -1);
+	X509 *x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+	ls->by_signer = x && X509_verify(x, X509_get0_pubkey(b->ca[0].x)) == 1;
+	ERR_clear_error();
+	X509_free(x);
+	BIO_free(bio);
+}
+
+static int64_t min_time(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The CA part of the plan: keep, add in front, or start over. */
+static int plan_ca(struct bundle *b, const tw_certs_managed *in, const tw_certs_policy *p,
+		   int64_t now, tw_certs_managed *out, tw_certs_plan *plan)
+{
+	EVP_PKEY *key = read_key(in->ca_key);
+	if (signer_usable(b, key, now)) {
+		b->key = key;
+		if (!due(b->ca[0].nb, b->ca[0].na, now))
+			return TW_CERTS_OK;
+		note(plan, "the CA has less than a fifth of its life left: a new CA joins the "
+			   "bundle, the old one stays trusted until it expires");
+	} else {
+		EVP_PKEY_free(key);
+		note(plan, b->n ? "the CA key in the Secret does not match the CA, or the CA is "
+				  "not valid yet: a new CA"
+				: "no valid CA in the Secret: a new CA");
+	}
+	cleanse_free(out->ca_key);
+	out->ca_key = NULL;
+	int rc = new_ca(b, p, now, &out->ca_key);
+	if (rc)
+		return rc;
+	plan->new_ca = plan->changed = true;
+	out->ca_added_at = now;
+	return TW_CERTS_OK;
+}
+
+static int plan_leaf(const struct bundle *b, const tw_certs_managed *in,
+		     const tw_certs_policy *p, const char *bundle_text, int64_t now,
+		     tw_certs_managed *out, tw_certs_plan *plan)
+{
+	struct leaf_state ls;
+	leaf_inspect(in, p, b, bundle_text, now, &ls);
+	int64_t overlap = p->overlap ? p->overlap : DEFAULT_OVERLAP;
+	bool switch_due = ls.usable && !ls.by_signer && p->bundle_published &&
+			  !plan->new_ca && out->ca_added_at && now >= out->ca_added_at + overlap;
+	if (ls.usable && !due(ls.nb, ls.na, now) && !switch_due) {
+		plan->leaf_not_after = ls.na;
+		if (!ls.by_signer) /* the switch comes due after the overlap */
+			plan->next_at = min_time(plan->next_at,
+						 p->bundle_published && out->ca_added_at
+							 ? out->ca_added_at + overlap
+							 : now + 5);
+		plan->next_at = min_time(plan->next_at, due_at(ls.nb, ls.na));
+		return TW_CERTS_OK;
+	}
+	if (!ls.usable)
+		note(plan, ls.why);
+	else if (switch_due)
+		note(plan, "the new CA has been trusted for the overlap: the serving certificate "
+			   "is re-issued from it");
+	else
+		note(plan, "the serving certificate has less than a fifth of its life left");
+	int rc = new_leaf(b, p, now, out);
+	if (rc)
+		return rc;
+	plan->new_leaf = plan->changed = true;
+	int64_t v = p->validity ? p->validity : DEFAULT_VALIDITY;
+	int64_t na = min_time(now + v, b->ca[0].na);
+	plan->leaf_not_after = na;
+	plan->next_at = min_time(plan->next_at, due_at(now - backdate(v), na));
+	return TW_CERTS_OK;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
+		    tw_certs_managed *out, tw_certs_plan *plan, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	memset(plan, 0, sizeof(*plan));
+	if (!p->service || !p->namespace_)
+		return tw_certs_fail(err, errlen, TW_CERTS_EINVAL, "the Service's name and "
+				     "namespace are needed for the serving certificate");
+	int64_t now = p->now ? p->now : (int64_t)time(NULL);
+	out->ca_key = dup_or_null(in->ca_key);
+	out->tls_crt = dup_or_null(in->tls_crt);
+	out->tls_key = dup_or_null(in->tls_key);
+	out->ca_added_at = in->ca_added_at;
+	struct bundle b = { 0 };
+	bundle_read(in->ca_crt, now, &b);
+	plan->next_at = now + 86400;
+	int rc = plan_ca(&b, in, p, now, out, plan);
+	char *text = rc ? NULL : bundle_pem(&b);
+	if (!rc && !text)
+		rc = TW_CERTS_ECRYPTO;
+	if (!rc && !out->ca_added_at) {
+		out->ca_added_at = now; /* unknown: the overlap starts now */
+		plan->changed = true;
+	}
+	if (!rc)
+		rc = plan_leaf(&b, in, p, text, now, out, plan);
+	if (!rc) {
+		plan->ca_not_after = b.ca[0].na;
+		plan->next_at = min_time(plan->next_at, due_at(b.ca[0].nb, b.ca[0].na));
+		for (int i = 1; i < b.n; i++) /* an old CA expires: the bundle shrinks */
+			plan->next_at = min_time(plan->next_at, b.ca[i].na);
+		if (plan->next_at <= now)
+			plan->next_at = now + 1;
+		out->ca_crt = text;
+		text = NULL;
+		if (!same(out->ca_crt, in->ca_crt))
+			plan->changed = true;
+	}
+	free(text);
+	bundle_free(&b);
+	if (rc) {
+		tw_certs_managed_free(out);
+		return tw_certs_fail(err, errlen, rc, "cannot make the certificates: OpenSSL "
+				     "failed (%s)", tw_certs_ssl_reason((char[128]){ 0 }, 128));
+	}
+	return TW_CERTS_OK;
+}
