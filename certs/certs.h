@@ -108,21 +108,25 @@ int tw_certs_ensure_dev(const char *dir, char *err, size_t errlen);
  * what the Secret should hold at a given time:
  *   - no usable CA (absent, broken, key missing, expired): a new one;
  *   - the CA has less than a fifth of its life left: a new one joins the
- *     bundle in front (it signs from now on) while the old one stays in the
- *     bundle until it expires, so no client ever meets an unknown issuer;
+ *     bundle as the next CA (its key kept apart) while the old one goes on
+ *     signing; once the bundle with both is in every webhook configuration
+ *     and `overlap` has passed (the API servers trust the new CA by then),
+ *     the next CA is promoted: it signs from then on, and the old one stays
+ *     in the bundle until it expires. No client ever meets an unknown issuer;
  *   - the serving certificate is absent, broken, not for the Service, not
  *     signed by a CA of the bundle, or has less than a fifth of its life left:
  *     a new one from the signing CA (never outliving it);
- *   - a serving certificate from an older CA is re-issued from the new one
- *     only once the new CA has been in every webhook configuration's bundle
- *     for `overlap` (the API servers trust it by then).
+ *   - a serving certificate from another CA of the bundle (the old one after
+ *     a promotion, or after the signing key was lost) is re-issued from the
+ *     signing CA once that CA has been published for `overlap`.
  */
 
 typedef struct tw_certs_managed {
 	char *ca_crt;        /* trust bundle (PEM): the signing CA first, then older CAs */
 	char *ca_key;        /* the signing CA's key (PEM) */
+	char *ca_next_key;   /* the next CA's key during a CA rotation, else NULL */
 	char *tls_crt, *tls_key;
-	int64_t ca_added_at; /* when the signing CA joined the bundle (0: unknown) */
+	int64_t ca_added_at; /* when the newest CA joined the bundle (0: unknown) */
 } tw_certs_managed;
 
 void tw_certs_managed_free(tw_certs_managed *m);

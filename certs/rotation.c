@@ -45,6 +45,7 @@ void tw_certs_managed_free(tw_certs_managed *m)
 		return;
 	free(m->ca_crt);
 	cleanse_free(m->ca_key);
+	cleanse_free(m->ca_next_key);
 	free(m->tls_crt);
 	cleanse_free(m->tls_key);
 	memset(m, 0, sizeof(*m));
@@ -55,15 +56,18 @@ static int64_t backdate(int64_t validity)
 	return validity / 10 < 3600 ? validity / 10 : 3600;
 }
 
-/* Less than a fifth of [nb, na] left at now. */
+/* A fifth of [nb, na] or less left at now (at least one second before the
+ * end, however short the life: times are whole seconds). */
 static bool due(int64_t nb, int64_t na, int64_t now)
 {
-	return na - now < (na - nb) / 5;
+	int64_t margin = (na - nb) / 5;
+	return na - now <= (margin > 0 ? margin : 1);
 }
 
 static int64_t due_at(int64_t nb, int64_t na)
 {
-	return na - (na - nb) / 5;
+	int64_t margin = (na - nb) / 5;
+	return na - (margin > 0 ? margin : 1);
 }
 
 /* ---------------------------------------------------------- the bundle */
@@ -156,8 +160,10 @@ static void note(tw_certs_plan *p, const char *what)
 	snprintf(p->why + len, sizeof(p->why) - len, "%s%s", len ? "; " : "", what);
 }
 
-/* A new signing CA in front of the still-valid old ones. */
-static int new_ca(struct bundle *b, const tw_certs_policy *p, int64_t now, char **key_pem)
+/* A new CA at index at (0: it signs now; 1: the next CA, after the signer);
+ * its key's PEM into *key_pem. When the bundle is full the oldest goes. */
+static int new_ca(struct bundle *b, int at, const tw_certs_policy *p, int64_t now,
+		  EVP_PKEY **key, char **key_pem)
 {
 	int64_t v = p->ca_validity ? p->ca_validity : DEFAULT_CA_VALIDITY;
 	EVP_PKEY *k = tw_certs_new_key();
@@ -167,12 +173,13 @@ static int new_ca(struct bundle *b, const tw_certs_policy *p, int64_t now, char 
 		return TW_CERTS_ECRYPTO;
 	}
 	if (b->n == MAX_CAS)
-		X509_free(b->ca[--b->n].x); /* the oldest goes */
-	memmove(&b->ca[1], &b->ca[0], (size_t)b->n * sizeof(b->ca[0]));
-	b->ca[0] = (struct ca){ x, now - backdate(v), now + v };
+		X509_free(b->ca[--b->n].x);
+	if (at > b->n)
+		at = b->n;
+	memmove(&b->ca[at + 1], &b->ca[at], (size_t)(b->n - at) * sizeof(b->ca[0]));
+	b->ca[at] = (struct ca){ x, now - backdate(v), now + v };
 	b->n++;
-	EVP_PKEY_free(b->key);
-	b->key = k;
+	*key = k;
 	*key_pem = tw_certs_key_pem(k, NULL);
 	return *key_pem ? TW_CERTS_OK : TW_CERTS_ECRYPTO;
 }
@@ -256,31 +263,109 @@ static int64_t min_time(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* The CA part of the plan: keep, add in front, or start over. */
+/* The CA of the bundle a key belongs to, or -1. */
+static int ca_of_key(const struct bundle *b, EVP_PKEY *key)
+{
+	for (int i = 0; key && i < b->n; i++)
+		if (EVP_PKEY_eq(X509_get0_pubkey(b->ca[i].x), key) == 1)
+			return i;
+	return -1;
+}
+
+static void set_key(char **slot, const char *pem)
+{
+	cleanse_free(*slot);
+	*slot = pem ? strdup(pem) : NULL;
+}
+
+/* The next CA (index pend, key next) signs from now on; the old signer
+ * stays in the bundle behind it. */
+static void promote(struct bundle *b, int pend, EVP_PKEY *next, const tw_certs_managed *in,
+		    tw_certs_managed *out, tw_certs_plan *plan, const char *why)
+{
+	struct ca c = b->ca[pend];
+	memmove(&b->ca[1], &b->ca[0], (size_t)pend * sizeof(b->ca[0]));
+	b->ca[0] = c;
+	b->key = next;
+	set_key(&out->ca_key, in->ca_next_key);
+	set_key(&out->ca_next_key, NULL);
+	plan->changed = true;
+	note(plan, why);
+}
+
+/* With no usable signer and no next CA: a new signer at once (clients
+ * learn it when the bundle is published; nothing better can be done). */
+static int restart_ca(struct bundle *b, const tw_certs_policy *p, int64_t now,
+		      tw_certs_managed *out, tw_certs_plan *plan)
+{
+	note(plan, b->n ? "the CA key in the Secret does not match the CA, or the CA is not "
+			  "valid yet: a new CA"
+			: "no valid CA in the Secret: a new CA");
+	set_key(&out->ca_key, NULL);
+	set_key(&out->ca_next_key, NULL);
+	int rc = new_ca(b, 0, p, now, &b->key, &out->ca_key);
+	if (!rc) {
+		plan->new_ca = plan->changed = true;
+		out->ca_added_at = now;
+	}
+	return rc;
+}
+
+/* The signer's renewal came due: a next CA joins the bundle behind it. */
+static int add_next_ca(struct bundle *b, const tw_certs_policy *p, int64_t now,
+		       tw_certs_managed *out, tw_certs_plan *plan)
+{
+	EVP_PKEY *k = NULL;
+	set_key(&out->ca_next_key, NULL);
+	int rc = new_ca(b, 1, p, now, &k, &out->ca_next_key);
+	EVP_PKEY_free(k);
+	if (rc)
+		return rc;
+	note(plan, "the CA has less than a fifth of its life left: a next CA joins the bundle; "
+		   "it signs once the bundle has been published for the overlap");
+	plan->new_ca = plan->changed = true;
+	out->ca_added_at = now;
+	plan->next_at = now + 5;
+	return TW_CERTS_OK;
+}
+
+/* The CA part of the plan: keep the signer; add a next CA when the signer's
+ * renewal comes due; promote the next CA after the overlap (or at once when
+ * the signer is not usable); or start a new signer. */
 static int plan_ca(struct bundle *b, const tw_certs_managed *in, const tw_certs_policy *p,
 		   int64_t now, tw_certs_managed *out, tw_certs_plan *plan)
 {
-	EVP_PKEY *key = read_key(in->ca_key);
-	if (signer_usable(b, key, now)) {
-		b->key = key;
-		if (!due(b->ca[0].nb, b->ca[0].na, now))
-			return TW_CERTS_OK;
-		note(plan, "the CA has less than a fifth of its life left: a new CA joins the "
-			   "bundle, the old one stays trusted until it expires");
-	} else {
-		EVP_PKEY_free(key);
-		note(plan, b->n ? "the CA key in the Secret does not match the CA, or the CA is "
-				  "not valid yet: a new CA"
-				: "no valid CA in the Secret: a new CA");
+	EVP_PKEY *key = read_key(in->ca_key), *next = read_key(in->ca_next_key);
+	int64_t overlap = p->overlap ? p->overlap : DEFAULT_OVERLAP;
+	bool signer_ok = signer_usable(b, key, now);
+	int pend = ca_of_key(b, next);
+	if (pend == 0 && signer_ok)
+		pend = -1; /* the same key twice: nothing is pending */
+	bool overlap_over = p->bundle_published && in->ca_added_at &&
+			    now >= in->ca_added_at + overlap;
+	if (pend >= 0 && (!signer_ok || overlap_over)) {
+		promote(b, pend, next, in, out, plan,
+			signer_ok ? "the next CA has been trusted for the overlap: it signs from now on"
+				  : "the signing CA is not usable: the next CA signs from now on");
+		EVP_PKEY_free(key); /* next now belongs to the bundle */
+		return TW_CERTS_OK;
 	}
-	cleanse_free(out->ca_key);
-	out->ca_key = NULL;
-	int rc = new_ca(b, p, now, &out->ca_key);
-	if (rc)
-		return rc;
-	plan->new_ca = plan->changed = true;
-	out->ca_added_at = now;
-	return TW_CERTS_OK;
+	EVP_PKEY_free(next);
+	if (!signer_ok) {
+		EVP_PKEY_free(key);
+		return restart_ca(b, p, now, out, plan);
+	}
+	b->key = key;
+	if (pend >= 0) { /* the overlap goes on */
+		plan->next_at = p->bundle_published && in->ca_added_at ? in->ca_added_at + overlap
+									: now + 5;
+		return TW_CERTS_OK;
+	}
+	if (in->ca_next_key) { /* the key of no CA in the bundle: forget it */
+		set_key(&out->ca_next_key, NULL);
+		plan->changed = true;
+	}
+	return due(b->ca[0].nb, b->ca[0].na, now) ? add_next_ca(b, p, now, out, plan) : TW_CERTS_OK;
 }
 
 static int plan_leaf(const struct bundle *b, const tw_certs_managed *in,
@@ -335,12 +420,13 @@ int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
 				     "namespace are needed for the serving certificate");
 	int64_t now = p->now ? p->now : (int64_t)time(NULL);
 	out->ca_key = dup_or_null(in->ca_key);
+	out->ca_next_key = dup_or_null(in->ca_next_key);
 	out->tls_crt = dup_or_null(in->tls_crt);
 	out->tls_key = dup_or_null(in->tls_key);
 	out->ca_added_at = in->ca_added_at;
 	struct bundle b = { 0 };
 	bundle_read(in->ca_crt, now, &b);
-	plan->next_at = now + 86400;
+	plan->next_at = INT64_MAX; /* lowered to the first thing that comes due */
 	int rc = plan_ca(&b, in, p, now, out, plan);
 	char *text = rc ? NULL : bundle_pem(&b);
 	if (!rc && !text)
@@ -353,7 +439,8 @@ int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
 		rc = plan_leaf(&b, in, p, text, now, out, plan);
 	if (!rc) {
 		plan->ca_not_after = b.ca[0].na;
-		plan->next_at = min_time(plan->next_at, due_at(b.ca[0].nb, b.ca[0].na));
+		if (!out->ca_next_key) /* during a rotation the promotion is what comes due */
+			plan->next_at = min_time(plan->next_at, due_at(b.ca[0].nb, b.ca[0].na));
 		for (int i = 1; i < b.n; i++) /* an old CA expires: the bundle shrinks */
 			plan->next_at = min_time(plan->next_at, b.ca[i].na);
 		if (plan->next_at <= now)

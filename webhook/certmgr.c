@@ -272,6 +272,7 @@ static void read_secret(const cJSON *sec, tw_certs_managed *in)
 	memset(in, 0, sizeof(*in));
 	in->ca_crt = secret_value(sec, "ca.crt");
 	in->ca_key = secret_value(sec, "ca.key");
+	in->ca_next_key = secret_value(sec, "ca-next.key");
 	in->tls_crt = secret_value(sec, "tls.crt");
 	in->tls_key = secret_value(sec, "tls.key");
 	/* An annotation key holds '/' and '.', so it is read directly, not
@@ -320,12 +321,14 @@ static cJSON *secret_to_write(tw_certmgr *m, const cJSON *old, const tw_certs_ma
 	}
 	cJSON *ann = child_object(meta, "annotations");
 	cJSON *data = child_object(sec, "data");
+	cJSON_DeleteItemFromObjectCaseSensitive(data, "ca-next.key"); /* only during a rotation */
 	char when[32];
 	format_time(out->ca_added_at, when, sizeof(when));
 	cJSON_DeleteItemFromObjectCaseSensitive(ann, TW_CERTMGR_CA_ADDED);
 	if (!meta || !ann || !data || !cJSON_AddStringToObject(ann, TW_CERTMGR_CA_ADDED, when) ||
 	    set_data(data, "ca.crt", out->ca_crt) || set_data(data, "ca.key", out->ca_key) ||
-	    set_data(data, "tls.crt", out->tls_crt) || set_data(data, "tls.key", out->tls_key)) {
+	    set_data(data, "tls.crt", out->tls_crt) || set_data(data, "tls.key", out->tls_key) ||
+	    (out->ca_next_key && set_data(data, "ca-next.key", out->ca_next_key))) {
 		cJSON_Delete(sec);
 		return NULL;
 	}
@@ -452,7 +455,10 @@ static void *run(void *arg)
 			conflicts = 0;
 			m->backoff = BACKOFF_MIN_MS;
 			set_why(m, true, "%s", "");
-			long long due = (next_at - (int64_t)time(NULL)) * 1000LL;
+			struct timespec wall;
+			clock_gettime(CLOCK_REALTIME, &wall);
+			long long due = next_at * 1000LL -
+					((long long)wall.tv_sec * 1000 + wall.tv_nsec / 1000000);
 			wait_ms = due < (long long)m->o.resync_ms ? due : (long long)m->o.resync_ms;
 		} else {
 			conflicts = 0;
@@ -498,7 +504,7 @@ static void sink_del(void *arg, const char *ns, const char *name)
 	kick(arg);
 }
 
-static int start_watch(tw_certmgr *m, char *err, size_t errlen)
+static int start_watch(tw_certmgr *m, const tw_kube_config *kube, char *err, size_t errlen)
 {
 	tw_watch_sink sink = { sink_put, sink_del, m };
 	tw_watch_kind kinds[1 + NCFG] = {
@@ -514,7 +520,7 @@ static int start_watch(tw_certmgr *m, char *err, size_t errlen)
 						      .cluster_scoped = true,
 						      .name = m->cfg_name[i], .optional = true,
 						      .sink = sink };
-	tw_watch_opts wo = { .kube = m->o.kube, .kinds = kinds, .nkinds = n,
+	tw_watch_opts wo = { .kube = kube, .kinds = kinds, .nkinds = n,
 			     .name = "certificates", .backoff_max_ms = m->o.backoff_max_ms };
 	return tw_watch_start(&wo, &m->watch, err, errlen);
 }
@@ -556,7 +562,7 @@ int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size
 	pthread_cond_init(&m->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	m->o = *o;
-	m->o.kube = NULL;
+	m->o.kube = NULL; /* copied by the client and the watch */
 	if (!m->o.resync_ms)
 		m->o.resync_ms = DEFAULT_RESYNC_MS;
 	if (!m->o.backoff_max_ms)
@@ -569,13 +575,12 @@ int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size
 	m->cfg_name[MUTATING] = dup_name(o->mutating);
 	snprintf(m->why, sizeof(m->why), "managed certificates: the Secret has not been read yet");
 	if (!m->ns || !m->secret || !m->service || tw_kubeapi_new(o->kube, &m->api, err, errlen) ||
-	    start_watch(m, err, errlen)) {
+	    start_watch(m, o->kube, err, errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		certmgr_free(m);
 		return -1;
 	}
-	m->o.kube = NULL;
 	tw_metrics_certmgr_enable();
 	if (pthread_create(&m->thread, NULL, run, m)) {
 		snprintf(err, errlen, "cannot start the certificate manager's thread");

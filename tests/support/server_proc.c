@@ -104,14 +104,19 @@ int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *
 {
 	memset(s, 0, sizeof(*s));
 	char cert[300], key[300];
-	snprintf(cert, sizeof(cert), "%s/tls.crt", certdir);
-	snprintf(key, sizeof(key), "%s/tls.key", certdir);
-	snprintf(s->ca, sizeof(s->ca), "%s/ca.crt", certdir);
+	snprintf(cert, sizeof(cert), "%s/tls.crt", certdir ? certdir : "");
+	snprintf(key, sizeof(key), "%s/tls.key", certdir ? certdir : "");
+	snprintf(s->ca, sizeof(s->ca), "%s/ca.crt", certdir ? certdir : logdir);
 	snprintf(s->log_path, sizeof(s->log_path), "%s/serve.log", logdir);
-	const char *argv[64] = { tt_bin(), "serve", "--tls-cert", cert, "--tls-key", key,
-				 "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0",
-				 "--log-level", "info" };
-	int n = 12;
+	const char *argv[64] = { tt_bin(), "serve", "--listen", "127.0.0.1:0",
+				 "--metrics-listen", "127.0.0.1:0", "--log-level", "info" };
+	int n = 8;
+	if (certdir) {
+		argv[n++] = "--tls-cert";
+		argv[n++] = cert;
+		argv[n++] = "--tls-key";
+		argv[n++] = key;
+	}
 	for (int i = 0; extra && extra[i] && n < 63; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
@@ -346,9 +351,10 @@ int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 	if (!h && !(h = own = curl_easy_init()))
 		return CURLE_FAILED_INIT;
 	char url[512], hdr[160];
-	snprintf(url, sizeof(url), "https://localhost:%u%s", s->port, path);
-	char resolve[64];
-	snprintf(resolve, sizeof(resolve), "localhost:%u:127.0.0.1", s->port);
+	const char *host = s->host[0] ? s->host : "localhost";
+	snprintf(url, sizeof(url), "https://%s:%u%s", host, s->port, path);
+	char resolve[200];
+	snprintf(resolve, sizeof(resolve), "%s:%u:127.0.0.1", host, s->port);
 	struct curl_slist *res = curl_slist_append(NULL, resolve);
 	struct curl_slist *hs = curl_slist_append(NULL, "Expect:");
 	if (ctype) {

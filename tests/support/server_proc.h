@@ -36,11 +36,14 @@ typedef struct sp_server {
 	char log_path[300];        /* the child's stderr */
 	unsigned short port;       /* HTTPS, from the log */
 	unsigned short metrics_port; /* from the log, 0 when it does not say */
-	char ca[300];              /* certdir/ca.crt */
+	char ca[300];              /* certdir/ca.crt: the CA requests trust */
+	char host[128];            /* the name requests use and verify ("": localhost);
+				      resolved to 127.0.0.1 */
 } sp_server;
 
 /* Start `serve --tls-cert certdir/tls.crt --tls-key certdir/tls.key --listen
  * 127.0.0.1:0 --metrics-listen 127.0.0.1:0 --log-level info` plus extra
+ * (certdir NULL: no --tls-* options, e.g. --manage-certs in extra)
  * (NULL-terminated), stderr to logdir/serve.log. Returns 0 once the log says
  * it is serving; -1 when it exited first (s->status holds the exit status)
  * or did not start in time (then it is killed). */

@@ -124,6 +124,32 @@ static void names(void **state)
 	tp_result_free(r);
 }
 
+static void base64_round_trip_and_refusals(void **state)
+{
+	(void)state;
+	const char *texts[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar",
+				"-----BEGIN CERTIFICATE-----\nMIIB\n" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		tp_buf enc = TP_BUF_INIT(0), dec = TP_BUF_INIT(0);
+		assert_int_equal(tp_base64_encode(texts[i], strlen(texts[i]), &enc), TP_OK);
+		assert_int_equal(tp_base64_decode(enc.data, enc.len, &dec), TP_OK);
+		assert_int_equal(dec.len, strlen(texts[i]));
+		assert_memory_equal(dec.data, texts[i], dec.len);
+		tp_buf_free(&enc);
+		tp_buf_free(&dec);
+	}
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_base64_decode("Zm9vYmFy", 8, &b), TP_OK);
+	assert_string_equal(b.data, "foobar");
+	/* Not base64 the way the API server writes it: each is refused. */
+	const char *bad[] = { "Zm9", "Zm9v\n", "Zm=v", "Z===", "Zm9v-_", "Zg=a", "=Zg=" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		tp_buf_reset(&b);
+		assert_int_equal(tp_base64_decode(bad[i], strlen(bad[i]), &b), TP_EPARSE);
+	}
+	tp_buf_free(&b);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -134,6 +160,7 @@ int main(void)
 		cmocka_unit_test(result_renders_like_upstream),
 		cmocka_unit_test(object_access),
 		cmocka_unit_test(names),
+		cmocka_unit_test(base64_round_trip_and_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
