@@ -21,4 +21,4 @@ COPY --from=build /src/build/trainer-webhook /usr/local/bin/trainer-webhook
 USER 65532:65532
 EXPOSE 9443 8080
 ENTRYPOINT ["/usr/local/bin/trainer-webhook"]
-CMD ["serve", "--kube", "--tls-cert", "/certs/tls.crt", "--tls-key", "/certs/tls.key"]
+CMD ["serve", "--kube", "--manage-certs"]

@@ -5,7 +5,7 @@
 #   make test       every test binary under tests/ (unit and integration)
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the unit tests under valgrind's memcheck
-#   make bench      the throughput / latency / memory benchmark (tests/bench)
+#   make bench      the throughput / latency / memory benchmarks (tests/bench)
 #
 # Sources are found by wildcard: a new file in policy/, webhook/, certs/ or a new
 # tests/*/test_*.c needs no edit here.
@@ -18,7 +18,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-fiel
 OPT      ?= -O2 -g
 CFLAGS   ?=
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 
 POLICY_SRC  := $(sort $(wildcard policy/*.c))
@@ -32,13 +32,15 @@ CERTS_OBJ   := $(CERTS_SRC:%.c=$(BUILD)/%.o)
 WEBHOOK_OBJ := $(WEBHOOK_SRC:%.c=$(BUILD)/%.o)
 TESTSUP_OBJ := $(TESTSUP_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC   := $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN   := $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 LIBTESTSUP  := $(BUILD)/libtestsupport.a
 
 LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: all run test unit integration asan valgrind bench deps clean image deploy-self-signed fuzz
+.PHONY: all run test unit integration asan valgrind bench deps clean image fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -91,8 +93,11 @@ asan:
 valgrind: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 	@VALGRIND=1 BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 
-bench: all
+# Throughput, latency and memory against nginx (run.sh), then memory against
+# a big cluster behind the fake API server (store_rss.c).
+bench: all $(BENCH_BIN)
 	tests/bench/run.sh $(BIN)
+	$(BUILD)/tests/bench/store_rss $(BIN)
 
 deps:
 	@tests/deps.sh
@@ -107,15 +112,6 @@ image:
 	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed; build the image on a machine with a Docker engine (docker build -t $(IMAGE) .)" >&2; exit 1; }
 	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers (docker info failed); start one or build elsewhere with: docker build -t $(IMAGE) ." >&2; exit 1; }
 	docker build -t $(IMAGE) .
-
-# The self-signed overlay's generated layer for namespace NS: a CA and serving
-# pair from `certs generate` into deploy/overlays/self-signed/generated/
-# (git-ignored; keys never leave this machine but for the Secret), the caBundle
-# patched into both webhook configurations. Then: kubectl apply -k deploy/overlays/self-signed
-NS ?= trainer-webhook-system
-deploy-self-signed: all
-	sh deploy/overlays/self-signed/generate.sh $(BIN) $(NS)
-	@echo "now: kubectl apply -k deploy/overlays/self-signed"
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/
 # (policy/, webhook/ and certs/ objects with -fsanitize=fuzzer-no-link plus

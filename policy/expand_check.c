@@ -7,6 +7,7 @@
  */
 #include "policy/expand.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +45,19 @@ static bool has_type(const cJSON *v, enum want w)
 	return false;
 }
 
+/* A field path into a fixed buffer; one deeper than the buffer holds (never
+ * in a real object) ends in "...". */
+static void path_of(char *out, size_t n, const char *fmt, ...) TP_PRINTF(3, 4);
+static void path_of(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+	if (len >= (int)n && n > 4)
+		memcpy(out + n - 4, "...", 4);
+}
+
 static void report(struct checker *c, const char *path, const cJSON *v, const char *detail)
 {
 	char d[160];
@@ -63,7 +77,7 @@ static const cJSON *field(struct checker *c, const cJSON *obj, const char *base,
 	if (has_type(v, w))
 		return v;
 	char path[512];
-	snprintf(path, sizeof(path), "%s%s%s", base, *base ? "." : "", member);
+	path_of(path, sizeof(path), "%s%s%s", base, *base ? "." : "", member);
 	report(c, path, v, want_detail(w));
 	return NULL;
 }
@@ -78,7 +92,7 @@ static void required_string(struct checker *c, const cJSON *obj, const char *bas
 	    !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(obj, member)))
 		return; /* wrong type, reported */
 	char path[512];
-	snprintf(path, sizeof(path), "%s.%s", base, member);
+	path_of(path, sizeof(path), "%s.%s", base, member);
 	char d[160];
 	snprintf(d, sizeof(d), "must be set%s", c->where);
 	(void)tp_result_add(c->x->res, TP_FIELD_REQUIRED, path, NULL, "%s", d);
@@ -94,7 +108,7 @@ static void list(struct checker *c, const cJSON *obj, const char *base, const ch
 	const cJSON *e;
 	cJSON_ArrayForEach(e, arr) {
 		char path[512];
-		snprintf(path, sizeof(path), "%s.%s[%d]", base, member, i++);
+		path_of(path, sizeof(path), "%s.%s[%d]", base, member, i++);
 		if (!has_type(e, w))
 			report(c, path, e, want_detail(w));
 		else if (each)
@@ -116,7 +130,7 @@ static void resources(struct checker *c, const cJSON *obj, const char *base, con
 {
 	const cJSON *r = field(c, obj, base, member, W_OBJECT);
 	char path[512];
-	snprintf(path, sizeof(path), "%s.%s", base, member);
+	path_of(path, sizeof(path), "%s.%s", base, member);
 	field(c, r, path, "limits", W_OBJECT);
 	field(c, r, path, "requests", W_OBJECT);
 }
@@ -133,7 +147,7 @@ static void initializer(struct checker *c, const cJSON *init, const char *which)
 	const cJSON *s = field(c, d, base, "secretRef", W_OBJECT);
 	if (s) {
 		char path[96];
-		snprintf(path, sizeof(path), "%s.secretRef", base);
+		path_of(path, sizeof(path), "%s.secretRef", base);
 		required_string(c, s, path, "name");
 	}
 }
@@ -262,7 +276,7 @@ static void container(struct checker *c, const cJSON *k, const char *path)
 static void meta_maps(struct checker *c, const cJSON *obj, const char *base)
 {
 	char path[512];
-	snprintf(path, sizeof(path), "%s.metadata", base);
+	path_of(path, sizeof(path), "%s.metadata", base);
 	const cJSON *m = field(c, obj, base, "metadata", W_OBJECT);
 	field(c, m, path, "labels", W_OBJECT);
 	field(c, m, path, "annotations", W_OBJECT);

@@ -154,7 +154,7 @@ static void resolve_number(const char *text, size_t n, tp_yaml_scalar *out)
 
 	bool neg = plain[0] == '-';
 	const char *digits = plain + (plain[0] == '-' || plain[0] == '+');
-	unsigned long long u;
+	unsigned long long u = 0;
 	int ok = parse_u64(digits, &u);
 	if (ok == 1 && !neg && u <= (unsigned long long)INT64_MAX) {
 		out->type = TP_YAML_INT;

@@ -193,6 +193,26 @@ static tw_tls *open_pair(const tw_serve_args *a)
 	return tls;
 }
 
+/* Files mode in a cluster: the name the API server calls must be on the
+ * certificate. A namespace set over a kustomization whose certificate names
+ * did not follow it shows up here, as a reason not to be ready, rather than
+ * as x509 errors on every call. */
+struct covers {
+	tw_tls *tls;
+	char host[300];
+};
+
+static bool pair_covers(void *arg, char *why, size_t n)
+{
+	struct covers *c = arg;
+	if (tw_tls_covers(c->tls, c->host))
+		return true;
+	snprintf(why, n, "the serving certificate does not cover %s, the name the API server "
+			 "calls: issue it for that name (a namespace set over a kustomization whose "
+			 "certificate names did not follow it?)", c->host);
+	return false;
+}
+
 /* Everything serve starts, so that one function can stop it all. */
 struct running {
 	tw_tls *tls;
@@ -203,6 +223,7 @@ struct running {
 	tw_watch *watch;
 	tw_certmgr *certs;
 	tw_store_sink sinks[W_COUNT];
+	struct covers covers;
 };
 
 static bool shutting_down(void *arg, char *why, size_t n)
@@ -317,6 +338,14 @@ static int start_all(tw_serve_args *a, struct running *r)
 	}
 	if (r->watch)
 		tw_server_set_ready_check(r->srv, TW_READY_WATCH, watch_ready, r->watch);
+	char ns[256];
+	if (a->kube && !a->manage_certs && a->service[0] &&
+	    (a->namespace_ || !tw_kube_namespace(NULL, ns, sizeof(ns)))) {
+		r->covers.tls = r->tls;
+		snprintf(r->covers.host, sizeof(r->covers.host), "%s.%s.svc", a->service,
+			 a->namespace_ ? a->namespace_ : ns);
+		tw_server_set_ready_check(r->srv, TW_READY_CERTS, pair_covers, &r->covers);
+	}
 	tw_tls_watch(r->tls, TW_TLS_POLL_MS);
 	return 0;
 }

@@ -179,7 +179,7 @@ static int perform(tw_kubeapi *k, CURL *h, const char *method, const char *url,
 	CURLcode cc = curl_easy_perform(h);
 	curl_slist_free_all(hdrs);
 	if (cc != CURLE_OK) {
-		snprintf(resp->error, sizeof(resp->error), "%s %s: %s", method, url,
+		snprintf(resp->error, sizeof(resp->error), "%s %.200s: %.200s", method, url,
 			 errbuf[0] ? errbuf : curl_easy_strerror(cc));
 		return -1;
 	}

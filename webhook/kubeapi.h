@@ -26,7 +26,7 @@ const char *tw_kubeapi_server(const tw_kubeapi *k);
 typedef struct tw_kube_resp {
 	long status;      /* HTTP status; 0 when no answer arrived */
 	tp_buf body;      /* the answer, at most TW_KUBEAPI_MAX_BODY bytes */
-	char error[256];  /* a transport failure, or "HTTP 403: <Status.message>" */
+	char error[512];  /* a transport failure, or "HTTP 403: <Status.message>" */
 } tw_kube_resp;
 
 #define TW_KUBEAPI_MAX_BODY ((size_t)16 << 20)

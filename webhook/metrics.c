@@ -516,12 +516,20 @@ static enum MHD_Result metrics_access(void *cls, struct MHD_Connection *c, const
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (strcmp(url, "/metrics"))
+	bool health = !strcmp(url, "/healthz");
+	if (strcmp(url, "/metrics") && !health)
 		return static_error(c, MHD_HTTP_NOT_FOUND,
-				    "{\"error\":\"not found: this port serves only GET /metrics\"}\n");
+				    "{\"error\":\"not found: this port serves only GET /metrics and "
+				    "/healthz\"}\n");
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return static_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "{\"error\":\"method not allowed: use GET /metrics\"}\n");
+	/* Liveness on the plain port: it answers before any certificate exists
+	 * (a managed pair comes from the API server), so a replica waiting for
+	 * one is not restarted for it. */
+	if (health)
+		return reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", (char *)"ok\n", 3,
+			     MHD_RESPMEM_PERSISTENT);
 	tp_buf b = TP_BUF_INIT((size_t)16 << 20);
 	if (tw_metrics_render(&b)) {
 		tp_buf_free(&b);

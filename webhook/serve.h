@@ -20,7 +20,7 @@
 #define TW_SERVE_SECRET "trainer-webhook-cert"
 #define TW_SERVE_SERVICE "trainer-webhook"
 #define TW_SERVE_VALIDATING "trainer-webhook-validator"
-#define TW_SERVE_MUTATING "trainer-webhook-mutator"
+#define TW_SERVE_MUTATING "trainer-webhook-defaulter"
 
 typedef struct tw_serve_args {
 	tw_cli cli;

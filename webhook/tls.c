@@ -384,6 +384,26 @@ int64_t tw_tls_not_after(tw_tls *t)
 	return v;
 }
 
+bool tw_tls_covers(tw_tls *t, const char *host)
+{
+	pthread_mutex_lock(&t->lock);
+	struct creds *c = t->cur;
+	if (c)
+		atomic_fetch_add(&c->refs, 1);
+	pthread_mutex_unlock(&t->lock);
+	if (!c)
+		return false;
+	gnutls_x509_crt_t crt;
+	bool ok = false;
+	if (gnutls_x509_crt_init(&crt) == 0) {
+		ok = gnutls_x509_crt_import(crt, &c->pcert[0].cert, GNUTLS_X509_FMT_DER) == 0 &&
+		     gnutls_x509_crt_check_hostname2(crt, host, GNUTLS_VERIFY_DO_NOT_ALLOW_WILDCARDS) != 0;
+		gnutls_x509_crt_deinit(crt);
+	}
+	creds_release(c);
+	return ok;
+}
+
 void tw_tls_serial(tw_tls *t, char *out, size_t n)
 {
 	pthread_mutex_lock(&t->lock);

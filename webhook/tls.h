@@ -60,6 +60,10 @@ int tw_tls_reload(tw_tls *t);
 int tw_tls_watch(tw_tls *t, unsigned poll_ms);
 void tw_tls_unwatch(tw_tls *t);
 
+/* Does the pair in use cover the DNS name host (its subjectAltNames, as
+ * the API server's client checks)? False without a pair. */
+bool tw_tls_covers(tw_tls *t, const char *host);
+
 /* The pair in use: notAfter (Unix seconds) and serial (lowercase hex). */
 int64_t tw_tls_not_after(tw_tls *t);
 void tw_tls_serial(tw_tls *t, char *out, size_t n);

@@ -67,7 +67,7 @@ static int setup(void **state)
 	fa_put_object(x->fa, FA_MWC,
 		      "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":"
 		      "\"MutatingWebhookConfiguration\",\"metadata\":{\"name\":"
-		      "\"trainer-webhook-mutator\"},\"webhooks\":[" WEBHOOK("c.example.com") "]}");
+		      "\"trainer-webhook-defaulter\"},\"webhooks\":[" WEBHOOK("c.example.com") "]}");
 	*state = x;
 	return 0;
 }
@@ -173,7 +173,7 @@ static void managed_start_and_rotation_under_load(void **state)
 	assert_non_null(strstr(log, "wrote the CA bundle into ValidatingWebhookConfiguration "
 				    "trainer-webhook-validator"));
 	assert_non_null(strstr(log, "wrote the CA bundle into MutatingWebhookConfiguration "
-				    "trainer-webhook-mutator"));
+				    "trainer-webhook-defaulter"));
 	assert_non_null(strstr(log, "a valid pair is served and every webhook configuration "
 				    "carries the CA bundle"));
 	free(log);
@@ -360,6 +360,43 @@ static void strict_action_warn(void **state)
 	sp_resp_free(&m);
 }
 
+/* Certificates from files, issued for namespace "test": a server told it
+ * runs in another namespace is not ready, and says why. */
+static void file_pair_must_cover_the_service(void **state)
+{
+	fx *x = *state;
+	char certdir[200], logdir[200];
+	snprintf(certdir, sizeof(certdir), "%s/certs", x->dir);
+	assert_int_equal(mkdir(certdir, 0700), 0);
+	assert_int_equal(sp_certs(certdir, false), 0); /* trainer-webhook in namespace test */
+	for (int round = 0; round < 2; round++) {
+		sp_server *s = round ? &x->b : &x->a;
+		snprintf(logdir, sizeof(logdir), "%s/log%d", x->dir, round);
+		assert_int_equal(mkdir(logdir, 0700), 0);
+		const char *extra[] = { "--kube-server", x->url, "--namespace", round ? "test" : "moved",
+					"--shutdown-grace", "1", NULL };
+		assert_int_equal(sp_start(s, certdir, logdir, extra), 0);
+		sp_resp r;
+		long long end = now_ms() + 10000LL * sp_slow();
+		do {
+			sp_https(NULL, s, "GET", "/readyz", NULL, NULL, 0, 0, &r);
+			if (r.status == (round ? 200 : 503) &&
+			    (round || strstr(r.body, "does not cover")))
+				break;
+			sp_resp_free(&r);
+			nap(20);
+		} while (now_ms() < end);
+		if (round) {
+			assert_int_equal(r.status, 200);
+		} else {
+			assert_int_equal(r.status, 503);
+			assert_non_null(strstr(r.body, "the serving certificate does not cover "
+						       "trainer-webhook.moved.svc"));
+		}
+		sp_resp_free(&r);
+	}
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -371,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unanswerable_lookup_is_an_error_answer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(strict_action_warn, setup, teardown),
+		cmocka_unit_test_setup_teardown(file_pair_must_cover_the_service, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	curl_global_cleanup();

@@ -1,0 +1,376 @@
+/*
+ * test_deploy_render.c — every overlay and component of deploy/, rendered by
+ * `kubectl kustomize` (skipped without kubectl) and checked against the
+ * server (tests/support/deploycheck.c), also under a `namespace:` override,
+ * with names that line up: the Certificate's DNS names and the Service, the
+ * inject-ca-from annotations and the Certificate, the alerts' metrics and
+ * the server's /metrics. Overrides are rendered from a copy of deploy/ in a
+ * temporary folder, never in the tree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tests/support/deploycheck.h"
+#include "tests/support/server_proc.h"
+#include "tests/support/testutil.h"
+#include "webhook/metrics.h"
+
+#define NS "ml-platform"
+
+#define REQUIRE_KUBECTL()                                                                  \
+	do {                                                                               \
+		if (!dc_have_kubectl()) {                                                  \
+			print_message("kubectl with kustomize not on PATH: skipped\n");  \
+			skip();                                                            \
+		}                                                                          \
+	} while (0)
+
+static void assert_no_probs(dc_probs *p, const char *where)
+{
+	if (p->n)
+		fail_msg("%s: %d problem(s):\n%s", where, p->n, p->text.data);
+	tp_buf_free(&p->text);
+}
+
+static cJSON *render(const char *dir)
+{
+	char err[4096];
+	cJSON *objs = dc_render(dir, err, sizeof(err));
+	if (!objs)
+		fail_msg("%s", err);
+	return objs;
+}
+
+/* A copy of deploy/ in a fresh folder, and a kustomization of ours there. */
+typedef struct sandbox {
+	char dir[128];
+} sandbox;
+
+static void sandbox_make(sandbox *s, const char *kustomization)
+{
+	assert_int_equal(sp_mkdtemp(s->dir, sizeof(s->dir), "tw-kustomize"), 0);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp -R deploy '%s/deploy' && mkdir '%s/mine'", s->dir, s->dir);
+	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mine", s->dir);
+	assert_int_equal(sp_write(path, "kustomization.yaml", kustomization), 0);
+}
+
+static cJSON *sandbox_render(sandbox *s)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mine", s->dir);
+	return render(path);
+}
+
+/* Every namespaced object of the install is in ns; the webhooks call there. */
+static void all_in(const cJSON *objs, const char *ns, dc_probs *p)
+{
+	const char *namespaced[] = { "Deployment", "Service", "ServiceAccount", "PodDisruptionBudget",
+				     "Secret", "Role", "RoleBinding", "Certificate", "Issuer" };
+	for (size_t i = 0; i < sizeof(namespaced) / sizeof(namespaced[0]); i++) {
+		const cJSON *o;
+		for (int k = 0; (o = dc_find(objs, namespaced[i], k)); k++)
+			if (strcmp(tp_meta_namespace(o), ns))
+				dc_prob(p, "%s %s in namespace %s, want %s", namespaced[i],
+					tp_meta_name(o), tp_meta_namespace(o), ns);
+	}
+	const cJSON *n = dc_find(objs, "Namespace", 0);
+	if (!n || strcmp(tp_meta_name(n), ns))
+		dc_prob(p, "Namespace %s, want %s", n ? tp_meta_name(n) : "(none)", ns);
+}
+
+static void rendered_base_passes(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	cJSON *objs = render("deploy/base");
+	dc_probs p;
+	dc_probs_init(&p);
+	dc_check_all(objs, &p);
+	all_in(objs, "trainer-webhook-system", &p);
+	assert_no_probs(&p, "kubectl kustomize deploy/base");
+	cJSON_Delete(objs);
+}
+
+static void base_follows_a_namespace_override(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	sandbox s;
+	sandbox_make(&s, "namespace: " NS "\nresources:\n- ../deploy/base\n");
+	cJSON *objs = sandbox_render(&s);
+	dc_probs p;
+	dc_probs_init(&p);
+	dc_check_all(objs, &p); /* the webhooks call the Service where it now is */
+	all_in(objs, NS, &p);
+	assert_no_probs(&p, "deploy/base under namespace: " NS);
+	cJSON_Delete(objs);
+	sp_rmtree(s.dir);
+}
+
+/* The cert-manager overlay's own names: Issuer, Certificate, its Secret as
+ * the Deployment mounts it, DNS names of the Service where it is, and the
+ * inject-ca-from annotations naming the Certificate where it is. */
+static void check_cert_manager(const cJSON *objs, dc_probs *p)
+{
+	dc_check_all(objs, p);
+	const cJSON *cert = dc_find(objs, "Certificate", 0);
+	const cJSON *issuer = dc_find(objs, "Issuer", 0);
+	const cJSON *svc = dc_find(objs, "Service", 0);
+	const cJSON *dep = dc_find(objs, "Deployment", 0);
+	if (!issuer || !tp_get_object(issuer, "spec.selfSigned"))
+		dc_prob(p, "no self-signed Issuer");
+	const char *iref = tp_get_str(cert, "spec.issuerRef.name");
+	if (!cert || !iref || strcmp(iref, tp_meta_name(issuer)))
+		dc_prob(p, "Certificate: does not use the Issuer");
+	if (dc_arg(objs, "--manage-certs") || dc_find(objs, "Secret", 0) ||
+	    dc_find_named(objs, "ClusterRole", "trainer-webhook-cabundle"))
+		dc_prob(p, "the managed mode's flag, Secret or RBAC is still there");
+	const char *secret = tp_get_str(cert, "spec.secretName");
+	const cJSON *vol;
+	bool mounted = false;
+	cJSON_ArrayForEach(vol, tp_get_array(dep, "spec.template.spec.volumes"))
+	{
+		const char *sn = tp_get_str(vol, "secret.secretName");
+		mounted |= sn && secret && !strcmp(sn, secret);
+	}
+	if (!mounted)
+		dc_prob(p, "Certificate secretName %s is not mounted by the Deployment",
+			secret ? secret : "(none)");
+	char want[4][256];
+	const char *s = tp_meta_name(svc), *ns = tp_meta_namespace(svc);
+	snprintf(want[0], sizeof(want[0]), "%s", s);
+	snprintf(want[1], sizeof(want[1]), "%s.%s", s, ns);
+	snprintf(want[2], sizeof(want[2]), "%s.%s.svc", s, ns);
+	snprintf(want[3], sizeof(want[3]), "%s.%s.svc.cluster.local", s, ns);
+	for (int i = 0; i < 4; i++)
+		if (!dc_str_in(tp_get_array(cert, "spec.dnsNames"), want[i]))
+			dc_prob(p, "Certificate: dnsNames lacks %s", want[i]);
+	const char *cn = tp_get_str(cert, "spec.commonName");
+	if (!cn || strcmp(cn, want[2]))
+		dc_prob(p, "Certificate: commonName %s, want %s", cn ? cn : "(none)", want[2]);
+	if (strcmp(tp_meta_namespace(cert), ns))
+		dc_prob(p, "Certificate in namespace %s, not the Service's %s",
+			tp_meta_namespace(cert), ns);
+	char inject[512];
+	snprintf(inject, sizeof(inject), "%s/%s", tp_meta_namespace(cert), tp_meta_name(cert));
+	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
+	for (int i = 0; i < 2; i++) {
+		const cJSON *ann = tp_get_object(dc_find(objs, kinds[i], 0), "metadata.annotations");
+		const char *v = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(ann, "cert-manager.io/inject-ca-from"));
+		if (!v || strcmp(v, inject))
+			dc_prob(p, "%s: cert-manager.io/inject-ca-from %s, want %s", kinds[i],
+				v ? v : "(none)", inject);
+	}
+}
+
+static void rendered_cert_manager(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	cJSON *objs = render("deploy/overlays/cert-manager");
+	dc_probs p;
+	dc_probs_init(&p);
+	check_cert_manager(objs, &p);
+	all_in(objs, "trainer-webhook-system", &p);
+	assert_no_probs(&p, "kubectl kustomize deploy/overlays/cert-manager");
+	cJSON_Delete(objs);
+}
+
+static void cert_manager_follows_a_namespace_override(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	/* A kustomization of one's own, as the overlay says: namespace and the
+	 * follow-namespace transformer. */
+	sandbox s;
+	sandbox_make(&s, "namespace: " NS "\nresources:\n- ../deploy/overlays/cert-manager\n"
+			 "transformers:\n- ../deploy/overlays/cert-manager/follow-namespace\n");
+	cJSON *objs = sandbox_render(&s);
+	dc_probs p;
+	dc_probs_init(&p);
+	check_cert_manager(objs, &p);
+	all_in(objs, NS, &p);
+	assert_no_probs(&p, "cert-manager overlay under namespace: " NS " with follow-namespace");
+	cJSON_Delete(objs);
+	/* The overlay's own namespace changed (kustomize edit set namespace). */
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "sed -i 's/^namespace: trainer-webhook-system$/namespace: " NS "/' "
+		 "'%s/deploy/overlays/cert-manager/kustomization.yaml'", s.dir);
+	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/deploy/overlays/cert-manager", s.dir);
+	objs = render(path);
+	dc_probs_init(&p);
+	check_cert_manager(objs, &p);
+	all_in(objs, NS, &p);
+	assert_no_probs(&p, "cert-manager overlay with its own namespace: " NS);
+	cJSON_Delete(objs);
+	sp_rmtree(s.dir);
+	/* Without the transformer the names cannot follow (kustomize runs an
+	 * outer namespace: after the overlay's replacements): the checker sees
+	 * what the README warns about. */
+	sandbox_make(&s, "namespace: " NS "\nresources:\n- ../deploy/overlays/cert-manager\n");
+	objs = sandbox_render(&s);
+	dc_probs_init(&p);
+	check_cert_manager(objs, &p);
+	assert_true(dc_probs_has(&p, "Certificate: dnsNames lacks trainer-webhook." NS ".svc"));
+	tp_buf_free(&p.text);
+	cJSON_Delete(objs);
+	sp_rmtree(s.dir);
+}
+
+/* Metric names an alert expression uses, each checked against the server's
+ * own exposition. */
+static void check_alert_metrics(const cJSON *rule, dc_probs *p)
+{
+	tw_metrics_reset();
+	tw_metrics_watch_enable();
+	tw_metrics_certmgr_enable();
+	tp_buf m = TP_BUF_INIT(0);
+	assert_int_equal(tw_metrics_render(&m), 0);
+	const cJSON *g, *r;
+	int n = 0;
+	cJSON_ArrayForEach(g, tp_get_array(rule, "spec.groups"))
+		cJSON_ArrayForEach(r, tp_get_array(g, "rules"))
+	{
+		const char *expr = tp_get_str(r, "expr");
+		for (const char *q = expr; q && (q = strstr(q, "trainer_webhook_")); n++) {
+			size_t len = strspn(q, "abcdefghijklmnopqrstuvwxyz_");
+			char name[128];
+			snprintf(name, sizeof(name), "\n%.*s", (int)len, q);
+			char typed[160];
+			snprintf(typed, sizeof(typed), "# TYPE %.*s ", (int)len, q);
+			if (!strstr(m.data, typed))
+				dc_prob(p, "PrometheusRule %s: metric %s is not one the server exports",
+					tp_get_str(r, "alert"), name + 1);
+			q += len;
+		}
+	}
+	if (n < 4)
+		dc_prob(p, "PrometheusRule: want alerts on the server's metrics, found %d uses", n);
+	const char *alerts[] = { "TrainerWebhookCertificateExpiresSoon", "TrainerWebhookLookupErrors",
+				 "TrainerWebhookNoReadyReplica" };
+	for (size_t i = 0; i < 3; i++) {
+		bool found = false;
+		cJSON_ArrayForEach(g, tp_get_array(rule, "spec.groups"))
+			cJSON_ArrayForEach(r, tp_get_array(g, "rules"))
+				found |= tp_get_str(r, "alert") && !strcmp(tp_get_str(r, "alert"), alerts[i]);
+		if (!found)
+			dc_prob(p, "PrometheusRule: no alert %s", alerts[i]);
+	}
+	tp_buf_free(&m);
+}
+
+static void production_example(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	cJSON *objs = render("deploy/overlays/production");
+	dc_probs p;
+	dc_probs_init(&p);
+	dc_check_all(objs, &p);
+	const cJSON *dep = dc_find(objs, "Deployment", 0);
+	const char *img = tp_get_str(cJSON_GetArrayItem(tp_get_array(dep, "spec.template.spec."
+									 "containers"), 0),
+				     "image");
+	if (!img || strcmp(img, "registry.example.com/trainer-webhook:v0.1.0"))
+		dc_prob(&p, "image %s, want the overlay's images: entry", img ? img : "(none)");
+	/* ServiceMonitor: the Service's metrics port */
+	const cJSON *sm = dc_find(objs, "ServiceMonitor", 0), *svc = dc_find(objs, "Service", 0);
+	const char *smport = tp_get_str(cJSON_GetArrayItem(tp_get_array(sm, "spec.endpoints"), 0),
+					"port");
+	/* label keys hold dots: read them directly, not through a dotted path */
+	const char *want = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		tp_get_object(sm, "spec.selector.matchLabels"), "app.kubernetes.io/name"));
+	const char *have = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		tp_get_object(svc, "metadata.labels"), "app.kubernetes.io/name"));
+	bool port_ok = false;
+	const cJSON *sp;
+	cJSON_ArrayForEach(sp, tp_get_array(svc, "spec.ports"))
+		port_ok |= smport && tp_get_str(sp, "name") && !strcmp(tp_get_str(sp, "name"), smport);
+	if (!sm || !port_ok || !want || !have || strcmp(want, have))
+		dc_prob(&p, "ServiceMonitor: does not select the Service's metrics port");
+	check_alert_metrics(dc_find(objs, "PrometheusRule", 0), &p);
+	/* NetworkPolicy: selects the pods, lets the webhook and metrics ports in */
+	const cJSON *np = dc_find(objs, "NetworkPolicy", 0);
+	const cJSON *sel = tp_get_object(np, "spec.podSelector.matchLabels"), *l;
+	const cJSON *labels = tp_get_object(dep, "spec.template.metadata.labels");
+	cJSON_ArrayForEach(l, sel)
+		if (!cJSON_GetObjectItemCaseSensitive(labels, l->string))
+			dc_prob(&p, "NetworkPolicy: selects label %s the pods lack", l->string);
+	char *text = cJSON_PrintUnformatted(np);
+	if (!np || !strstr(text, "\"port\":9443") || !strstr(text, "\"port\":8080"))
+		dc_prob(&p, "NetworkPolicy: want ingress on 9443 and 8080");
+	free(text);
+	assert_no_probs(&p, "kubectl kustomize deploy/overlays/production");
+	cJSON_Delete(objs);
+}
+
+/* Upstream's own manifests and ours in one kustomization, with the
+ * component: upstream's four webhooks never match, ours are untouched. */
+static void replace_upstream_component(void **state)
+{
+	(void)state;
+	REQUIRE_KUBECTL();
+	TT_REQUIRE_SHARED();
+	sandbox s;
+	sandbox_make(&s, "resources:\n- ../upstream\n- ../deploy/base\ncomponents:\n"
+			 "- ../deploy/components/replace-upstream\n");
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cp -R '%s/fixtures/upstream/webhook' '%s/upstream'",
+		 tt_shared_dir(), s.dir);
+	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
+	cJSON *objs = sandbox_render(&s);
+	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
+	int off = 0, ours = 0;
+	for (int k = 0; k < 2; k++) {
+		const cJSON *cfg;
+		for (int i = 0; (cfg = dc_find(objs, kinds[k], i)); i++) {
+			bool upstream = strstr(tp_meta_name(cfg), ".trainer.kubeflow.org") != NULL;
+			const cJSON *hook;
+			cJSON_ArrayForEach(hook, tp_get_array(cfg, "webhooks"))
+			{
+				const cJSON *mc = tp_find_named(tp_get_array(hook, "matchConditions"),
+								"name", "handled-by-trainer-webhook");
+				const char *expr = tp_get_str(mc, "expression");
+				if (upstream) {
+					assert_non_null(expr);
+					assert_string_equal(expr, "false");
+					off++;
+				} else {
+					assert_null(mc);
+					ours++;
+				}
+			}
+		}
+	}
+	assert_int_equal(off, 4); /* upstream's three validators and its defaulter */
+	assert_true(ours >= 7);
+	cJSON_Delete(objs);
+	sp_rmtree(s.dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rendered_base_passes),
+		cmocka_unit_test(base_follows_a_namespace_override),
+		cmocka_unit_test(rendered_cert_manager),
+		cmocka_unit_test(cert_manager_follows_a_namespace_override),
+		cmocka_unit_test(production_example),
+		cmocka_unit_test(replace_upstream_component),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
