@@ -159,19 +159,11 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *ke
 			      *group ? "." : "", group);
 		return TP_EUNSUPPORTED;
 	}
-	tp_kind rk;
-	const char *rns, *rname;
-	tp__runtime_ref(trainjob, &rk, &rns, &rname);
 	const cJSON *rt = NULL;
-	char why[512];
-	int rc = tp_lookup_get(opt, rk, rns, rname, &rt, why, sizeof(why));
-	if (rc == TP_ENOMEM)
-		return rc;
-	if (rc == TP_EUNAVAILABLE) {
-		int arc = tp_result_lookup_failed(res, "spec.runtimeRef", rk, rname, why);
-		return arc ? arc : TP_EUNAVAILABLE;
-	}
-	if (!rt)
+	int rc = tp__runtime_lookup(opt, trainjob, res, &rt);
+	if (rc == TP_ENOTFOUND)
 		return not_found(opt, res, cluster, name->valuestring);
+	if (rc)
+		return rc;
 	return tp_expand_with_runtime(opt, trainjob, rt, key, out_list, res);
 }

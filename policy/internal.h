@@ -106,11 +106,12 @@ int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char
 /* ------------------------------------------------------------- lookups
  * (lookup.c) What the rules and the expansion ask of the cluster. */
 
-/* What a TrainJob's runtimeRef names, with the CRD defaults the API server
- * applies (kind ClusterTrainingRuntime, apiGroup trainer.kubeflow.org).
- * *kind is TP_KIND_UNKNOWN when it names another kind or group; *ns is the
- * TrainJob's namespace for a TrainingRuntime, NULL for a cluster one. */
-void tp__runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, const char **name);
+/* The runtime a TrainJob names, through opt's lookup: TP_OK and *out;
+ * TP_ENOTFOUND (res untouched: each caller words "not found" its own way);
+ * TP_EUNAVAILABLE (the lookup's error added to res, res undecided); or
+ * TP_ENOMEM. */
+int tp__runtime_lookup(const tp_options *opt, const cJSON *trainjob, tp_result *res,
+		       const cJSON **out);
 /* "clustertrainingruntimes.trainer.kubeflow.org": how the API server names a
  * kind's resource in its NotFound errors. */
 const char *tp__resource_name(tp_kind k);

@@ -46,7 +46,11 @@ static const char *ref_member(const cJSON *trainjob, const char *member, const c
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-void tp__runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, const char **name)
+/* What a TrainJob's runtimeRef names, with the CRD defaults the API server
+ * applies (kind ClusterTrainingRuntime, apiGroup trainer.kubeflow.org).
+ * *kind is TP_KIND_UNKNOWN when it names another kind or group; *ns is the
+ * TrainJob's namespace for a TrainingRuntime, NULL for a cluster one. */
+static void runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, const char **name)
 {
 	const char *k = ref_member(trainjob, "kind", "ClusterTrainingRuntime");
 	const char *group = ref_member(trainjob, "apiGroup", TP_GROUP_TRAINER);
@@ -67,7 +71,7 @@ const cJSON *tp_store_runtime_for(const tp_store *store, const cJSON *trainjob)
 {
 	tp_kind kind;
 	const char *ns, *name;
-	tp__runtime_ref(trainjob, &kind, &ns, &name);
+	runtime_ref(trainjob, &kind, &ns, &name);
 	return kind == TP_KIND_UNKNOWN ? NULL : tp_store_get(store, kind, ns, name);
 }
 
@@ -93,4 +97,22 @@ int tp_result_lookup_failed(tp_result *res, const char *path, tp_kind k, const c
 			     "%s \"%s\" could not be looked up: %s; the request can be retried",
 			     tp__resource_name(k), name ? name : "",
 			     why && *why ? why : tp_strerror(TP_EUNAVAILABLE));
+}
+
+int tp__runtime_lookup(const tp_options *opt, const cJSON *trainjob, tp_result *res,
+		       const cJSON **out)
+{
+	tp_kind kind;
+	const char *ns, *name;
+	char why[512];
+	*out = NULL;
+	runtime_ref(trainjob, &kind, &ns, &name);
+	if (kind == TP_KIND_UNKNOWN)
+		return TP_ENOTFOUND;
+	int rc = tp_lookup_get(opt, kind, ns, name, out, why, sizeof(why));
+	if (rc == TP_EUNAVAILABLE) {
+		int arc = tp_result_lookup_failed(res, "spec.runtimeRef", kind, name, why);
+		return arc ? arc : TP_EUNAVAILABLE;
+	}
+	return rc == TP_OK || rc == TP_ENOMEM ? rc : TP_ENOTFOUND;
 }

@@ -87,20 +87,13 @@ static int scoping_hint(const tp_options *opt, const char *name, char *out, size
 static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_kind kind,
 				   tp_result *res, int *rc)
 {
-	tp_kind k;
-	const char *ns, *name;
-	tp__runtime_ref(job, &k, &ns, &name);
+	const char *name = ref_str(job, "name", "");
 	const cJSON *rt = NULL;
-	char why[512];
-	int lrc = tp_lookup_get(opt, kind, ns, name, &rt, why, sizeof(why));
-	if (lrc == TP_OK && rt)
+	int lrc = tp__runtime_lookup(opt, job, res, &rt);
+	if (lrc == TP_OK)
 		return rt;
-	if (lrc == TP_ENOMEM) {
-		*rc = lrc;
-		return NULL;
-	}
-	if (lrc == TP_EUNAVAILABLE) {
-		*rc = tp_result_lookup_failed(res, "spec.runtimeRef", kind, name, why);
+	if (lrc != TP_ENOTFOUND) {
+		*rc = lrc == TP_EUNAVAILABLE ? TP_OK : lrc; /* the error is in res */
 		return NULL;
 	}
 	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {

@@ -33,13 +33,6 @@
 #define JOBSETS 20000
 #define LIMIT_KIB (32 * 1024)
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* VmRSS and VmHWM of pid, in KiB. */
 static void memory_of(pid_t pid, long *rss, long *hwm)
 {
@@ -211,8 +204,8 @@ static int requests(sp_server *s, int n, int from)
 
 static bool ready(sp_server *s)
 {
-	long long end = now_ms() + 60000;
-	while (now_ms() < end) {
+	long long end = tt_mono_ms() + 60000;
+	while (tt_mono_ms() < end) {
 		sp_resp r;
 		sp_https(NULL, s, "GET", "/readyz", NULL, NULL, 0, 0, &r);
 		bool ok = r.status == 200;
@@ -250,12 +243,12 @@ int main(int argc, char **argv)
 				"--log-level", "warn", NULL };
 	sp_server s;
 	int code = 1;
-	long long t0 = now_ms();
+	long long t0 = tt_mono_ms();
 	if (sp_start(&s, dir, dir, extra) || !ready(&s)) {
 		fprintf(stderr, "store_rss: the server did not become ready; see %s\n", s.log_path);
 		goto out;
 	}
-	long long sync_ms = now_ms() - t0;
+	long long sync_ms = tt_mono_ms() - t0;
 	int failed = requests(&s, 400, 0);
 	long rss1, hwm1, rss2, hwm2;
 	memory_of(s.pid, &rss1, &hwm1);

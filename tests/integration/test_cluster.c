@@ -31,28 +31,6 @@
 #define WAIT_MS 10000
 #define NS "tw-system"
 
-static long long now_ms(void)
-{
-	return tw_mono_ms();
-}
-
-static void nap(void)
-{
-	struct timespec ts = { 0, 10 * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static bool wait_until(bool (*cond)(void *), void *arg, long long ms)
-{
-	long long end = now_ms() + ms;
-	while (!cond(arg)) {
-		if (now_ms() > end)
-			return false;
-		nap();
-	}
-	return true;
-}
-
 typedef struct fx {
 	fa_server *fa;
 	tw_kube_config kc;
@@ -230,9 +208,9 @@ static void slow_api_ends_within_the_deadline(void **state)
 	fa_set_delay(x->fa, 3000);
 	char *body = review("trainer.kubeflow.org", "v1alpha1", "TrainJob",
 			    TRAINJOB_JSON("tj", "slow"));
-	long long t0 = now_ms();
+	long long t0 = tt_mono_ms();
 	cJSON *a = answer(x, V_TRAINJOB, body, 800);
-	long long took = now_ms() - t0;
+	long long took = tt_mono_ms() - t0;
 	fa_set_delay(x->fa, 0);
 	assert_true(took < 800); /* the answer leaves before the API server's deadline */
 	long long code;
@@ -371,14 +349,6 @@ static char *secret_data(fx *x, const char *key)
 	return b.data;
 }
 
-static int count_certs(const char *pem)
-{
-	int n = 0;
-	for (const char *p = pem; p && (p = strstr(p, "BEGIN CERTIFICATE")); p++)
-		n++;
-	return n;
-}
-
 /* Every webhook of both configurations carries base64(ca.crt). */
 static bool bundle_in_place(void *arg)
 {
@@ -416,11 +386,11 @@ static void managed_certs_from_nothing(void **state)
 	tw_certmgr *m = start_mgr(x, &tls, 0);
 	char why[512];
 	bool was_ready = tw_certmgr_ready(m, why, sizeof(why));
-	assert_true(wait_until(mgr_ready, m, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, m, WAIT_MS));
 	assert_false(was_ready);
 	assert_true(bundle_in_place(x));
 	char *ca = secret_data(x, "ca.crt"), *key = secret_data(x, "ca.key");
-	assert_int_equal(count_certs(ca), 1);
+	assert_int_equal(tt_count_certs(ca), 1);
 	assert_non_null(strstr(key, "PRIVATE KEY"));
 	char *crt = secret_data(x, "tls.crt"), *tkey = secret_data(x, "tls.key");
 	const char *names[] = { "tw." NS ".svc" };
@@ -460,11 +430,11 @@ static void two_replicas_converge_on_one_ca(void **state)
 	fa_conflict_next(x->fa, FA_SECRET, 2);
 	tw_tls *t1, *t2;
 	tw_certmgr *a = start_mgr(x, &t1, 0), *b = start_mgr(x, &t2, 0);
-	assert_true(wait_until(mgr_ready, a, WAIT_MS));
-	assert_true(wait_until(mgr_ready, b, WAIT_MS));
-	assert_true(wait_until(bundle_in_place, x, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, a, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, b, WAIT_MS));
+	assert_true(tt_wait_until(bundle_in_place, x, WAIT_MS));
 	char *ca = secret_data(x, "ca.crt");
-	assert_int_equal(count_certs(ca), 1); /* never a second CA */
+	assert_int_equal(tt_count_certs(ca), 1); /* never a second CA */
 	char s1[80], s2[80];
 	tw_tls_serial(t1, s1, sizeof(s1));
 	tw_tls_serial(t2, s2, sizeof(s2));
@@ -486,7 +456,7 @@ static void tampered_bundle_is_put_back(void **state)
 	put_configs(x);
 	tw_tls *tls;
 	tw_certmgr *m = start_mgr(x, &tls, 0);
-	assert_true(wait_until(mgr_ready, m, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, m, WAIT_MS));
 	assert_true(bundle_in_place(x));
 	/* Someone (an older install, a cainjector) writes another bundle. */
 	fa_put_object(x->fa, FA_VWC,
@@ -495,7 +465,7 @@ static void tampered_bundle_is_put_back(void **state)
 		      "\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"caBundle\":"
 		      "\"Cg==\",\"service\":{\"name\":\"tw\",\"namespace\":\"" NS "\"}}}]}");
 	assert_false(bundle_in_place(x));
-	assert_true(wait_until(bundle_in_place, x, 5000));
+	assert_true(tt_wait_until(bundle_in_place, x, 5000));
 	tw_certmgr_stop(m);
 	tw_tls_close(tls);
 }
@@ -519,11 +489,11 @@ static void renewal_is_served_without_restart(void **state)
 	put_configs(x);
 	tw_tls *tls;
 	tw_certmgr *m = start_mgr(x, &tls, 3); /* a three-second serving certificate */
-	assert_true(wait_until(mgr_ready, m, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, m, WAIT_MS));
 	struct serial_change sc = { tls, "" };
 	tw_tls_serial(tls, sc.first, sizeof(sc.first));
 	char *ca = secret_data(x, "ca.crt");
-	assert_true(wait_until(serial_changed, &sc, WAIT_MS));
+	assert_true(tt_wait_until(serial_changed, &sc, WAIT_MS));
 	char *ca2 = secret_data(x, "ca.crt");
 	assert_string_equal(ca, ca2); /* the CA stays: the bundle needs no change */
 	tp_buf m2 = TP_BUF_INIT(0);
@@ -546,15 +516,15 @@ static void missing_configuration_holds_readiness(void **state)
 	tw_tls *tls;
 	tw_certmgr *m = start_mgr(x, &tls, 0);
 	char why[512] = "";
-	long long end = now_ms() + WAIT_MS;
-	while (!strstr(why, "does not exist") && now_ms() < end) {
+	long long end = tt_mono_ms() + WAIT_MS;
+	while (!strstr(why, "does not exist") && tt_mono_ms() < end) {
 		assert_false(tw_certmgr_ready(m, why, sizeof(why)));
-		nap();
+		tt_sleep_ms(10);
 	}
 	assert_non_null(strstr(why, "MutatingWebhookConfiguration \"tw-mutator\" does not exist"));
 	assert_true(tw_tls_not_after(tls) > 0); /* the pair itself is there */
 	put_configs(x);
-	assert_true(wait_until(mgr_ready, m, WAIT_MS));
+	assert_true(tt_wait_until(mgr_ready, m, WAIT_MS));
 	tw_certmgr_stop(m);
 	tw_tls_close(tls);
 }

@@ -28,19 +28,6 @@
 #define V_CTR "/validate-trainer-kubeflow-org-v1alpha1-clustertrainingruntime"
 #define V_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void nap(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 typedef struct fx {
 	fa_server *fa;
 	char dir[128];
@@ -116,14 +103,6 @@ static char *published_bundle(fx *x)
 	return b.data;
 }
 
-static int count_certs(const char *pem)
-{
-	int n = 0;
-	for (const char *p = pem; p && (p = strstr(p, "BEGIN CERTIFICATE")); p++)
-		n++;
-	return n;
-}
-
 /* Write the published bundle where requests take their CA from. */
 static void trust_published(fx *x, sp_server *s)
 {
@@ -138,15 +117,15 @@ static void trust_published(fx *x, sp_server *s)
 
 static bool wait_ready(sp_server *s, int ms)
 {
-	long long end = now_ms() + ms;
-	while (now_ms() < end) {
+	long long end = tt_mono_ms() + ms;
+	while (tt_mono_ms() < end) {
 		sp_resp r;
 		sp_https(NULL, s, "GET", "/readyz", NULL, NULL, 0, SP_NOVERIFY | SP_FRESH, &r);
 		bool ok = r.status == 200;
 		sp_resp_free(&r);
 		if (ok)
 			return true;
-		nap(20);
+		tt_sleep_ms(20);
 	}
 	return false;
 }
@@ -183,12 +162,12 @@ static void managed_start_and_rotation_under_load(void **state)
 	int nserials = 0, failures = 0, requests = 0, max_cas = 0;
 	char last_error[512] = "";
 	CURL *keep = curl_easy_init();
-	long long end = now_ms() + 11500;
-	while (now_ms() < end) {
+	long long end = tt_mono_ms() + 11500;
+	while (tt_mono_ms() < end) {
 		trust_published(x, &x->a);
 		char *b = published_bundle(x);
-		if (count_certs(b) > max_cas)
-			max_cas = count_certs(b);
+		if (tt_count_certs(b) > max_cas)
+			max_cas = tt_count_certs(b);
 		free(b);
 		sp_resp r;
 		/* A new connection (a new handshake: the pair served now) and a
@@ -210,7 +189,7 @@ static void managed_start_and_rotation_under_load(void **state)
 				snprintf(serials[nserials++], 128, "%s", r.serial);
 			sp_resp_free(&r);
 		}
-		nap(25);
+		tt_sleep_ms(25);
 	}
 	curl_easy_cleanup(keep);
 	char *last_bundle = published_bundle(x);
@@ -221,7 +200,7 @@ static void managed_start_and_rotation_under_load(void **state)
 	assert_true(nserials >= 3); /* renewals were served without a restart */
 	assert_int_equal(max_cas, 2); /* the old CA stayed trusted through the overlap */
 	assert_string_not_equal(first_bundle, last_bundle); /* the CA itself was replaced */
-	assert_int_equal(count_certs(last_bundle), 1);   /* and the expired one is gone */
+	assert_int_equal(tt_count_certs(last_bundle), 1);   /* and the expired one is gone */
 	free(first_bundle);
 	free(last_bundle);
 	free(body);
@@ -240,7 +219,7 @@ static void two_replicas_share_one_ca(void **state)
 	assert_true(wait_ready(&x->a, 10000 * sp_slow()));
 	assert_true(wait_ready(&x->b, 10000 * sp_slow()));
 	char *bundle = published_bundle(x);
-	assert_int_equal(count_certs(bundle), 1);
+	assert_int_equal(tt_count_certs(bundle), 1);
 	free(bundle);
 	trust_published(x, &x->a);
 	snprintf(x->b.ca, sizeof(x->b.ca), "%s", x->a.ca);
@@ -377,15 +356,15 @@ static void file_pair_must_cover_the_service(void **state)
 					"--shutdown-grace", "1", NULL };
 		assert_int_equal(sp_start(s, certdir, logdir, extra), 0);
 		sp_resp r;
-		long long end = now_ms() + 10000LL * sp_slow();
+		long long end = tt_mono_ms() + 10000LL * sp_slow();
 		do {
 			sp_https(NULL, s, "GET", "/readyz", NULL, NULL, 0, 0, &r);
 			if (r.status == (round ? 200 : 503) &&
 			    (round || strstr(r.body, "does not cover")))
 				break;
 			sp_resp_free(&r);
-			nap(20);
-		} while (now_ms() < end);
+			tt_sleep_ms(20);
+		} while (tt_mono_ms() < end);
 		if (round) {
 			assert_int_equal(r.status, 200);
 		} else {

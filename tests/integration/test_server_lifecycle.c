@@ -37,19 +37,6 @@ static void contains(const char *hay, const char *needle)
 		fail_msg("\"%s\" not found in:\n%s", needle, hay ? hay : "(null)");
 }
 
-static long long now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
-}
-
-static void nap_ms(int ms)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&t, NULL);
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
@@ -164,8 +151,8 @@ struct rotation_client {
 static void *rotation_loop(void *arg)
 {
 	struct rotation_client *c = arg;
-	long long limit = now_ms() + 30000LL * sp_slow();
-	while (!atomic_load(&c->stop) && now_ms() < limit) {
+	long long limit = tt_mono_ms() + 30000LL * sp_slow();
+	while (!atomic_load(&c->stop) && tt_mono_ms() < limit) {
 		sp_resp r;
 		int rc = send_tj(NULL, SP_NOVERIFY | SP_CERTINFO | SP_FRESH, &r);
 		atomic_fetch_add(&c->sent, 1);
@@ -200,19 +187,19 @@ static void rotation_while_clients_send(void **state)
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, rotation_loop, &c), 0);
 	/* Let the clients get going on the old pair. */
-	long long t0 = now_ms();
-	while (atomic_load(&c.sent) < 4 && now_ms() - t0 < 5000 * sp_slow())
-		nap_ms(5);
+	long long t0 = tt_mono_ms();
+	while (atomic_load(&c.sent) < 4 && tt_mono_ms() - t0 < 5000 * sp_slow())
+		tt_sleep_ms(5);
 	int rc = sp_certs(certdir, true);
-	long long swapped = now_ms();
-	while (!atomic_load(&c.saw_new) && now_ms() - swapped < rotation_budget_ms())
-		nap_ms(10);
-	long long took = now_ms() - swapped;
+	long long swapped = tt_mono_ms();
+	while (!atomic_load(&c.saw_new) && tt_mono_ms() - swapped < rotation_budget_ms())
+		tt_sleep_ms(10);
+	long long took = tt_mono_ms() - swapped;
 	/* a few more requests on the new pair */
 	int after = atomic_load(&c.sent);
-	t0 = now_ms();
-	while (atomic_load(&c.sent) < after + 4 && now_ms() - t0 < 5000 * sp_slow())
-		nap_ms(5);
+	t0 = tt_mono_ms();
+	while (atomic_load(&c.sent) < after + 4 && tt_mono_ms() - t0 < 5000 * sp_slow())
+		tt_sleep_ms(5);
 	atomic_store(&c.stop, true);
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
@@ -284,8 +271,8 @@ static void *ka_loop(void *arg)
 {
 	struct ka_client *c = arg;
 	CURL *h = curl_easy_init();
-	long long limit = now_ms() + 30000LL * sp_slow();
-	while (h && !atomic_load(&c->stop) && now_ms() < limit) {
+	long long limit = tt_mono_ms() + 30000LL * sp_slow();
+	while (h && !atomic_load(&c->stop) && tt_mono_ms() < limit) {
 		sp_resp r;
 		int rc = send_tj(h, 0, &r);
 		if (rc == CURLE_COULDNT_CONNECT) {
@@ -321,9 +308,9 @@ static size_t slow_read(char *buf, size_t sz, size_t n, void *ud)
 	size_t half = c->len / 2;
 	if (c->off == half) {
 		atomic_store(&c->half_sent, true);
-		long long limit = now_ms() + 20000LL * sp_slow();
-		while (!atomic_load(&c->release) && now_ms() < limit)
-			nap_ms(5);
+		long long limit = tt_mono_ms() + 20000LL * sp_slow();
+		while (!atomic_load(&c->release) && tt_mono_ms() < limit)
+			tt_sleep_ms(5);
 	}
 	size_t end = c->off < half ? half : c->len;
 	size_t k = end - c->off;
@@ -396,17 +383,17 @@ static void sigterm_answers_requests_in_flight(void **state)
 		assert_int_equal(pthread_create(&ka[i], NULL, ka_loop, &kc), 0);
 	/* The slow request is in flight (its headers are in) and the
 	 * keep-alive clients have answers. */
-	long long t0 = now_ms();
+	long long t0 = tt_mono_ms();
 	while ((!atomic_load(&slow.half_sent) || atomic_load(&kc.answered) < 6 || in_flight() < 1) &&
-	       now_ms() - t0 < 10000 * sp_slow())
-		nap_ms(5);
+	       tt_mono_ms() - t0 < 10000 * sp_slow())
+		tt_sleep_ms(5);
 	bool ready = atomic_load(&slow.half_sent) && atomic_load(&kc.answered) >= 6;
 	assert_int_equal(sp_signal(&srv, SIGTERM), 0);
 	bool draining = sp_log_wait(&srv, "signal SIGTERM: draining", 5000 * sp_slow());
-	long long term = now_ms();
+	long long term = tt_mono_ms();
 	atomic_store(&slow.release, true);
 	int status = sp_wait(&srv, 9000 * sp_slow());
-	long long took = now_ms() - term;
+	long long took = tt_mono_ms() - term;
 	atomic_store(&kc.stop, true);
 	pthread_join(st, NULL);
 	for (int i = 0; i < 3; i++)
@@ -541,8 +528,8 @@ static void readyz_from_the_first_answer(void **state)
 	/* From the moment the port takes connections, /readyz says 200: the
 	 * store and the certificates are loaded before it opens. */
 	int refused = 0, answers = 0;
-	long long t0 = now_ms();
-	while (answers < 3 && now_ms() - t0 < 10000 * sp_slow()) {
+	long long t0 = tt_mono_ms();
+	while (answers < 3 && tt_mono_ms() - t0 < 10000 * sp_slow()) {
 		sp_resp r;
 		int rc = sp_https(NULL, &srv, "GET", "/readyz", NULL, NULL, 0, SP_FRESH, &r);
 		if (rc == CURLE_COULDNT_CONNECT) {
@@ -556,7 +543,7 @@ static void readyz_from_the_first_answer(void **state)
 		}
 		sp_resp_free(&r);
 		if (rc == CURLE_COULDNT_CONNECT)
-			nap_ms(2);
+			tt_sleep_ms(2);
 	}
 	assert_int_equal(answers, 3);
 	assert_int_equal(sp_wait_serving(&srv), 0);

@@ -44,31 +44,6 @@ static const tp_kind test_tp[NKINDS] = { TP_KIND_CLUSTER_TRAINING_RUNTIME,
 					 TP_KIND_TRAINING_RUNTIME, TP_KIND_TRAINJOB,
 					 TP_KIND_JOBSET };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void nap(void)
-{
-	struct timespec ts = { 0, 10 * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-/* Poll cond(arg) every 10 ms for at most ms. */
-static bool wait_until(bool (*cond)(void *), void *arg, long long ms)
-{
-	long long end = now_ms() + ms;
-	while (!cond(arg)) {
-		if (now_ms() > end)
-			return false;
-		nap();
-	}
-	return true;
-}
-
 /* ------------------------------------------------------------ fixture */
 
 typedef struct fx {
@@ -179,13 +154,13 @@ static bool synced(void *arg)
 /* Wait for the first lists and the four watches to be open. */
 static void wait_watching(fx *x)
 {
-	assert_true(wait_until(synced, x, WAIT_MS));
+	assert_true(tt_wait_until(synced, x, WAIT_MS));
 	for (int r = 0; r < NKINDS; r++) {
-		long long end = now_ms() + WAIT_MS;
+		long long end = tt_mono_ms() + WAIT_MS;
 		fa_stats st;
 		for (fa_get_stats(x->fa, r, &st); !st.watch_open; fa_get_stats(x->fa, r, &st)) {
-			assert_true(now_ms() < end);
-			nap();
+			assert_true(tt_mono_ms() < end);
+			tt_sleep_ms(10);
 		}
 	}
 }
@@ -216,7 +191,7 @@ static bool has_cond(void *arg)
 static void expect(fx *x, tp_kind k, const char *ns, const char *name, bool want)
 {
 	struct has h = { x, k, ns, name, NULL, NULL, want };
-	if (!wait_until(has_cond, &h, WAIT_MS))
+	if (!tt_wait_until(has_cond, &h, WAIT_MS))
 		fail_msg("%s %s/%s: want %s in the store", tp_kind_name(k), ns ? ns : "", name,
 			 want ? "present" : "absent");
 }
@@ -239,7 +214,7 @@ static bool watches_cond(void *arg)
 static void wait_watch_number(fx *x, int r, unsigned n)
 {
 	struct watches w = { x, r, n };
-	if (!wait_until(watches_cond, &w, WAIT_MS))
+	if (!tt_wait_until(watches_cond, &w, WAIT_MS))
 		fail_msg("watch %u of resource %d never opened", n, r);
 }
 
@@ -360,7 +335,7 @@ static void test_follows_events(void **state)
 	free(m);
 	push_event(x->fa, TR, "MODIFIED", mod);
 	struct has h = { x, TP_KIND_TRAINING_RUNTIME, "team-a", "torch", "mark", "v2", true };
-	assert_true(wait_until(has_cond, &h, WAIT_MS));
+	assert_true(tt_wait_until(has_cond, &h, WAIT_MS));
 
 	push_event(x->fa, TR, "DELETED", obj("TrainingRuntime", "team-b", "mpi", "12", NULL));
 	expect(x, TP_KIND_TRAINING_RUNTIME, "team-b", "mpi", false);
@@ -534,17 +509,17 @@ static void test_wrong_token_backs_off(void **state)
 	fx *x = *state;
 	fa_set_token(x->fa, "something-else");
 	fx_start(x);
-	long long end = now_ms() + WAIT_MS;
+	long long end = tt_mono_ms() + WAIT_MS;
 	fa_stats st;
 	for (fa_get_stats(x->fa, TJ, &st); st.unauthorized < 3; fa_get_stats(x->fa, TJ, &st)) {
-		assert_true(now_ms() < end);
-		nap();
+		assert_true(tt_mono_ms() < end);
+		tt_sleep_ms(10);
 	}
 	assert_false(tw_watch_synced(x->w));
 	assert_int_equal(st.lists, 0);
 	/* The right token arrives: the lists go through. */
 	fa_set_token(x->fa, "token-1");
-	assert_true(wait_until(synced, x, WAIT_MS));
+	assert_true(tt_wait_until(synced, x, WAIT_MS));
 }
 
 static void test_stop_is_prompt(void **state)
@@ -552,18 +527,18 @@ static void test_stop_is_prompt(void **state)
 	fx *x = *state;
 	fa_hold_list(x->fa, JS, true); /* one list hangs, three watches stream */
 	fx_start(x);
-	long long end = now_ms() + WAIT_MS;
+	long long end = tt_mono_ms() + WAIT_MS;
 	fa_stats st;
 	for (fa_get_stats(x->fa, JS, &st); !st.list_waiting; fa_get_stats(x->fa, JS, &st)) {
-		assert_true(now_ms() < end);
-		nap();
+		assert_true(tt_mono_ms() < end);
+		tt_sleep_ms(10);
 	}
 	wait_watch_number(x, TJ, 1);
 	assert_false(tw_watch_synced(x->w));
-	long long t0 = now_ms();
+	long long t0 = tt_mono_ms();
 	tw_watch_stop(x->w);
 	x->w = NULL;
-	assert_true(now_ms() - t0 < 1000);
+	assert_true(tt_mono_ms() - t0 < 1000);
 	fa_hold_list(x->fa, JS, false);
 }
 
@@ -602,8 +577,8 @@ static long readyz(unsigned short port, tp_buf *body)
 /* The HTTPS port from the server's "serving https on ... (port N)" line. */
 static unsigned short port_from_log(const char *log_path, pid_t pid)
 {
-	long long end = now_ms() + WAIT_MS;
-	while (now_ms() < end) {
+	long long end = tt_mono_ms() + WAIT_MS;
+	while (tt_mono_ms() < end) {
 		char *text = tt_read_file(log_path, NULL);
 		const char *p = text ? strstr(text, "(port ") : NULL;
 		unsigned port = p ? (unsigned)atoi(p + 6) : 0;
@@ -612,7 +587,7 @@ static unsigned short port_from_log(const char *log_path, pid_t pid)
 			return (unsigned short)port;
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			fail_msg("the server exited early; see %s", log_path);
-		nap();
+		tt_sleep_ms(10);
 	}
 	fail_msg("no port in the server's log");
 	return 0;
@@ -620,15 +595,15 @@ static unsigned short port_from_log(const char *log_path, pid_t pid)
 
 static void wait_watch_open(fx *x, int r, pid_t pid)
 {
-	long long end = now_ms() + WAIT_MS;
+	long long end = tt_mono_ms() + WAIT_MS;
 	fa_stats st;
 	for (fa_get_stats(x->fa, r, &st); !st.watch_open; fa_get_stats(x->fa, r, &st)) {
-		if (now_ms() > end) {
+		if (tt_mono_ms() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 			fail_msg("resource %d was never watched", r);
 		}
-		nap();
+		tt_sleep_ms(10);
 	}
 }
 
@@ -667,31 +642,31 @@ static void test_binary_readyz_waits_for_runtimes(void **state)
 	wait_watch_open(x, TR, pid);
 	tp_buf body = TP_BUF_INIT(0);
 	long code = 0;
-	long long end = now_ms() + WAIT_MS;
+	long long end = tt_mono_ms() + WAIT_MS;
 	/* Until the first 403 has been seen the reason is "no answer yet". */
 	while ((code = readyz(port, &body)) == 503 && !strstr(body.data, "HTTP 403") &&
-	       now_ms() < end)
-		nap();
+	       tt_mono_ms() < end)
+		tt_sleep_ms(10);
 	char *first = strdup(body.data ? body.data : "");
 	fa_set_list_status(x->fa, FA_CTR, 0);
 	long later = 0;
-	end = now_ms() + WAIT_MS;
-	while ((later = readyz(port, &body)) != 200 && now_ms() < end)
-		nap();
+	end = tt_mono_ms() + WAIT_MS;
+	while ((later = readyz(port, &body)) != 200 && tt_mono_ms() < end)
+		tt_sleep_ms(10);
 	fa_stats js, tj, pc;
 	fa_get_stats(x->fa, FA_JS, &js);
 	fa_get_stats(x->fa, FA_TJ, &tj);
 	fa_get_stats(x->fa, FA_PC, &pc);
 	kill(pid, SIGTERM);
 	int status = -1;
-	end = now_ms() + WAIT_MS;
+	end = tt_mono_ms() + WAIT_MS;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (now_ms() > end) {
+		if (tt_mono_ms() > end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			fail_msg("serve did not stop within %d ms of SIGTERM", WAIT_MS);
 		}
-		nap();
+		tt_sleep_ms(10);
 	}
 	char *log = tt_read_file(log_path, NULL);
 	assert_int_equal(code, 503);

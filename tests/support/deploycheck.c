@@ -255,6 +255,19 @@ static const char *or_default(const char *v, const char *dflt)
 	return v ? v : dflt;
 }
 
+static bool pod_facts(const cJSON *objs, podfacts *f, dc_probs *p);
+
+/* The pod's facts for a checker that leaves reporting their absence to
+ * check_deployment. */
+static bool quiet_pod_facts(const cJSON *objs, podfacts *f)
+{
+	dc_probs quiet;
+	dc_probs_init(&quiet);
+	bool ok = pod_facts(objs, f, &quiet);
+	tp_buf_free(&quiet.text);
+	return ok;
+}
+
 static bool pod_facts(const cJSON *objs, podfacts *f, dc_probs *p)
 {
 	memset(f, 0, sizeof(*f));
@@ -476,11 +489,7 @@ static bool selects_pods(const cJSON *selector, const cJSON *dep)
 static void check_service_pdb(const cJSON *objs, dc_probs *p)
 {
 	podfacts f;
-	dc_probs quiet;
-	dc_probs_init(&quiet);
-	bool ok = pod_facts(objs, &f, &quiet);
-	tp_buf_free(&quiet.text);
-	if (!ok)
+	if (!quiet_pod_facts(objs, &f))
 		return;
 	const cJSON *svc = dc_find(objs, "Service", 0);
 	if (!svc || dc_count(objs, "Service") != 1) {
@@ -599,11 +608,7 @@ static void bound(const cJSON *objs, const char *bkind, const cJSON *role, dc_pr
 static void check_rbac(const cJSON *objs, dc_probs *p)
 {
 	podfacts f;
-	dc_probs quiet;
-	dc_probs_init(&quiet);
-	bool ok = pod_facts(objs, &f, &quiet);
-	tp_buf_free(&quiet.text);
-	if (!ok)
+	if (!quiet_pod_facts(objs, &f))
 		return;
 	/* The cluster's state every replica reads. */
 	static const char *const runtimes[] = { "clustertrainingruntimes", "trainingruntimes" };

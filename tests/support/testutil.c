@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -165,4 +166,36 @@ int tt_run(const char *cmdline, char **out, char **err)
 	if (st == -1 || !WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st);
+}
+
+long long tt_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void tt_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+bool tt_wait_until(bool (*cond)(void *), void *arg, long long ms)
+{
+	long long end = tt_mono_ms() + ms;
+	while (!cond(arg)) {
+		if (tt_mono_ms() > end)
+			return false;
+		tt_sleep_ms(10);
+	}
+	return true;
+}
+
+int tt_count_certs(const char *pem)
+{
+	int n = 0;
+	for (const char *p = pem; p && (p = strstr(p, "-----BEGIN CERTIFICATE-----")); p++)
+		n++;
+	return n;
 }

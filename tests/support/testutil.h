@@ -49,4 +49,12 @@ const char *tt_bin(void);
  * exit normally (a crash). */
 int tt_run(const char *cmdline, char **out, char **err);
 
+/* Monotonic milliseconds; sleep ms; poll cond(arg) every 10 ms for at most
+ * ms (true once it holds). */
+long long tt_mono_ms(void);
+void tt_sleep_ms(int ms);
+bool tt_wait_until(bool (*cond)(void *), void *arg, long long ms);
+/* How many PEM certificates text holds. */
+int tt_count_certs(const char *pem);
+
 #endif

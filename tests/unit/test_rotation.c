@@ -39,14 +39,6 @@ static tw_certs_plan rotate(const tw_certs_managed *in, const tw_certs_policy *p
 	return plan;
 }
 
-static int count_certs(const char *pem)
-{
-	int n = 0;
-	for (const char *p = pem; p && (p = strstr(p, "-----BEGIN CERTIFICATE-----")); p++)
-		n++;
-	return n;
-}
-
 /* The serving pair checks against the bundle at now, for the Service's name. */
 static void assert_serves(const tw_certs_managed *m, int64_t now)
 {
@@ -90,7 +82,7 @@ static void empty_secret_gets_a_ca_and_a_pair(void **state)
 	tw_certs_policy p = policy(T0);
 	tw_certs_plan plan = rotate(&in, &p, &a);
 	assert_true(plan.changed && plan.new_ca && plan.new_leaf);
-	assert_int_equal(count_certs(a.ca_crt), 1);
+	assert_int_equal(tt_count_certs(a.ca_crt), 1);
 	assert_non_null(strstr(a.ca_key, "PRIVATE KEY"));
 	assert_int_equal(a.ca_added_at, T0);
 	assert_serves(&a, T0);
@@ -148,7 +140,7 @@ static void ca_rotation_keeps_the_old_ca_through_the_overlap(void **state)
 	p.now = T0 + 81 * (int64_t)DAY;
 	plan = rotate(&b, &p, &c);
 	assert_true(plan.new_ca && !plan.new_leaf);
-	assert_int_equal(count_certs(c.ca_crt), 2);
+	assert_int_equal(tt_count_certs(c.ca_crt), 2);
 	assert_non_null(c.ca_next_key);
 	assert_string_equal(c.ca_key, b.ca_key);
 	assert_int_equal(c.ca_added_at, p.now);
@@ -174,14 +166,14 @@ static void ca_rotation_keeps_the_old_ca_through_the_overlap(void **state)
 	assert_null(f.ca_next_key);
 	assert_string_equal(f.ca_key, c.ca_next_key);
 	assert_true(leaf_by_first_ca(&f));
-	assert_int_equal(count_certs(f.ca_crt), 2);
+	assert_int_equal(tt_count_certs(f.ca_crt), 2);
 	assert_serves(&f, p.now);
 	assert_non_null(strstr(plan.why, "trusted for the overlap"));
 	/* Once the old CA expires, the bundle shrinks to the new one. */
 	p.now = T0 + 101 * (int64_t)DAY;
 	plan = rotate(&f, &p, &g);
 	assert_true(plan.changed);
-	assert_int_equal(count_certs(g.ca_crt), 1);
+	assert_int_equal(tt_count_certs(g.ca_crt), 1);
 	assert_serves(&g, p.now);
 	tw_certs_managed *all[] = { &a, &b, &c, &d, &e, &f, &g };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -233,7 +225,7 @@ static void switch_waits_for_publication(void **state)
 	tw_certs_plan plan = rotate(&b, &p, &c);
 	assert_true(plan.new_ca);
 	assert_false(plan.new_leaf); /* the pair is still good: kept */
-	assert_int_equal(count_certs(c.ca_crt), 2);
+	assert_int_equal(tt_count_certs(c.ca_crt), 2);
 	assert_string_equal(c.tls_crt, a.tls_crt);
 	assert_false(leaf_by_first_ca(&c));
 	assert_serves(&c, p.now);
