@@ -15,92 +15,22 @@
  * the watch remembers the keys it put (per kind) and deletes only those the
  * new list no longer has, after putting the new ones.
  */
-#include "webhook/watch.h"
+#include "webhook/watch_internal.h"
 
-#include <curl/curl.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "webhook/jsonlines.h"
-#include "webhook/keyset.h"
 #include "webhook/kubeapi.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
 
-#define ERROR_BODY_MAX 65536
-
-/* ------------------------------------------------------------- state */
-
-enum mode { MODE_LIST, MODE_WATCH };
-
-/* How a transfer ended, decided while it ran. */
-enum verdict { V_NONE = 0, V_GONE, V_BROKEN };
-
-struct res {
-	struct tw_watch *w;
-	tw_watch_kind k;
-	int idx;
-	int metric;           /* metrics slot, -1 without metrics */
-	char api_version[96]; /* "trainer.kubeflow.org/v1alpha1", "v1" */
-	char resource[160];   /* "trainingruntimes.trainer.kubeflow.org" (logs, readiness) */
-	CURL *easy;
-	struct curl_slist *headers;
-	bool busy;
-	enum mode mode;
-	char *cont;           /* continue token of the list in progress */
-	char rv[128];         /* resourceVersion to watch from */
-	uint64_t next_at;     /* monotonic ms: start the next transfer then */
-	unsigned backoff;     /* ms, the next delay's ceiling */
-	uint64_t started;     /* monotonic ms of this transfer's start */
-	uint64_t conn_events; /* events this watch delivered */
-	enum verdict verdict;
-	tp_buf body;          /* a list page, or an error answer */
-	tw_jsonlines lines;
-	tw_keyset have, seen;
-	atomic_bool listed_once;
-	long last_logged;     /* status of the last list failure logged (-1: none) */
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-struct tw_watch {
-	tw_watch_opts o;
-	tw_kube_config kube;
-	CURLM *multi;
-	pthread_t thread;
-	atomic_bool stop;
-	unsigned seed;
-	pthread_mutex_t stat_lock;
-	tw_watch_stat stat[TW_WATCH_MAX_KINDS];
-	struct res res[TW_WATCH_MAX_KINDS];
-	size_t n;
-	char *token; /* last token read (kept when a read fails) */
-};
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int64_t wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait a random time in [backoff/2, backoff], then double the ceiling. */
-static void back_off(struct res *s, const char *why)
+void tw__watch_back_off(struct res *s, const char *why)
 {
 	tw_watch *w = s->w;
 	unsigned half = s->backoff / 2;
 	unsigned delay = half + (half ? (unsigned)rand_r(&w->seed) % (half + 1) : 0);
-	s->next_at = mono_ms() + delay;
+	s->next_at = tw__mono_ms() + delay;
 	tw_log_line l;
 	tw_log_begin(&l, TW_LOG_WARN, "watch: retrying after a backoff");
 	tw_log_str(&l, "resource", s->resource);
@@ -110,208 +40,22 @@ static void back_off(struct res *s, const char *why)
 	s->backoff = s->backoff * 2 > w->o.backoff_max_ms ? w->o.backoff_max_ms : s->backoff * 2;
 }
 
-static void backoff_reset(struct res *s)
+void tw__watch_backoff_reset(struct res *s)
 {
 	s->backoff = s->w->o.backoff_min_ms;
 }
 
-static void stat_update(struct res *s, void (*fn)(tw_watch_stat *, const struct res *))
+void tw__watch_stat(struct res *s, void (*fn)(tw_watch_stat *, const struct res *))
 {
 	pthread_mutex_lock(&s->w->stat_lock);
 	fn(&s->w->stat[s->idx], s);
 	pthread_mutex_unlock(&s->w->stat_lock);
 }
 
-static void st_rv(tw_watch_stat *t, const struct res *s)
-{
-	snprintf(t->rv, sizeof(t->rv), "%s", s->rv);
-	t->last_sync_ms = wall_ms();
-}
-static void st_event(tw_watch_stat *t, const struct res *s)
-{
-	t->events++;
-	st_rv(t, s);
-}
-static void st_bookmark(tw_watch_stat *t, const struct res *s)
-{
-	t->bookmarks++;
-	st_rv(t, s);
-}
-static void st_listed(tw_watch_stat *t, const struct res *s)
-{
-	if (t->synced)
-		t->relists++;
-	t->synced = true;
-	t->absent = false;
-	t->lists++;
-	t->last_status = 200;
-	t->last_error[0] = '\0';
-	st_rv(t, s);
-}
 static void st_reconnect(tw_watch_stat *t, const struct res *s)
 {
 	(void)s;
 	t->reconnects++;
-}
-
-/* ----------------------------------------------------------- objects */
-
-static void set_rv(struct res *s, const cJSON *meta)
-{
-	const cJSON *rv = cJSON_GetObjectItemCaseSensitive(meta, "resourceVersion");
-	if (cJSON_IsString(rv) && rv->valuestring[0] &&
-	    strlen(rv->valuestring) < sizeof(s->rv))
-		snprintf(s->rv, sizeof(s->rv), "%s", rv->valuestring);
-}
-
-static const char *meta_str(const cJSON *meta, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* The object's namespace as the sink is told it: "" for cluster-scoped
- * kinds, "default" for a namespaced object that names none. */
-static const char *ns_of(const struct res *s, const cJSON *meta)
-{
-	if (s->k.cluster_scoped)
-		return "";
-	const char *ns = meta_str(meta, "namespace");
-	return *ns ? ns : "default";
-}
-
-/* "namespace/name" of obj, or false when it has no name. */
-static bool key_of(const struct res *s, const cJSON *obj, char *key, size_t n)
-{
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	const char *name = meta_str(meta, "name");
-	const char *ns = ns_of(s, meta);
-	if (!*name || strchr(name, '/') || strchr(ns, '/'))
-		return false;
-	int len = snprintf(key, n, "%s/%s", ns, name);
-	return len > 0 && (size_t)len < n;
-}
-
-/* List items carry no apiVersion/kind: add them. True when the object is of
- * the watched kind (an event of another kind is ignored). */
-static bool normalise(const struct res *s, cJSON *obj)
-{
-	if (!cJSON_GetObjectItemCaseSensitive(obj, "apiVersion"))
-		cJSON_AddStringToObject(obj, "apiVersion", s->api_version);
-	if (!cJSON_GetObjectItemCaseSensitive(obj, "kind"))
-		cJSON_AddStringToObject(obj, "kind", s->k.kind);
-	const char *av = meta_str(obj, "apiVersion"), *kind = meta_str(obj, "kind");
-	return !strcmp(av, s->api_version) && !strcmp(kind, s->k.kind);
-}
-
-/* Hand obj (owned) to the sink; its key into ks (append: a list). */
-static void put(struct res *s, cJSON *obj, tw_keyset *ks, bool append)
-{
-	char key[512];
-	if (!normalise(s, obj) || !key_of(s, obj, key, sizeof(key))) {
-		cJSON_Delete(obj);
-		return;
-	}
-	s->k.sink.put(s->k.sink.arg, obj); /* takes obj */
-	if (append)
-		tw_keyset_append(ks, key);
-	else
-		tw_keyset_add(ks, key);
-}
-
-static void del(struct res *s, const cJSON *obj)
-{
-	char key[512];
-	if (!key_of(s, obj, key, sizeof(key)))
-		return;
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	s->k.sink.del(s->k.sink.arg, ns_of(s, meta), meta_str(meta, "name"));
-	tw_keyset_del(&s->have, key);
-}
-
-/* The end of a list: drop what the list no longer has, keep what it has. */
-static void sweep(struct res *s)
-{
-	tw_keyset_sort(&s->seen);
-	for (size_t i = 0; i < s->have.n; i++) {
-		bool found;
-		tw_keyset_find(&s->seen, s->have.v[i], &found);
-		if (found)
-			continue;
-		char *slash = strchr(s->have.v[i], '/');
-		*slash = '\0';
-		s->k.sink.del(s->k.sink.arg, s->have.v[i], slash + 1);
-		*slash = '/';
-	}
-	tw_keyset tmp = s->have;
-	s->have = s->seen;
-	s->seen = tmp;
-	tw_keyset_clear(&s->seen);
-}
-
-/* ------------------------------------------------------------ events */
-
-static int on_line(void *arg, const char *line, size_t len)
-{
-	struct res *s = arg;
-	cJSON *ev = cJSON_ParseWithLength(line, len);
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-	cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
-	if (!cJSON_IsString(type) || !cJSON_IsObject(obj)) {
-		cJSON_Delete(ev);
-		tw_log(TW_LOG_WARN, "watch %s: an event that is not {type, object}: re-listing",
-		       s->resource);
-		s->verdict = V_BROKEN;
-		return -1;
-	}
-	const char *t = type->valuestring;
-	int rc = 0;
-	if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED")) {
-		set_rv(s, cJSON_GetObjectItemCaseSensitive(obj, "metadata"));
-		cJSON_DetachItemViaPointer(ev, obj);
-		put(s, obj, &s->have, false);
-		s->conn_events++;
-		stat_update(s, st_event);
-	} else if (!strcmp(t, "DELETED")) {
-		set_rv(s, cJSON_GetObjectItemCaseSensitive(obj, "metadata"));
-		del(s, obj);
-		s->conn_events++;
-		stat_update(s, st_event);
-	} else if (!strcmp(t, "BOOKMARK")) {
-		set_rv(s, cJSON_GetObjectItemCaseSensitive(obj, "metadata"));
-		s->conn_events++;
-		stat_update(s, st_bookmark);
-	} else if (!strcmp(t, "ERROR")) {
-		const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
-		bool gone = cJSON_IsNumber(code) && code->valueint == 410;
-		tw_log(TW_LOG_INFO, "watch %s: ERROR event (code %d): %s", s->resource,
-		       cJSON_IsNumber(code) ? code->valueint : 0,
-		       gone ? "re-listing" : "reconnecting");
-		s->verdict = gone ? V_GONE : V_NONE;
-		rc = gone ? -1 : 0;
-	}
-	cJSON_Delete(ev);
-	return rc;
-}
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct res *s = arg;
-	size_t n = size * nmemb;
-	long code = 0;
-	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
-	if (s->mode == MODE_WATCH && code == 200) {
-		int rc = tw_jsonlines_feed(&s->lines, data, n, on_line, s);
-		if (rc == TP_ELIMIT || rc == TP_ENOMEM) {
-			tw_log(TW_LOG_WARN, "watch %s: an event over %zu bytes: re-listing",
-			       s->resource, s->lines.max);
-			s->verdict = V_BROKEN;
-		}
-		return rc ? 0 : n;
-	}
-	if (code != 200 && s->body.len + n > ERROR_BODY_MAX)
-		return n; /* an error's text: the start is enough */
-	return tp_buf_add(&s->body, data, n) ? 0 : n;
 }
 
 /* --------------------------------------------------------- transfers */
@@ -390,7 +134,7 @@ static int start(struct res *s)
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->headers);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, tw__watch_on_data);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, s);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf);
@@ -402,60 +146,11 @@ static int start(struct res *s)
 	/* A list gets a minute; a watch its server-side timeout and a margin. */
 	long limit_ms = s->mode == MODE_LIST ? 60000L : ((long)w->o.timeout_s + 30L) * 1000L;
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit_ms);
-	s->started = mono_ms();
+	s->started = tw__mono_ms();
 	if (curl_multi_add_handle(w->multi, e) != CURLM_OK)
 		return -1;
 	s->busy = true;
 	return 0;
-}
-
-static void start_list_over(struct res *s)
-{
-	s->mode = MODE_LIST;
-	free(s->cont);
-	s->cont = NULL;
-	tw_keyset_clear(&s->seen);
-}
-
-static void listed(struct res *s, const cJSON *meta)
-{
-	set_rv(s, meta);
-	sweep(s);
-	s->mode = MODE_WATCH;
-	s->last_logged = -1;
-	backoff_reset(s);
-	stat_update(s, st_listed);
-	bool again = atomic_exchange(&s->listed_once, true);
-	if (again && s->metric >= 0)
-		tw_metrics_watch_relist(s->metric);
-	if (s->metric >= 0)
-		tw_metrics_watch_listed(s->metric, wall_ms() / 1000, 200);
-	tw_log(TW_LOG_INFO, "watch %s: listed %zu objects at resourceVersion %s", s->resource,
-	       s->have.n, s->rv);
-}
-
-/* A list page arrived whole (HTTP 200). */
-static void list_page(struct res *s)
-{
-	cJSON *list = cJSON_ParseWithLength(s->body.data ? s->body.data : "", s->body.len);
-	cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items");
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(list, "metadata");
-	if (!cJSON_IsObject(list) || (items && !cJSON_IsArray(items))) {
-		cJSON_Delete(list);
-		start_list_over(s);
-		back_off(s, "a list answer that is not a list");
-		return;
-	}
-	cJSON *it;
-	while ((it = cJSON_DetachItemFromArray(items, 0)))
-		put(s, it, &s->seen, true);
-	const char *cont = meta_str(meta, "continue");
-	free(s->cont);
-	s->cont = *cont ? strdup(cont) : NULL;
-	if (!s->cont)
-		listed(s, meta);
-	s->next_at = mono_ms();
-	cJSON_Delete(list);
 }
 
 /* The Status message of an error answer, for the log and readiness. */
@@ -493,7 +188,7 @@ static void list_failed(struct res *s, long code, CURLcode result)
 	s->last_logged = key;
 	char why[256];
 	snprintf(why, sizeof(why), "list: %s", text);
-	back_off(s, why);
+	tw__watch_back_off(s, why);
 }
 
 static void finished(struct res *s, CURLcode result)
@@ -504,32 +199,32 @@ static void finished(struct res *s, CURLcode result)
 	s->busy = false;
 	if (s->mode == MODE_LIST) {
 		if (result == CURLE_OK && code == 200) {
-			list_page(s);
+			tw__watch_list_page(s);
 			return;
 		}
-		start_list_over(s); /* 410 here: the continue token expired */
+		tw__watch_start_list_over(s); /* 410 here: the continue token expired */
 		list_failed(s, code, result);
 		return;
 	}
 	/* A watch ended. */
 	if (code == 410 || s->verdict == V_GONE || s->verdict == V_BROKEN) {
-		start_list_over(s);
+		tw__watch_start_list_over(s);
 		if (s->verdict == V_BROKEN) {
-			back_off(s, "a broken watch stream");
+			tw__watch_back_off(s, "a broken watch stream");
 		} else {
 			tw_log(TW_LOG_INFO, "watch %s: resourceVersion %s is gone: re-listing",
 			       s->resource, s->rv);
-			s->next_at = mono_ms();
+			s->next_at = tw__mono_ms();
 		}
 		return;
 	}
-	stat_update(s, st_reconnect);
+	tw__watch_stat(s, st_reconnect);
 	if (s->metric >= 0)
 		tw_metrics_watch_reconnect(s->metric);
-	bool long_enough = mono_ms() - s->started >= 1000;
+	bool long_enough = tw__mono_ms() - s->started >= 1000;
 	if (result == CURLE_OK && code == 200 && (s->conn_events || long_enough)) {
-		backoff_reset(s); /* the server closed a healthy watch: go on */
-		s->next_at = mono_ms();
+		tw__watch_backoff_reset(s); /* the server closed a healthy watch: go on */
+		s->next_at = tw__mono_ms();
 		return;
 	}
 	char why[CURL_ERROR_SIZE + 64];
@@ -537,7 +232,7 @@ static void finished(struct res *s, CURLcode result)
 		 result ? (s->errbuf[0] ? s->errbuf : curl_easy_strerror(result))
 			: "ended at once",
 		 code);
-	back_off(s, why);
+	tw__watch_back_off(s, why);
 }
 
 /* ------------------------------------------------------------ thread */
@@ -546,12 +241,12 @@ static void *run(void *arg)
 {
 	tw_watch *w = arg;
 	while (!atomic_load(&w->stop)) {
-		uint64_t now = mono_ms();
+		uint64_t now = tw__mono_ms();
 		long wait_ms;
 		for (size_t i = 0; i < w->n; i++) {
 			struct res *s = &w->res[i];
 			if (!s->busy && now >= s->next_at && start(s))
-				back_off(s, "cannot start a request");
+				tw__watch_back_off(s, "cannot start a request");
 		}
 		int running = 0;
 		curl_multi_perform(w->multi, &running);
@@ -565,7 +260,7 @@ static void *run(void *arg)
 					finished(s, m->data.result);
 			}
 		bool idle_due = false;
-		now = mono_ms();
+		now = tw__mono_ms();
 		wait_ms = 1000;
 		for (size_t i = 0; i < w->n; i++) {
 			struct res *s = &w->res[i];
@@ -674,7 +369,7 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	w->o = *o;
 	w->o.kube = NULL;
 	defaults(&w->o);
-	w->seed = (unsigned)mono_ms() ^ (unsigned)(uintptr_t)w;
+	w->seed = (unsigned)tw__mono_ms() ^ (unsigned)(uintptr_t)w;
 	if (tw_kube_config_explicit(&w->kube, o->kube->server, o->kube->token_file,
 				    o->kube->ca_file, err, errlen)) {
 		watch_free(w);
@@ -758,35 +453,3 @@ void tw_watch_stats(tw_watch *w, tw_watch_stat *out)
 	pthread_mutex_unlock(&w->stat_lock);
 }
 
-/* ------------------------------------------------------------ store sink */
-
-static void store_put(void *arg, cJSON *obj)
-{
-	tw_store_sink *s = arg;
-	cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
-	/* Large and never read by a rule: managedFields, and kubectl's copy of
-	 * the whole object in an annotation. */
-	cJSON_DeleteItemFromObjectCaseSensitive(meta, "managedFields");
-	cJSON_DeleteItemFromObjectCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(meta, "annotations"),
-		"kubectl.kubernetes.io/last-applied-configuration");
-	if (tp_kind_of(obj) != s->kind) {
-		cJSON_Delete(obj);
-		return;
-	}
-	if (tp_store_put(s->store, obj) != TP_OK)
-		cJSON_Delete(obj); /* the store takes it only on success */
-	tw_metrics_store_set(s->store);
-}
-
-static void store_del(void *arg, const char *ns, const char *name)
-{
-	tw_store_sink *s = arg;
-	tp_store_remove(s->store, s->kind, *ns ? ns : NULL, name);
-	tw_metrics_store_set(s->store);
-}
-
-tw_watch_sink tw_watch_store_sink(tw_store_sink *s)
-{
-	return (tw_watch_sink){ store_put, store_del, s };
-}
