@@ -12,17 +12,19 @@
 
 static const char review_help[] =
 	"usage: trainer-webhook review [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                              [--path ROUTE] [--now RFC3339] [--no-schema] [FILE|-]\n"
+	"                              [--path ROUTE] [--now RFC3339] [--no-schema]\n"
+	"                              [--strict-action deny|warn] [FILE|-]\n"
 	"\n"
 	"Reads an admission.k8s.io/v1 (or v1beta1) AdmissionReview and writes the\n"
 	"AdmissionReview the server answers on ROUTE (default: the route of\n"
 	"request.kind). --runtimes loads runtimes, TrainJobs and JobSets as the\n"
-	"cluster's state.\n"
+	"cluster's state. --strict-action is the server's (serve --help).\n"
 	"exit status: 0 allowed, 1 denied, 2 bad input or usage\n";
 
 struct review_args {
 	const char *path; /* --path */
 	const char *file; /* FILE or "-" */
+	bool strict_warn; /* --strict-action warn */
 };
 
 static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
@@ -37,6 +39,10 @@ static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
 			if (++i >= argc)
 				return tw_cli_usage(c, "--path needs a route");
 			a->path = argv[i];
+		} else if (!strcmp(argv[i], "--strict-action")) {
+			if (++i >= argc || (strcmp(argv[i], "deny") && strcmp(argv[i], "warn")))
+				return tw_cli_usage(c, "--strict-action: use deny or warn");
+			a->strict_warn = !strcmp(argv[i], "warn");
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			return tw_cli_usage(c, "unknown option \"%s\"", argv[i]);
 		} else if (a->file) {
@@ -75,7 +81,8 @@ static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 	tp_arena *arena = NULL;
 	tp_buf out = TP_BUF_INIT(0);
 	tw_outcome oc;
-	tw_config cfg = { .opt = c->opt, .store = c->store, .max_body = TW_DEFAULT_MAX_BODY };
+	tw_config cfg = { .opt = c->opt, .store = c->store, .max_body = TW_DEFAULT_MAX_BODY,
+			  .strict_warn = a->strict_warn };
 	int exit_code = TW_EXIT_USAGE;
 	if (tp_arena_new(&arena, 0) ||
 	    tw_admission_handle(&cfg, route, body.data ? body.data : "", body.len, arena, &out,

@@ -322,6 +322,42 @@ static void review_deny_and_allow(void **state)
 	free(err);
 }
 
+/* The server's --strict-action, replayed: a runtime without the framework
+ * label is denied by the strict profile, allowed with a warning under warn. */
+static void review_strict_action(void **state)
+{
+	(void)state;
+	char *rt_json = NULL;
+	assert_true(asprintf(&rt_json,
+			     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+			     "\"request\":{\"uid\":\"u-9\",\"kind\":{\"group\":\"trainer.kubeflow.org\","
+			     "\"version\":\"v1alpha1\",\"kind\":\"ClusterTrainingRuntime\"},"
+			     "\"operation\":\"CREATE\",\"object\":{\"apiVersion\":"
+			     "\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"ClusterTrainingRuntime\","
+			     "\"metadata\":{\"name\":\"no-label\"},\"spec\":{\"template\":{\"spec\":{"
+			     "\"replicatedJobs\":[]}}}},\"oldObject\":null,\"dryRun\":false}}") > 0);
+	write_text("nolabel.json", rt_json);
+	free(rt_json);
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "review %s", tpath("nolabel.json"));
+	assert_int_equal(rc, 1);
+	contains(out, "metadata.labels[trainer.kubeflow.org/framework]: Required value");
+	free(out);
+	free(err);
+	rc = run(&out, &err, "review --strict-action warn %s", tpath("nolabel.json"));
+	assert_int_equal(rc, 0);
+	contains(out, "\"allowed\":true");
+	contains(out, "\"strict: metadata.labels[trainer.kubeflow.org/framework]: Required value");
+	contains(out, "\"auditAnnotations\":{\"strict-violations\":");
+	free(out);
+	free(err);
+	rc = run(&out, &err, "review --strict-action maybe %s", tpath("nolabel.json"));
+	assert_int_equal(rc, 2);
+	contains(err, "--strict-action: use deny or warn");
+	free(out);
+	free(err);
+}
+
 static void review_reads_stdin(void **state)
 {
 	(void)state;
@@ -529,6 +565,7 @@ int main(void)
 		cmocka_unit_test(validate_bad_input_exits_2),
 		cmocka_unit_test(validate_usage_errors_exit_2),
 		cmocka_unit_test(review_deny_and_allow),
+		cmocka_unit_test(review_strict_action),
 		cmocka_unit_test(review_reads_stdin),
 		cmocka_unit_test(review_bad_input_exits_2),
 		cmocka_unit_test(review_replays_fixtures),
