@@ -666,7 +666,10 @@ static void arena_loads_free_at_once(void **state)
 		tp_arena_leave(prev);
 		tp_arena_reset(a);
 	}
-	TT_REQUIRE_SHARED();
+	if (!tt_shared_dir()) { /* the CRD below needs ../shared: free before skipping */
+		tp_arena_free(a);
+		TT_REQUIRE_SHARED();
+	}
 	char *p = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
 	tp_arena *prev = tp_arena_enter(a);
 	tp_docs *d = NULL;
