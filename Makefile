@@ -7,8 +7,8 @@
 #   make valgrind   the unit tests under valgrind's memcheck
 #   make bench      the throughput / latency / memory benchmarks (tests/bench)
 #
-# Sources are found by wildcard: a new file in policy/, webhook/, certs/ or a new
-# tests/*/test_*.c needs no edit here.
+# Sources are found by wildcard: a new file in policy/ (or a folder of it),
+# webhook/, certs/ or a new tests/*/test_*.c needs no edit here.
 
 CC       ?= cc
 BUILD    ?= build
@@ -21,7 +21,7 @@ CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/de
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 
-POLICY_SRC  := $(sort $(wildcard policy/*.c))
+POLICY_SRC  := $(sort $(wildcard policy/*.c policy/*/*.c))
 CERTS_SRC   := $(sort $(wildcard certs/*.c))
 WEBHOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
@@ -44,7 +44,7 @@ BIN         := $(BUILD)/trainer-webhook
 
 all: $(LIBPOLICY) $(BIN)
 
-$(BUILD)/%.o: %.c $(wildcard policy/*.h webhook/*.h certs/*.h tests/support/*.h) Makefile
+$(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h certs/*.h tests/support/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

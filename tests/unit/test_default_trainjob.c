@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 #define NOW "2026-08-21T10:15:30Z"

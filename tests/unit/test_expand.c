@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 #include "tests/unit/test_expand.h"
 

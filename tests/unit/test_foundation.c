@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 static void arena_routes_cjson_and_frees_at_once(void **state)

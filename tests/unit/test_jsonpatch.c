@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 /* JSON written with single quotes, for readability in C strings. */

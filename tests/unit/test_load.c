@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "policy/internal.h"
-#include "policy/load.h"
+#include "policy/core/internal.h"
+#include "policy/load/load.h"
 #include "tests/support/testutil.h"
 
 /* ---------------------------------------------------------------- helpers */

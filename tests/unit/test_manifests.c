@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 #include "webhook/webhook.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/internal.h"
-#include "policy/quantity.h"
+#include "policy/core/internal.h"
+#include "policy/core/quantity.h"
 #include "tests/support/testutil.h"
 
 static void assert_canonical(const char *in, const char *want)

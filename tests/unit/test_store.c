@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 static cJSON *object(const char *api_version, const char *kind, const char *ns, const char *name,

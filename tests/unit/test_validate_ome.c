@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 #define OTR TP_KIND_OME_TRAINING_RUNTIME

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 #define KF TP_PROFILE_KUBEFLOW

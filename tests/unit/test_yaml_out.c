@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 #include "webhook/webhook.h"
 

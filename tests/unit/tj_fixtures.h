@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
 /* A replicated job: name, ancestor label, container (with the initializer mount). */

@@ -1,0 +1,92 @@
+/*
+ * admission/runtime.c — admission of TrainingRuntime and ClusterTrainingRuntime
+ * (trainer.kubeflow.org): which layers run for which operation, kind and
+ * profile, and upstream's own webhook rule, validateReplicatedJobs.
+ *
+ * Upstream (kubeflow-upstream.md §2.1, §2.2):
+ *   ClusterTrainingRuntime CREATE: deprecation warning + validateReplicatedJobs;
+ *   ClusterTrainingRuntime UPDATE: validateReplicatedJobs, no warning;
+ *   TrainingRuntime CREATE: validateReplicatedJobs; UPDATE: nothing.
+ * The schema/CEL layer runs before all of that, unless no_schema. The strict
+ * profile adds admission/runtime_strict.c on top, which also judges TrainingRuntime
+ * updates.
+ */
+#include "policy/admission/runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The container each ancestor step must hold. */
+static const char *required_container(const char *step)
+{
+	if (!strcmp(step, TP_ANCESTOR_TRAINER))
+		return TP_CONTAINER_NODE;
+	if (!strcmp(step, TP_ANCESTOR_MODEL))
+		return TP_CONTAINER_MODEL;
+	if (!strcmp(step, TP_ANCESTOR_DATASET))
+		return TP_CONTAINER_DATASET;
+	return NULL;
+}
+
+static void check_job(tp_result *res, const cJSON *job, int i)
+{
+	/* tp_get splits on dots, and the label key has some: look it up whole */
+	const cJSON *labels = tp_get_object(job, "template.metadata.labels");
+	const cJSON *v = labels ? cJSON_GetObjectItemCaseSensitive(labels, TP_LABEL_ANCESTOR) : NULL;
+	const char *step = cJSON_IsString(v) ? v->valuestring : NULL;
+	const char *container = step ? required_container(step) : NULL;
+	if (!container)
+		return; /* unlabelled jobs and unknown steps are not upstream's concern */
+	char path[160];
+	/* JobSet's schema defaults replicas to 1 */
+	const cJSON *replicas = tp_get(job, "replicas");
+	long long n = 1;
+	if (replicas && !cJSON_IsNull(replicas) && (!tp_json_is_int(replicas, &n) || n != 1)) {
+		tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].replicas", i);
+		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_value(res, replicas),
+			      "always must be 1");
+	}
+	const cJSON *cs = tp_get_array(job, "template.spec.template.spec.containers");
+	if (tp_find_named(cs, "name", container))
+		return;
+	tp__rt_pathf(path, sizeof(path),
+		 "spec.template.spec.replicatedJobs[%d].template.spec.template.spec.containers", i);
+	tp_result_add(res, TP_FIELD_INVALID, path, tp_result_value(res, cs),
+		      "must contain the required container for the ancestor: %s", step);
+}
+
+int tp__runtime_replicated_jobs(const cJSON *obj, tp_result *res)
+{
+	const cJSON *jobs = tp_get_array(obj, "spec.template.spec.replicatedJobs");
+	int i = 0;
+	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++)
+		if (cJSON_IsObject(job))
+			check_job(res, job, i);
+	return TP_OK;
+}
+
+int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+				 const cJSON *obj, const cJSON *old_obj, tp_result *res)
+{
+	if (!obj || !res)
+		return TP_EINVAL;
+	if (kind != TP_KIND_TRAINING_RUNTIME && kind != TP_KIND_CLUSTER_TRAINING_RUNTIME)
+		return TP_EUNSUPPORTED;
+	if (op != TP_OP_CREATE && op != TP_OP_UPDATE)
+		return TP_OK; /* DELETE and CONNECT are always allowed */
+	bool strict = tp_strict(opt);
+	bool schema = !(opt && opt->no_schema);
+	tp__rt_flavor f = { .ome = false, .guides = strict, .schema = schema };
+	if (schema)
+		tp__runtime_schema(&f, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res);
+
+	bool cluster = kind == TP_KIND_CLUSTER_TRAINING_RUNTIME;
+	if (cluster && op == TP_OP_CREATE && tp_runtime_is_deprecated(obj))
+		tp_warn_deprecated(res, "", kind, tp_meta_name(obj));
+	/* upstream skips TrainingRuntime updates (issue #3686); strict does not */
+	if (cluster || op == TP_OP_CREATE || strict)
+		tp__runtime_replicated_jobs(obj, res);
+	if (strict)
+		tp__runtime_strict(&f, op, kind, obj, res);
+	return TP_OK;
+}

@@ -1,0 +1,196 @@
+/*
+ * admission/runtime_strict.c — the strict profile's "Rules beyond upstream" for
+ * runtimes (RULES.md): what the guides promise about a runtime that
+ * upstream's webhook does not enforce. Every denial here ends with a hint
+ * of what to write instead.
+ *
+ * Where the schema layer already ran (f->schema) its checks are not
+ * repeated; where it did not, the strict rules that mirror a CRD rule still
+ * hold, since the guides promise them too.
+ */
+#include "policy/admission/runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PATH_LEN 320
+#define FRAMEWORK_PATH "metadata.labels[" TP_LABEL_FRAMEWORK "]"
+
+static const char *const frameworks[] = { "torch", "deepspeed", "mlx", "jax", "xgboost",
+					  "torchtune", "mpi", "flux", NULL };
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------ metadata */
+
+static void check_framework(tp_result *res, const cJSON *obj)
+{
+	const char *fw = tp_meta_label(obj, TP_LABEL_FRAMEWORK);
+	if (!fw || !*fw) {
+		tp_result_add(res, TP_FIELD_REQUIRED, FRAMEWORK_PATH, NULL,
+			      "every runtime must name its ML framework; add the label "
+			      TP_LABEL_FRAMEWORK ", e.g. \"torch\"");
+		return;
+	}
+	const char *msg = tp_check_label_value(fw);
+	if (msg) {
+		tp_result_add(res, TP_FIELD_INVALID, FRAMEWORK_PATH, tp_result_quote(res, fw),
+			      "%s; use a framework name such as \"torch\"", msg);
+		return;
+	}
+	if (!in_list(fw, frameworks))
+		tp_result_warn(res, "metadata.labels[trainer.kubeflow.org/framework]: \"%s\" is not a "
+			       "framework the SDK knows (torch, deepspeed, mlx, jax, xgboost, "
+			       "torchtune, mpi, flux)", fw);
+}
+
+/* ------------------------------------------------------ ancestor steps */
+
+static const char *job_step(const cJSON *job)
+{
+	return tp_meta_label(tp_get_object(job, "template"), TP_LABEL_ANCESTOR);
+}
+
+static void check_ancestors(const tp__rt_flavor *f, tp_result *res, const cJSON *jobs)
+{
+	static const char *const steps[] = { TP_ANCESTOR_DATASET, TP_ANCESTOR_MODEL,
+					     TP_ANCESTOR_TRAINER, NULL };
+	bool trainer = false;
+	char path[PATH_LEN];
+	int i = 0;
+	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+		const char *step = job_step(job);
+		if (!step)
+			continue;
+		if (!in_list(step, steps)) {
+			tp_result_warn(res, "spec.template.spec.replicatedJobs[%d]: unknown "
+				       "trainjob-ancestor-step \"%s\" is "
+				       "ignored; use dataset-initializer, model-initializer or trainer",
+				       i, step);
+			continue;
+		}
+		trainer = trainer || !strcmp(step, TP_ANCESTOR_TRAINER);
+		int j = 0;
+		for (const cJSON *prev = jobs->child; prev != job; prev = prev->next, j++) {
+			const char *ps = job_step(prev);
+			if (!ps || strcmp(ps, step))
+				continue;
+			tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].template."
+				 "metadata.labels[" TP_LABEL_ANCESTOR "]", i);
+			tp_result_add(res, TP_FIELD_DUPLICATE, path, tp_result_quote(res, step),
+				      "replicatedJobs[%d] already has this step; label one replicated "
+				      "job per step", j);
+			break;
+		}
+	}
+	/* OME's controller does not read Kubeflow's ancestor label */
+	if (!trainer && !f->ome)
+		tp_result_warn(res, "no replicated job is labelled trainjob-ancestor-step: trainer; "
+			       "TrainJob trainer settings will not be applied");
+}
+
+/* ------------------------------------------------------ template */
+
+static void check_depends_on(tp_result *res, const cJSON *jobs, const cJSON *job, int i,
+			     bool schema)
+{
+	const cJSON *deps = tp_get_array(job, "dependsOn");
+	char path[PATH_LEN];
+	int k = 0;
+	for (const cJSON *d = deps ? deps->child : NULL; d; d = d->next, k++) {
+		const char *name = tp_get_str(d, "name");
+		bool earlier = false;
+		for (const cJSON *p = jobs->child; name && p != job; p = p->next) {
+			const char *pn = tp_get_str(p, "name");
+			earlier = earlier || (pn && !strcmp(pn, name));
+		}
+		if (name && !earlier) {
+			tp__rt_pathf(path, sizeof(path),
+				 "spec.template.spec.replicatedJobs[%d].dependsOn[%d].name", i, k);
+			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, name),
+				      "must name a replicated job listed before this one; reorder "
+				      "replicatedJobs or fix the name");
+		}
+		const char *status = tp_get_str(d, "status");
+		if (!schema && status && strcmp(status, "Ready") && strcmp(status, "Complete")) {
+			tp__rt_pathf(path, sizeof(path),
+				 "spec.template.spec.replicatedJobs[%d].dependsOn[%d].status", i, k);
+			tp_result_add(res, TP_FIELD_UNSUPPORTED, path, tp_result_quote(res, status),
+				      "supported values: \"Ready\", \"Complete\"");
+		}
+	}
+}
+
+static void check_job_names(tp_result *res, const cJSON *jobs, bool schema)
+{
+	char path[PATH_LEN];
+	int i = 0;
+	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+		const char *name = tp_get_str(job, "name");
+		if (!name)
+			continue;
+		tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].name", i);
+		const char *msg = tp_check_dns1035_label(name);
+		if (msg)
+			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, name),
+				      "%s; use a short lower-case name such as \"node\"", msg);
+		if (schema)
+			continue; /* the list-map key's duplicates are the schema's */
+		for (const cJSON *p = jobs->child; p != job; p = p->next) {
+			const char *pn = tp_get_str(p, "name");
+			if (pn && !strcmp(pn, name)) {
+				tp_result_add(res, TP_FIELD_DUPLICATE, path, tp_result_quote(res, name),
+					      "replicated job names must be unique; rename one");
+				break;
+			}
+		}
+	}
+}
+
+static void check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *js)
+{
+	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
+	check_ancestors(f, res, jobs);
+	check_job_names(res, jobs, f->schema);
+	bool depends = false;
+	int i = 0;
+	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+		depends = depends || tp_get_array(job, "dependsOn");
+		check_depends_on(res, jobs, job, i, f->schema);
+	}
+	const cJSON *sp = tp_get_object(js, "startupPolicy");
+	const char *order = tp_get_str(sp, "startupPolicyOrder");
+	/* the CEL rule already speaks for InOrder when the schema layer ran */
+	bool cel = f->schema && !f->ome && order && !strcmp(order, "InOrder");
+	if (sp && depends && !cel)
+		tp_result_add(res, TP_FIELD_INVALID, "spec.template.spec.startupPolicy",
+			      tp_result_value(res, sp),
+			      "cannot be set together with replicatedJobs[].dependsOn; remove "
+			      "startupPolicy and order the jobs with dependsOn");
+}
+
+/* ------------------------------------------------------ entry */
+
+int tp__runtime_strict(const tp__rt_flavor *f, tp_operation op, tp_kind kind, const cJSON *obj,
+		       tp_result *res)
+{
+	if (!f->ome)
+		check_framework(res, obj);
+	if (op == TP_OP_CREATE && tp_runtime_is_deprecated(obj))
+		tp_warn_deprecated(res, "", kind, tp_meta_name(obj));
+	const cJSON *spec = tp_get_object(obj, "spec");
+	const cJSON *ml = tp_get_object(spec, "mlPolicy");
+	if (ml)
+		tp__runtime_strict_ml(f, res, ml);
+	const cJSON *pg = tp_get_object(spec, "podGroupPolicy");
+	if (pg)
+		tp__runtime_strict_pod_group(f, res, pg);
+	check_template(f, res, tp_get_object(spec, "template.spec"));
+	return TP_OK;
+}

@@ -1,0 +1,209 @@
+/*
+ * admission/trainjob.c — the TrainJob validating webhook, upstream §2.4.
+ *
+ * Upstream runs its plugins from a Go map, so their order is unspecified.
+ * Ours is fixed so the same object always gives the same answer:
+ *   1. the CRD schema and CEL rules (unless opt->no_schema);
+ *   2. runtimeRef: registry key, runtime lookup, deprecation warnings;
+ *   3. strict extras about the TrainJob itself;
+ *   4. the runtime template with runtimePatches merged;
+ *   5. the plugins: jobset, torch (with torchtune), mpi, xgboost, volcano.
+ */
+#include "policy/admission/trainjob.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define KEY_TR  "TrainingRuntime." TP_GROUP_TRAINER
+#define KEY_CTR "ClusterTrainingRuntime." TP_GROUP_TRAINER
+#define OLD_GROUP "kubeflow.org"
+#define MAX_NAMESPACES_SHOWN 5
+
+/* runtimeRef members with the CRD defaults the API server applies before any
+ * webhook sees the object; offline input may lack them. */
+static const char *ref_str(const cJSON *job, const char *member, const char *dflt)
+{
+	const cJSON *v = tp_get(tp_get(job, "spec.runtimeRef"), member);
+	if (!v || cJSON_IsNull(v))
+		return dflt;
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* Step 1 of §2.4: Go's GroupKind.String() must name a registered runtime. */
+static int check_registry_key(const tp_options *opt, const cJSON *job, tp_result *res,
+			      tp_kind *kind)
+{
+	const char *k = ref_str(job, "kind", "ClusterTrainingRuntime");
+	const char *g = ref_str(job, "apiGroup", TP_GROUP_TRAINER);
+	char key[600];
+	snprintf(key, sizeof(key), "%s%s%s", k, *g ? "." : "", g);
+	if (!strcmp(key, KEY_TR)) {
+		*kind = TP_KIND_TRAINING_RUNTIME;
+		return TP_OK;
+	}
+	if (!strcmp(key, KEY_CTR)) {
+		*kind = TP_KIND_CLUSTER_TRAINING_RUNTIME;
+		return TP_OK;
+	}
+	*kind = TP_KIND_UNKNOWN;
+	if (tp_strict(opt) && !strcmp(g, OLD_GROUP))
+		return tp_result_add(res, TP_FIELD_PLAIN, NULL, NULL,
+				     "unsupported runtime: %s: use apiGroup \"%s\"", key,
+				     TP_GROUP_TRAINER);
+	return tp_result_add(res, TP_FIELD_PLAIN, NULL, NULL, "unsupported runtime: %s", key);
+}
+
+/* Strict: a TrainingRuntime of that name in other namespaces only. The
+ * TrainJob cannot reach it; say where it is and what shares a runtime. */
+static int scoping_hint(const tp_options *opt, const char *name, char *out, size_t n)
+{
+	out[0] = '\0';
+	if (!tp_strict(opt))
+		return TP_OK;
+	const char *nss[MAX_NAMESPACES_SHOWN];
+	size_t total = tp__namespaces_of(opt, TP_KIND_TRAINING_RUNTIME, name, nss,
+					 MAX_NAMESPACES_SHOWN);
+	if (total == 0)
+		return TP_OK;
+	size_t len = (size_t)snprintf(out, n, "; TrainingRuntime \"%s\" exists only in namespace%s ",
+				      name, total > 1 ? "s" : "");
+	size_t shown = total < MAX_NAMESPACES_SHOWN ? total : MAX_NAMESPACES_SHOWN;
+	for (size_t i = 0; i < shown && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", nss[i]);
+	if (total > shown && len < n)
+		len += (size_t)snprintf(out + len, n - len, " and %zu more", total - shown);
+	if (len < n)
+		snprintf(out + len, n - len,
+			 ": a TrainingRuntime is used only by TrainJobs in its own namespace; "
+			 "use a ClusterTrainingRuntime to share a runtime across namespaces");
+	return TP_OK;
+}
+
+/* Step 2: the runtime must exist. The texts are upstream's, with the
+ * Kubernetes client's NotFound error in front (and CTR's "spec.RuntimeRef").
+ * A lookup nobody could answer decides nothing: upstream would deny with
+ * the client's error in front of the same text; here it is an error answer
+ * the API server may retry (tp_result_unavailable). */
+static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_kind kind,
+				   tp_result *res, int *rc)
+{
+	const char *name = ref_str(job, "name", "");
+	const cJSON *rt = NULL;
+	int lrc = tp__runtime_lookup(opt, job, res, &rt);
+	if (lrc == TP_OK)
+		return rt;
+	if (lrc != TP_ENOTFOUND) {
+		*rc = lrc == TP_EUNAVAILABLE ? TP_OK : lrc; /* the error is in res */
+		return NULL;
+	}
+	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {
+		*rc = tp_result_add(res, TP_FIELD_INVALID, "spec.RuntimeRef",
+				    tp_result_value(res, tp_get(job, "spec.runtimeRef")),
+				    "clustertrainingruntimes.%s \"%s\" not found: specified "
+				    "clusterTrainingRuntime must be created before the TrainJob is "
+				    "created", TP_GROUP_TRAINER, name);
+		return NULL;
+	}
+	char hint[1024];
+	scoping_hint(opt, name, hint, sizeof(hint));
+	*rc = tp_result_add(res, TP_FIELD_INVALID, "spec.runtimeRef",
+			    tp_result_value(res, tp_get(job, "spec.runtimeRef")),
+			    "trainingruntimes.%s \"%s\" not found: specified trainingRuntime must "
+			    "be created before the TrainJob is created%s", TP_GROUP_TRAINER, name, hint);
+	return NULL;
+}
+
+/* Step 3: upstream warns for a deprecated ClusterTrainingRuntime; the guides
+ * promise the same for a TrainingRuntime (strict). */
+static int warn_deprecated(const tp_options *opt, tp_kind kind, const cJSON *rt, tp_result *res)
+{
+	if (!tp_runtime_is_deprecated(rt))
+		return TP_OK;
+	if (kind == TP_KIND_TRAINING_RUNTIME && !tp_strict(opt))
+		return TP_OK;
+	return tp_warn_deprecated(res, "Referenced ", kind, tp_meta_name(rt));
+}
+
+/* Strict: numNodes 0 is accepted by the schema, but the build clamps it. */
+static int strict_trainer_rules(const tp_options *opt, const cJSON *job, tp_result *res)
+{
+	long long n;
+	if (!tp_strict(opt) || !tp_get_int(job, "spec.trainer.numNodes", &n) || n != 0)
+		return TP_OK;
+	return tp_result_warn(res, "spec.trainer.numNodes is 0, but the JobSet will still run one "
+				   "node; set numNodes to 1 or more");
+}
+
+/* build_templates' answer when the merge error is already in res: the plugins
+ * are skipped, validation is over. Positive, so no TP_E* code can mean it. */
+#define MERGE_REPORTED 1
+
+/* Step 4. Upstream drops a merge error and would then crash in the JobSet
+ * plugin (§7); refusing the patches is the safe answer in both profiles. */
+static int build_templates(tp_tj_ctx *ctx)
+{
+	char err[512];
+	int rc = tp_runtime_template(ctx->runtime, NULL, &ctx->base, err, sizeof(err));
+	if (rc == TP_OK)
+		rc = tp_runtime_template(ctx->runtime, ctx->job, &ctx->tmpl, err, sizeof(err));
+	if (rc == TP_ENOMEM || rc == TP_OK)
+		return rc;
+	int arc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimePatches", NULL,
+				"cannot be applied to the runtime template of %s: %s",
+				tp_meta_name(ctx->runtime), *err ? err : tp_strerror(rc));
+	return arc ? arc : MERGE_REPORTED;
+}
+
+static int run_plugins(tp_tj_ctx *ctx)
+{
+	int (*const plugins[])(tp_tj_ctx *) = {
+		tp__tj_jobset, tp__tj_torch, tp__tj_mpi, tp__tj_xgboost, tp__tj_volcano,
+	};
+	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++) {
+		int rc = plugins[i](ctx);
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
+{
+	int rc = warn_deprecated(ctx->opt, kind, ctx->runtime, ctx->res);
+	if (!rc)
+		rc = strict_trainer_rules(ctx->opt, ctx->job, ctx->res);
+	if (!rc)
+		rc = build_templates(ctx);
+	if (!rc)
+		rc = run_plugins(ctx);
+	cJSON_Delete(ctx->tmpl);
+	cJSON_Delete(ctx->base);
+	ctx->tmpl = ctx->base = NULL;
+	return rc == MERGE_REPORTED ? TP_OK : rc;
+}
+
+int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj,
+			 const cJSON *old_obj, tp_result *res)
+{
+	static const tp_options defaults = { 0 };
+	if (!obj || !res)
+		return TP_EINVAL;
+	if (!opt)
+		opt = &defaults;
+	if (op != TP_OP_CREATE && op != TP_OP_UPDATE)
+		return TP_OK; /* upstream validates nothing on DELETE */
+	int rc = opt->no_schema ? TP_OK : tp__trainjob_schema(opt, op, obj, old_obj, res);
+	if (rc)
+		return rc;
+	tp_kind kind;
+	if ((rc = check_registry_key(opt, obj, res, &kind)) || kind == TP_KIND_UNKNOWN)
+		return rc;
+	const cJSON *rt = lookup_runtime(opt, obj, kind, res, &rc);
+	if (!rt)
+		return rc;
+	tp_tj_ctx ctx = {
+		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
+		.runtime = rt, .res = res,
+	};
+	return validate_with_runtime(&ctx, kind);
+}

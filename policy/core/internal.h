@@ -1,0 +1,122 @@
+/*
+ * internal.h — what policy/ modules share with each other and nobody else.
+ * Not installed; tests may include it to reach internal functions.
+ */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "policy/trainpolicy.h"
+
+/* ------------------------------------------------------------ constants */
+
+#define TP_GROUP_TRAINER   "trainer.kubeflow.org"
+#define TP_GROUP_OME       "ome.io"
+#define TP_GROUP_JOBSET    "jobset.x-k8s.io"
+#define TP_APIVERSION_TRAINER "trainer.kubeflow.org/v1alpha1"
+#define TP_APIVERSION_OME     "ome.io/v1beta1"
+#define TP_APIVERSION_JOBSET  "jobset.x-k8s.io/v1alpha2"
+#define TP_APIVERSION_SCHEDULING "scheduling.k8s.io/v1"
+
+#define TP_LABEL_ANCESTOR   "trainer.kubeflow.org/trainjob-ancestor-step"
+#define TP_LABEL_SUPPORT    "trainer.kubeflow.org/support"
+#define TP_LABEL_FRAMEWORK  "trainer.kubeflow.org/framework"
+#define TP_LABEL_WEBHOOK_VALIDATION "trainer.kubeflow.org/webhook-validation"
+#define TP_SUPPORT_DEPRECATED "deprecated"
+
+#define TP_ANCESTOR_TRAINER "trainer"
+#define TP_ANCESTOR_DATASET "dataset-initializer"
+#define TP_ANCESTOR_MODEL   "model-initializer"
+
+#define TP_CONTAINER_NODE    "node"
+#define TP_CONTAINER_DATASET "dataset-initializer"
+#define TP_CONTAINER_MODEL   "model-initializer"
+#define TP_JOB_LAUNCHER      "launcher"
+#define TP_JOB_NODE          "node"
+
+#define TP_DEFAULT_MANAGED_BY "trainer.kubeflow.org/trainjob-controller"
+#define TP_MULTIKUEUE         "kueue.x-k8s.io/multikueue"
+#define TP_CONTAINER_PORT     29500
+
+#define TP_DEPRECATION_POLICY_URL \
+	"https://trainer.kubeflow.org/en/latest/operator-guides/runtime.html#runtime-deprecation-policy"
+
+/* Object access (tp_get, tp_get_str, ...) is public: see trainpolicy.h. */
+
+/* Kubernetes name rules (apimachinery validation). Each returns NULL when
+ * valid, else the upstream detail message (static string). */
+const char *tp_check_dns1035_label(const char *s);
+const char *tp_check_dns1123_label(const char *s);
+const char *tp_check_dns1123_subdomain(const char *s);
+const char *tp_check_label_value(const char *s);
+const char *tp_check_qualified_name(const char *s); /* label keys */
+/* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
+int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
+
+/* Strict-profile wording helpers. */
+static inline bool tp_strict(const tp_options *opt)
+{
+	return opt == NULL || opt->profile == TP_PROFILE_STRICT;
+}
+
+/* ------------------------------------------------------------ runtime info
+ *
+ * The JobSet template of a runtime with a TrainJob's runtimePatches applied
+ * (kubeflow-upstream.md §5.1 steps 1-2). Implemented in patch/merge.c; used by the
+ * TrainJob validators and by the expansion.
+ */
+
+/* A fresh copy (current arena) of runtime.spec.template with every
+ * trainjob.spec.runtimePatches[].trainingRuntimeSpec.template merged in list
+ * order: metadata labels/annotations overlaid, spec strategic-merged, the
+ * runtime's replicatedJobs order kept. trainjob may be NULL (no patches).
+ * TP_EINVAL with a detail in err (may be NULL) when a patch cannot merge. */
+int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
+			char *err, size_t errlen);
+
+/* Strategic merge patch of a JobSetSpec-shaped tree: patch onto dst in place
+ * (dst in the current arena). Lists merged by their Kubernetes patch keys:
+ * replicatedJobs/containers/initContainers/volumes/env/imagePullSecrets by
+ * name, volumeMounts by mountPath, ports by containerPort; maps merged;
+ * tolerations and other lists replaced. A JSON null in patch deletes. */
+int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context);
+
+/* Upsert helpers with upstream's pkg/apply semantics (used by expansion). */
+int tp_upsert_named(cJSON *arr, const char *key, cJSON *item); /* takes item */
+
+/* ------------------------------------------------------------- validators
+ * Entry points the dispatcher (admission/validate.c) calls; one module each. */
+int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+				 const cJSON *obj, const cJSON *old_obj, tp_result *res);
+int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+			     const cJSON *obj, const cJSON *old_obj, tp_result *res);
+
+/* ------------------------------------------------------ shared by rules
+ * Small facts several validators and the expansion need (core/runtime_facts.c). */
+
+/* metadata.labels["trainer.kubeflow.org/support"] == "deprecated". */
+bool tp_runtime_is_deprecated(const cJSON *runtime);
+/* Upstream's deprecation sentence for a runtime of kind k named name
+ * ("ClusterTrainingRuntime \"x\" is deprecated and will be removed ..."),
+ * written into res as a warning, with prefix ("" or "Referenced "). */
+int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name);
+
+/* The TrainJob validator (admission/trainjob.c) and defaulter (admission/trainjob_defaults.c)
+ * implement the public tp_validate_trainjob and tp_default_trainjob. */
+
+/* ------------------------------------------------------------- lookups
+ * (store/lookup.c) What the rules and the expansion ask of the cluster. */
+
+/* The runtime a TrainJob names, through opt's lookup: TP_OK and *out;
+ * TP_ENOTFOUND (res untouched: each caller words "not found" its own way);
+ * TP_EUNAVAILABLE (the lookup's error added to res, res undecided); or
+ * TP_ENOMEM. */
+int tp__runtime_lookup(const tp_options *opt, const cJSON *trainjob, tp_result *res,
+		       const cJSON **out);
+/* "clustertrainingruntimes.trainer.kubeflow.org": how the API server names a
+ * kind's resource in its NotFound errors. */
+const char *tp__resource_name(tp_kind k);
+/* Namespaces holding a kind/name, through the lookup or the store. */
+size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
+			 size_t max);
+
+#endif /* TP_INTERNAL_H */

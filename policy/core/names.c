@@ -1,0 +1,166 @@
+/*
+ * core/names.c — Kubernetes name rules (k8s.io/apimachinery/pkg/util/validation),
+ * with upstream's message texts.
+ */
+#include "policy/core/internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define DNS1035_MSG                                                                          \
+	"a DNS-1035 label must consist of lower case alphanumeric characters or '-', start " \
+	"with an alphabetic character, and end with an alphanumeric character (e.g. "       \
+	"'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+#define DNS1123_LABEL_MSG                                                                      \
+	"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " \
+	"and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', " \
+	"regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+#define DNS1123_SUBDOMAIN_MSG                                                                   \
+	"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' " \
+	"or '.', and must start and end with an alphanumeric character (e.g. 'example.com', "    \
+	"regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"     \
+	"[a-z0-9])?)*')"
+#define LABEL_VALUE_MSG                                                                          \
+	"a valid label must be an empty string or consist of alphanumeric characters, '-', '_' " \
+	"or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "    \
+	"'my_value',  or '12345', regex used for validation is "                                  \
+	"'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+#define QUALIFIED_NAME_MSG                                                                      \
+	"name part must consist of alphanumeric characters, '-', '_' or '.', and must start and " \
+	"end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex " \
+	"used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+
+static bool lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool label_shape(const char *s, size_t n, bool first_alpha)
+{
+	if (n == 0)
+		return false;
+	if (first_alpha ? !(s[0] >= 'a' && s[0] <= 'z') : !lower_alnum(s[0]))
+		return false;
+	if (!lower_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!lower_alnum(s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+const char *tp_check_dns1035_label(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 63)
+		return "must be no more than 63 characters";
+	return label_shape(s, n, true) ? NULL : DNS1035_MSG;
+}
+
+const char *tp_check_dns1123_label(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 63)
+		return "must be no more than 63 characters";
+	return label_shape(s, n, false) ? NULL : DNS1123_LABEL_MSG;
+}
+
+const char *tp_check_dns1123_subdomain(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 253)
+		return "must be no more than 253 characters";
+	if (n == 0)
+		return DNS1123_SUBDOMAIN_MSG;
+	const char *p = s;
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		if (!label_shape(p, len, false))
+			return DNS1123_SUBDOMAIN_MSG;
+		if (!dot)
+			return NULL;
+		p = dot + 1;
+	}
+}
+
+static bool name_part_ok(const char *s, size_t n)
+{
+	if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+const char *tp_check_label_value(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > 63)
+		return "must be no more than 63 characters";
+	if (n == 0 || name_part_ok(s, n))
+		return NULL;
+	return LABEL_VALUE_MSG;
+}
+
+const char *tp_check_qualified_name(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	const char *name = slash ? slash + 1 : s;
+	if (slash) {
+		char prefix[254];
+		size_t pn = (size_t)(slash - s);
+		if (pn == 0 || pn >= sizeof(prefix))
+			return "prefix part must be non-empty and no more than 253 characters";
+		memcpy(prefix, s, pn);
+		prefix[pn] = '\0';
+		const char *m = tp_check_dns1123_subdomain(prefix);
+		if (m)
+			return m;
+	}
+	size_t n = strlen(name);
+	if (n > 63)
+		return "name part must be no more than 63 characters";
+	return name_part_ok(name, n) ? NULL : QUALIFIED_NAME_MSG;
+}
+
+/* apimachinery IsDomainPrefixedPath: "<dns1123 subdomain>/<path>". Returns
+ * how many errors it added, or TP_ENOMEM. */
+int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value)
+{
+	if (!value || !*value) {
+		int rc = tp_result_add(res, TP_FIELD_REQUIRED, path, NULL, "%s", "");
+		return rc ? rc : 1;
+	}
+	const char *slash = strchr(value, '/');
+	if (!slash || slash == value || !slash[1]) {
+		int rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
+				       "must be a domain-prefixed path (such as \"acme.io/foo\")");
+		return rc ? rc : 1;
+	}
+	int n = 0, rc = TP_OK;
+	char host[254];
+	size_t hn = (size_t)(slash - value);
+	if (hn < sizeof(host)) {
+		memcpy(host, value, hn);
+		host[hn] = '\0';
+		const char *m = tp_check_dns1123_subdomain(host);
+		if (m && !(rc = tp_result_add(res, TP_FIELD_INVALID, path,
+					      tp_result_quote(res, host), "%s", m)))
+			n++;
+	} else if (!(rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
+					 "must be no more than 253 characters"))) {
+		n++;
+	}
+	static const char allowed[] = "/-._~%!$&'()*+,;=:";
+	for (const char *p = slash + 1; !rc && *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(allowed, *p)) {
+			rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, slash + 1),
+					   "Invalid path: must match the regex "
+					   "[A-Za-z0-9/\\-._~%%!$&'()*+,;=:]+");
+			n += !rc;
+			break;
+		}
+	return rc ? rc : n;
+}

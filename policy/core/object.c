@@ -1,0 +1,164 @@
+/*
+ * core/object.c — reading Kubernetes objects held as cJSON trees.
+ */
+#include "policy/core/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+const cJSON *tp_get(const cJSON *obj, const char *dotted)
+{
+	const char *p = dotted;
+	while (obj && p && *p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		if (!cJSON_IsObject(obj))
+			return NULL;
+		const cJSON *child = NULL;
+		/* The first byte rules out most members before any call: this runs
+		 * for every field every validator reads. */
+		for (const cJSON *c = obj->child; c; c = c->next)
+			if (c->string && c->string[0] == p[0] && !strncmp(c->string, p, n) &&
+			    c->string[n] == '\0') {
+				child = c;
+				break;
+			}
+		obj = child;
+		p = dot ? dot + 1 : NULL;
+	}
+	return obj;
+}
+
+const char *tp_get_str(const cJSON *obj, const char *dotted)
+{
+	const cJSON *v = tp_get(obj, dotted);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool tp_json_is_int(const cJSON *v, long long *out)
+{
+	if (!cJSON_IsNumber(v))
+		return false;
+	double d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d) || fabs(d) > 9.007199254740992e15)
+		return false;
+	if (out)
+		*out = (long long)d;
+	return true;
+}
+
+bool tp_get_int(const cJSON *obj, const char *dotted, long long *out)
+{
+	return tp_json_is_int(tp_get(obj, dotted), out);
+}
+
+bool tp_get_true(const cJSON *obj, const char *dotted)
+{
+	return cJSON_IsTrue(tp_get(obj, dotted));
+}
+
+const cJSON *tp_get_object(const cJSON *obj, const char *dotted)
+{
+	const cJSON *v = tp_get(obj, dotted);
+	return cJSON_IsObject(v) ? v : NULL;
+}
+
+const cJSON *tp_get_array(const cJSON *obj, const char *dotted)
+{
+	const cJSON *v = tp_get(obj, dotted);
+	return cJSON_IsArray(v) ? v : NULL;
+}
+
+const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name)
+{
+	if (!cJSON_IsArray(arr) || !name)
+		return NULL;
+	for (const cJSON *it = arr->child; it; it = it->next) {
+		const char *n = tp_get_str(it, key);
+		if (n && !strcmp(n, name))
+			return it;
+	}
+	return NULL;
+}
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+	for (const cJSON *c = obj->child; c; c = c->next)
+		if (c->string && !strcmp(c->string, key))
+			return c;
+	return NULL;
+}
+
+static bool equal(const cJSON *a, const cJSON *b, const char *skip)
+{
+	if (!a || !b)
+		return a == b;
+	int ta = a->type & 0xff, tb = b->type & 0xff;
+	if (ta != tb)
+		return false;
+	switch (ta) {
+	case cJSON_False:
+	case cJSON_True:
+	case cJSON_NULL:
+		return true;
+	case cJSON_Number:
+		return a->valuedouble == b->valuedouble;
+	case cJSON_String:
+	case cJSON_Raw:
+		return !strcmp(a->valuestring ? a->valuestring : "", b->valuestring ? b->valuestring : "");
+	case cJSON_Array: {
+		const cJSON *x = a->child, *y = b->child;
+		for (; x && y; x = x->next, y = y->next)
+			if (!equal(x, y, NULL))
+				return false;
+		return !x && !y;
+	}
+	case cJSON_Object: {
+		size_t na = 0, nb = 0;
+		for (const cJSON *x = a->child; x; x = x->next) {
+			if (skip && x->string && !strcmp(x->string, skip))
+				continue;
+			na++;
+			const cJSON *y = member(b, x->string ? x->string : "");
+			if (!y || !equal(x, y, NULL))
+				return false;
+		}
+		for (const cJSON *y = b->child; y; y = y->next)
+			if (!(skip && y->string && !strcmp(y->string, skip)))
+				nb++;
+		return na == nb;
+	}
+	}
+	return false;
+}
+
+bool tp_json_equal(const cJSON *a, const cJSON *b)
+{
+	return equal(a, b, NULL);
+}
+
+bool tp_json_equal_except(const cJSON *a, const cJSON *b, const char *skip)
+{
+	return equal(a, b, skip);
+}
+
+const char *tp_meta_name(const cJSON *obj)
+{
+	const char *s = tp_get_str(obj, "metadata.name");
+	return s ? s : "";
+}
+
+const char *tp_meta_namespace(const cJSON *obj)
+{
+	const char *s = tp_get_str(obj, "metadata.namespace");
+	return s ? s : "";
+}
+
+const char *tp_meta_label(const cJSON *obj, const char *key)
+{
+	const cJSON *labels = tp_get_object(obj, "metadata.labels");
+	if (!labels)
+		return NULL;
+	const cJSON *v = member(labels, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}

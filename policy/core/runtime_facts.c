@@ -1,0 +1,26 @@
+/*
+ * core/runtime_facts.c — small facts about runtimes that several rules share:
+ * whether a runtime is deprecated, and upstream's sentence that says so.
+ */
+#include "policy/core/internal.h"
+
+#include <string.h>
+
+bool tp_runtime_is_deprecated(const cJSON *runtime)
+{
+	const char *v = tp_meta_label(runtime, TP_LABEL_SUPPORT);
+	return v && !strcmp(v, TP_SUPPORT_DEPRECATED);
+}
+
+/* Upstream's text, pkg/util/trainingruntime: the kind, quoted name, and the
+ * deprecation-policy URL. OME kinds are named without their "OME " prefix. */
+int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name)
+{
+	const char *kind = (k == TP_KIND_TRAINING_RUNTIME || k == TP_KIND_OME_TRAINING_RUNTIME)
+				   ? "TrainingRuntime"
+				   : "ClusterTrainingRuntime";
+	return tp_result_warn(res,
+			      "%s%s \"%s\" is deprecated and will be removed in a future release of "
+			      "Kubeflow Trainer. See runtime deprecation policy: %s",
+			      prefix ? prefix : "", kind, name ? name : "", TP_DEPRECATION_POLICY_URL);
+}

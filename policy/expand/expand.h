@@ -1,0 +1,164 @@
+/*
+ * expand/expand.h — what the expansion's modules (expand*.c, plugins/registry.c,
+ * plugin_*.c) share: the runtime info upstream calls runtime.Info, the
+ * plugin table, and small JSON helpers. Private to policy/.
+ *
+ * The expansion works on one tree: the runtime's JobSet template with the
+ * TrainJob's runtimePatches merged (x->tmpl). Upstream keeps PodSets beside
+ * the template and copies them back in its Build phase with upsert semantics;
+ * writing into the template directly with the same upserts gives the same
+ * JobSet with one copy fewer. A tp_podset therefore points into the tree.
+ *
+ * Before any plugin runs, expand/check.c has verified the JSON type of every
+ * field the expansion reads, in the TrainJob, the runtime and the merged
+ * template, so plugins may use tp_get_* and the helpers below without
+ * re-checking types.
+ */
+#ifndef TP_EXPAND_H
+#define TP_EXPAND_H
+
+#include "policy/core/internal.h"
+#include "policy/core/quantity.h"
+
+#define TP_ENV_COMPLETION_INDEX "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+#define TP_LABEL_COSCHEDULING   "scheduling.x-k8s.io/pod-group"
+#define TP_ANNOT_VOLCANO_GROUP  "scheduling.k8s.io/group-name"
+#define TP_ANNOT_VOLCANO_QUEUE  "scheduling.volcano.sh/queue-name"
+
+/* One replicated job of the JobSet (upstream's PodSet). */
+typedef struct tp_podset {
+	const char *name;     /* replicatedJobs[i].name */
+	const char *ancestor; /* trainjob-ancestor-step label, or NULL */
+	int index;            /* i */
+	cJSON *job;           /* the replicatedJob object in x->tmpl */
+	cJSON *pod_spec;      /* job.template.spec.template.spec (always present) */
+	long long count;      /* pods per Job: parallelism = completions */
+} tp_podset;
+
+typedef struct tp_expansion {
+	const tp_options *opt;
+	const cJSON *trainjob;
+	const cJSON *runtime;
+	const tp_ssh_key *key;
+	tp_result *res;
+
+	const char *name; /* TrainJob metadata.name */
+	const char *ns;   /* TrainJob metadata.namespace ("" when absent) */
+	const cJSON *trainer;     /* TrainJob spec.trainer, or NULL */
+	const cJSON *ml;          /* runtime spec.mlPolicy, or NULL */
+	const cJSON *pod_group;   /* runtime spec.podGroupPolicy, or NULL */
+
+	cJSON *tmpl;  /* {metadata, spec}: becomes the JobSet's labels, annotations, spec */
+	tp_podset *podsets;
+	size_t npodsets;
+	cJSON *runtime_command; /* the trainer node container's command before overrides */
+	cJSON *companions;      /* objects listed after the JobSet (array) */
+
+	/* Settled by the ML policy plugins for later phases. */
+	long long mpi_slots; /* MPI numProcPerNode (0: not MPI) */
+} tp_expansion;
+
+/* ------------------------------------------------------------- plugins */
+
+/* A framework plugin: each phase is optional. tp_expand_run calls every
+ * plugin's enforce_ml_policy, then every enforce_pod_group_policy, then every
+ * pre_build, then every build (kubeflow-upstream.md §5.2), plugins in table
+ * order. A phase returns TP_OK or a TP_E* code with an error added to res. */
+typedef struct tp_plugin {
+	const char *name;
+	int (*enforce_ml_policy)(tp_expansion *x);
+	int (*enforce_pod_group_policy)(tp_expansion *x);
+	int (*pre_build)(tp_expansion *x);
+	int (*build)(tp_expansion *x);
+} tp_plugin;
+
+extern const tp_plugin tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml, tp_plugin_jax,
+	tp_plugin_xgboost, tp_plugin_coscheduling, tp_plugin_volcano, tp_plugin_jobset;
+
+/* The table, NULL-terminated (plugins/registry.c). */
+extern const tp_plugin *const tp_expand_plugins[];
+
+int tp_expand_run_plugins(tp_expansion *x);
+
+/* TorchTune's command (plugins/torchtune.c), called by the torch plugin when
+ * the TrainJob's command is exactly ["tune", "run"]. */
+int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
+			 const char *nproc, long long gpu);
+bool tp_torchtune_is_command(const cJSON *command);
+
+/* ---------------------------------------------------- checks and info */
+
+/* Type checks of everything the expansion reads (expand/check.c). Adds
+ * errors to res; returns their number. */
+int tp_expand_check_inputs(tp_expansion *x);
+int tp_expand_check_template(tp_expansion *x);
+
+/* Runtime info (expand/info.c): template, pod sets, counts, resources
+ * merge and the trainer's image/command/args. */
+int tp_expand_info(tp_expansion *x);
+void tp_expand_info_free(tp_expansion *x);
+
+/* ------------------------------------------------------------ lookups */
+
+tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name);
+tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor);
+/* Regular container of a pod set by name, or NULL. */
+cJSON *tp_x_container(const tp_podset *ps, const char *name);
+/* Container, then initContainer, by name. */
+cJSON *tp_x_any_container(const tp_podset *ps, const char *name);
+/* The TrainJob's trainer.numNodes when set (clamped to >= 1). */
+bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out);
+/* The trainer pod set (*ps, NULL when the runtime has none) with the
+ * TrainJob's numNodes applied, and its `node` container (NULL when absent). */
+cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps);
+/* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
+ * when set, else the runtime trainer node container's resources. */
+const cJSON *tp_x_resources_per_node(const tp_expansion *x);
+/* GPU and CPU counts: tp_gpu_count / tp_cpu_count (plugins/torch_facts.h). */
+
+/* ------------------------------------------------------------ writing
+ * All take ownership of the cJSON item they are given, also on failure, and
+ * return TP_OK or TP_ENOMEM (TP_EINVAL for a target of the wrong type). */
+
+/* obj[name] = v, in place when present, else appended. */
+int tp_x_set(cJSON *obj, const char *name, cJSON *v);
+int tp_x_set_string(cJSON *obj, const char *name, const char *s);
+int tp_x_set_number(cJSON *obj, const char *name, double n);
+/* obj[name] as an object/array, created when absent. NULL when it holds
+ * another type or memory ran out. */
+cJSON *tp_x_object(cJSON *obj, const char *name);
+cJSON *tp_x_array(cJSON *obj, const char *name);
+/* Upstream apply.UpsertEnvVars / UpsertVolumes / UpsertVolumeMounts /
+ * UpsertPort on a container or pod spec. */
+int tp_x_env(cJSON *container, const char *name, const char *value);
+int tp_x_env_field(cJSON *container, const char *name, const char *field_path);
+int tp_x_env_copy(cJSON *container, const cJSON *env_list); /* upsert each item */
+int tp_x_port(cJSON *container, long long port);
+int tp_x_mount(cJSON *container, const char *name, const char *mount_path);
+int tp_x_volume(cJSON *pod_spec, cJSON *volume);
+/* label/annotation on every pod template of the JobSet. */
+int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value);
+/* ownerReferences naming the TrainJob as controller. */
+cJSON *tp_x_owner_refs(const tp_expansion *x);
+/* A new companion object {apiVersion, kind, metadata{name, namespace,
+ * ownerReferences}} appended to x->companions; NULL on out of memory. */
+cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name);
+/* "<tj>-node-0-0.<tj>" with optional ":<port>" (port 0: none). */
+int tp_x_master_addr(const tp_expansion *x, int port, char *buf, size_t n);
+/* Σ count and Σ count × single-pod requests over every pod set, with the
+ * quantities rendered canonically and keys sorted (upstream's ResourceList). */
+int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources);
+
+/* The DNS name of pod pod_idx of Job replica_idx of a pod set:
+ * "<tj>-<job>-<replica>-<pod>.<subdomain>", subdomain = the template's
+ * network.subdomain or the TrainJob's name (plugins/jobset.c). */
+int tp_x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
+		  long long pod_idx, tp_buf *out);
+/* Jobs (replicas) a pod set's replicated job runs, at least 1. */
+long long tp_x_replicas(const tp_podset *ps);
+
+/* Errors: Invalid at path with detail; returns TP_EINVAL (TP_ENOMEM when
+ * the result could not take the error). */
+int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail);
+
+#endif

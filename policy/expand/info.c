@@ -1,0 +1,199 @@
+/*
+ * expand/info.c — upstream's newRuntimeInfo (kubeflow-upstream.md §5.1): the
+ * runtime template with runtimePatches merged, one pod set per replicated
+ * job with its pod count, the TrainJob's resourcesPerNode merged into the
+ * trainer's `node` container, and the trainer settings that upstream's
+ * JobSet builder writes (image, command, args, env). Writing those before
+ * the plugins run lets the plugins' own env land after the user's, in the
+ * order upstream produces.
+ */
+#include "policy/expand/expand.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is(const char *s, const char *want)
+{
+	return s && !strcmp(s, want);
+}
+
+static bool mpi_launcher_as_node(const tp_expansion *x)
+{
+	return tp_get_true(x->ml, "mpi.runLauncherAsNode");
+}
+
+/* template.spec.template.spec of a job, created when absent so that every
+ * pod set has somewhere to write. */
+static cJSON *pod_spec_of(cJSON *job)
+{
+	cJSON *t = tp_x_object(job, "template");
+	t = t ? tp_x_object(t, "spec") : NULL;
+	t = t ? tp_x_object(t, "template") : NULL;
+	return t ? tp_x_object(t, "spec") : NULL;
+}
+
+static int build_podsets(tp_expansion *x)
+{
+	cJSON *jobs = (cJSON *)tp_get_array(x->tmpl, "spec.replicatedJobs");
+	size_t n = (size_t)cJSON_GetArraySize(jobs);
+	x->podsets = n ? calloc(n, sizeof(*x->podsets)) : NULL;
+	if (n && !x->podsets)
+		return TP_ENOMEM;
+	cJSON *job;
+	cJSON_ArrayForEach(job, jobs) {
+		tp_podset *ps = &x->podsets[x->npodsets];
+		ps->index = (int)x->npodsets;
+		ps->job = job;
+		ps->name = tp_get_str(job, "name");
+		ps->ancestor = tp_meta_label(tp_get(job, "template"), TP_LABEL_ANCESTOR);
+		if (!(ps->pod_spec = pod_spec_of(job)))
+			return TP_ENOMEM;
+		long long count = 1;
+		tp_get_int(job, "template.spec.parallelism", &count);
+		if (is(ps->ancestor, TP_ANCESTOR_TRAINER) && x->ml) {
+			count = 1;
+			tp_get_int(x->ml, "numNodes", &count);
+		}
+		ps->count = count < 1 ? 1 : count;
+		x->npodsets++;
+	}
+	return TP_OK;
+}
+
+/* ------------------------------------------------------- resources merge */
+
+/* Quantities as the API server stores them: canonical strings, keys in
+ * Go's map order (sorted). Values that are no quantity are kept as they are
+ * for the schema layer to report. */
+static cJSON *canonical_value(const cJSON *v)
+{
+	tp_quantity q;
+	char buf[TP_QUANTITY_MAX_TEXT];
+	if (!tp_quantity_from_json(v, &q) && !tp_quantity_format(&q, buf, sizeof(buf)))
+		return cJSON_CreateString(buf);
+	return cJSON_Duplicate(v, 1);
+}
+
+static int canonical_list(cJSON *resources, const char *name)
+{
+	const cJSON *list = tp_get_object(resources, name);
+	if (!list)
+		return TP_OK;
+	cJSON *sorted = cJSON_CreateObject();
+	const cJSON *last = NULL;
+	for (int i = 0, n = cJSON_GetArraySize(list); sorted && i < n; i++) {
+		/* The next key after last: n is small, a selection is enough. */
+		const cJSON *min = NULL;
+		for (const cJSON *c = list->child; c; c = c->next)
+			if ((!last || strcmp(c->string, last->string) > 0) &&
+			    (!min || strcmp(c->string, min->string) < 0))
+				min = c;
+		if (!min)
+			break;
+		cJSON *v = canonical_value(min);
+		if (!v || !cJSON_AddItemToObject(sorted, min->string, v)) {
+			cJSON_Delete(v);
+			cJSON_Delete(sorted);
+			return TP_ENOMEM;
+		}
+		last = min;
+	}
+	return tp_x_set(resources, name, sorted);
+}
+
+static int merge_resources(tp_expansion *x, cJSON *container)
+{
+	const cJSON *want = tp_get_object(x->trainer, "resourcesPerNode");
+	if (!want || !container)
+		return TP_OK;
+	cJSON *r = tp_x_object(container, "resources");
+	if (!r)
+		return TP_ENOMEM;
+	int rc = tp_strategic_merge(r, want, NULL);
+	if (rc == TP_EINVAL)
+		return tp_x_fail(x, "spec.trainer.resourcesPerNode", NULL,
+				 "does not merge with the runtime's node container resources");
+	if (rc == TP_OK && (rc = canonical_list(r, "limits")) == TP_OK)
+		rc = canonical_list(r, "requests");
+	return rc;
+}
+
+/* ------------------------------------------------------ trainer settings */
+
+static int copy_member(cJSON *container, const cJSON *trainer, const char *member)
+{
+	const cJSON *v = tp_get(trainer, member);
+	if (!v || cJSON_IsNull(v))
+		return TP_OK;
+	return tp_x_set(container, member, cJSON_Duplicate(v, 1));
+}
+
+static int apply_trainer(tp_expansion *x, cJSON *container)
+{
+	int rc;
+	if ((rc = copy_member(container, x->trainer, "image")) ||
+	    (rc = copy_member(container, x->trainer, "command")) ||
+	    (rc = copy_member(container, x->trainer, "args")))
+		return rc;
+	return tp_x_env_copy(container, tp_get_array(x->trainer, "env"));
+}
+
+static int remember_command(tp_expansion *x, const cJSON *container)
+{
+	const cJSON *cmd = tp_get_array(container, "command");
+	if (x->runtime_command || !cmd)
+		return TP_OK;
+	x->runtime_command = cJSON_Duplicate(cmd, 1);
+	return x->runtime_command ? TP_OK : TP_ENOMEM;
+}
+
+static int apply_trainjob(tp_expansion *x)
+{
+	for (size_t i = 0; i < x->npodsets; i++) {
+		tp_podset *ps = &x->podsets[i];
+		cJSON *node = tp_x_container(ps, TP_CONTAINER_NODE);
+		bool trainer = is(ps->ancestor, TP_ANCESTOR_TRAINER);
+		bool mpi_node = mpi_launcher_as_node(x) && is(ps->name, TP_JOB_NODE);
+		if (!node || !(trainer || mpi_node))
+			continue;
+		int rc;
+		if (trainer && (rc = remember_command(x, node)))
+			return rc;
+		if ((rc = merge_resources(x, node)))
+			return rc;
+		if (!x->trainer)
+			continue;
+		rc = trainer ? apply_trainer(x, node)
+			     : tp_x_env_copy(node, tp_get_array(x->trainer, "env"));
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+int tp_expand_info(tp_expansion *x)
+{
+	char err[512];
+	int rc = tp_runtime_template(x->runtime, x->trainjob, &x->tmpl, err, sizeof(err));
+	if (rc == TP_EINVAL)
+		return tp_x_fail(x, "spec.runtimePatches", NULL, err);
+	if (rc)
+		return rc;
+	if (tp_expand_check_template(x))
+		return TP_EINVAL;
+	if ((rc = build_podsets(x)))
+		return rc;
+	return apply_trainjob(x);
+}
+
+void tp_expand_info_free(tp_expansion *x)
+{
+	free(x->podsets);
+	x->podsets = NULL;
+	x->npodsets = 0;
+	cJSON_Delete(x->tmpl);
+	x->tmpl = NULL;
+	cJSON_Delete(x->runtime_command);
+	x->runtime_command = NULL;
+}

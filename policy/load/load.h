@@ -1,0 +1,110 @@
+/*
+ * load/load.h — what the loader's files (load/load.c, load/json.c, load/yaml.c,
+ * load/scalar.c) share. Internal to policy/; tests may include it.
+ *
+ * The loader turns bytes into cJSON objects. load/load.c owns the public face
+ * (tp_load, tp_docs_*), the whole-input checks (size, NUL bytes, UTF-8) and
+ * the step every document goes through (mapping check, kind: List expansion,
+ * document count). load/json.c and load/yaml.c each parse one syntax;
+ * load/scalar.c types YAML plain scalars the way Kubernetes does.
+ */
+#ifndef TP_LOAD_H
+#define TP_LOAD_H
+
+#include "policy/trainpolicy.h"
+
+/* Nodes that YAML alias and merge-key expansion may copy per input. Billion
+ * laughs documents are refused once this many nodes would be copied, long
+ * before they cost much memory (a cJSON node is about 64 bytes). */
+#define TP_LOAD_MAX_ALIAS_NODES ((size_t)100000)
+
+/* The object list tp_load hands back. */
+struct tp_docs {
+	tp_doc *v;
+	size_t n, cap;
+	bool in_arena; /* objects were made in an arena: never cJSON_Delete them */
+};
+
+/* One tp_load call: the input, the limits in force and where results go.
+ * A limit field left 0 by the caller means its default. */
+typedef struct tp_loader {
+	const char *data;
+	size_t len;
+	tp_load_limits lim;
+	tp_load_error *err;
+	tp_docs *docs;
+	size_t objects; /* objects added so far, List items counted */
+	size_t nonempty; /* documents that were not empty */
+} tp_loader;
+
+/* Record the error (code, 1-based document/line/column or 0) and return code. */
+int tp__load_fail(tp_loader *ld, int code, int doc, int line, int col, const char *fmt, ...)
+	TP_PRINTF(6, 7);
+
+/* Hand one document's root object to the result (takes it): kind: List is
+ * expanded into its items, the object count is checked against max_docs. */
+int tp__load_add(tp_loader *ld, cJSON *obj, int doc, int line);
+
+/* 1-based line and column of byte offset off (columns count characters). */
+void tp__load_position(const char *data, size_t off, int *line, int *col);
+
+/* Link item as the last child of parent in O(1). tail caches the last child
+ * (NULL while parent is empty); cJSON's own child->prev invariant is kept so
+ * that cJSON_AddItemTo* keeps working on the result. */
+void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item);
+
+/* A set of C strings (borrowed pointers), for duplicate-key checks on big
+ * mappings without quadratic cost. */
+typedef struct tp_keyset {
+	const char **slot;
+	size_t cap, n;
+} tp_keyset;
+
+/* 1 when key was added, 0 when it was already there, TP_ENOMEM. */
+int tp__keyset_put(tp_keyset *ks, const char *key);
+void tp__keyset_free(tp_keyset *ks);
+
+/* Whether obj (with count members so far) already has key. Linear while the
+ * object is small, a keyset once it grows (ks must start zeroed). Returns 1
+ * when key is new (and remembers it if the keyset is in use), 0 for a
+ * duplicate, TP_ENOMEM. The key pointer must stay valid while ks is used. */
+int tp__key_is_new(const cJSON *obj, size_t count, tp_keyset *ks, const char *key);
+
+/* The two syntaxes. start is the offset of the first byte after a UTF-8 BOM. */
+int tp__load_json(tp_loader *ld, size_t start);
+int tp__load_yaml(tp_loader *ld, size_t start);
+
+/* ------------------------------------------------------- YAML scalar types */
+
+typedef enum tp_yaml_type {
+	TP_YAML_NULL,
+	TP_YAML_BOOL,
+	TP_YAML_INT,   /* fits in int64 (or uint64 when is_uint) */
+	TP_YAML_FLOAT,
+	TP_YAML_STR,
+	TP_YAML_MERGE, /* the merge key << */
+} tp_yaml_type;
+
+typedef struct tp_yaml_scalar {
+	tp_yaml_type type;
+	bool b;
+	bool is_uint;
+	long long i;
+	unsigned long long u;
+	double d;
+} tp_yaml_scalar;
+
+/* Type one scalar as go-yaml v2 (YAML 1.1) does for sigs.k8s.io/yaml.
+ * tag is libyaml's expanded tag or NULL; plain is libyaml's plain_implicit.
+ * TP_EPARSE with go-yaml's "cannot decode ..." text in msg when an explicit
+ * tag does not fit the value. */
+int tp__yaml_resolve(const char *s, size_t n, const char *tag, bool plain, tp_yaml_scalar *out,
+		     char *msg, size_t msglen);
+
+/* A scalar's value as a mapping key, the way sigs.k8s.io/yaml turns non-string
+ * keys into JSON member names (1 -> "1", true -> "true", 1.5 -> "1.5").
+ * s/n is the source text, used for strings. Returns the length written, or -1
+ * for null (which no JSON member name can stand for). */
+int tp__yaml_key_text(const tp_yaml_scalar *sc, char *buf, size_t buflen);
+
+#endif /* TP_LOAD_H */

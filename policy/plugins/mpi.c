@@ -1,0 +1,267 @@
+/*
+ * plugins/mpi.c — mlPolicy.mpi (OpenMPI): pod counts, the SSH and hostfile
+ * volumes and mounts, the launcher's OMPI_* environment, and the two objects
+ * the Job needs beside the JobSet: the `<tj>-mpi-hostfile` ConfigMap and the
+ * `<tj>-mpi-ssh-auth` Secret (kubeflow-upstream.md §5.2). The key pair is
+ * the caller's (tp_ssh_key); the library never makes one, so that the same
+ * inputs give the same Secret.
+ */
+#include "policy/expand/expand.h"
+#include "policy/plugins/torch_facts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SSH_VOLUME      "mpi-ssh-auth"
+#define HOSTFILE_VOLUME "mpi-hostfile"
+#define HOSTFILE_DIR    "/etc/mpi"
+#define MODE_0400 256
+#define MODE_0640 416
+#define MODE_0644 420
+#define MODE_0444 292
+
+static bool launcher_as_node(const tp_expansion *x)
+{
+	return tp_get_true(x->ml, "mpi.runLauncherAsNode");
+}
+
+static bool is_openmpi(const tp_expansion *x)
+{
+	const char *impl = tp_get_str(x->ml, "mpi.mpiImplementation");
+	return !impl || !*impl || !strcmp(impl, "OpenMPI");
+}
+
+/* ------------------------------------------------------------ volumes */
+
+static cJSON *key_to_path(const char *key, const char *path, int mode)
+{
+	cJSON *k = cJSON_CreateObject();
+	if (!k || !cJSON_AddStringToObject(k, "key", key) || !cJSON_AddStringToObject(k, "path", path) ||
+	    !cJSON_AddNumberToObject(k, "mode", mode)) {
+		cJSON_Delete(k);
+		return NULL;
+	}
+	return k;
+}
+
+static bool add_item(cJSON *arr, cJSON *item)
+{
+	if (item && cJSON_AddItemToArray(arr, item))
+		return true;
+	cJSON_Delete(item);
+	return false;
+}
+
+/* Members in Go's SecretVolumeSource / ConfigMapVolumeSource order. */
+static cJSON *ssh_volume(const tp_expansion *x)
+{
+	char secret[300];
+	snprintf(secret, sizeof(secret), "%s-mpi-ssh-auth", x->name);
+	cJSON *v = cJSON_CreateObject(), *src = NULL, *items = NULL;
+	if (!v || !cJSON_AddStringToObject(v, "name", SSH_VOLUME) ||
+	    !(src = cJSON_AddObjectToObject(v, "secret")) ||
+	    !cJSON_AddStringToObject(src, "secretName", secret) ||
+	    !(items = cJSON_AddArrayToObject(src, "items")) ||
+	    !add_item(items, key_to_path("ssh-privatekey", "id_rsa", MODE_0640)) ||
+	    !add_item(items, key_to_path("ssh-publickey", "id_rsa.pub", MODE_0644)) ||
+	    !add_item(items, key_to_path("ssh-publickey", "authorized_keys", MODE_0644)) ||
+	    !cJSON_AddNumberToObject(src, "defaultMode", MODE_0400)) {
+		cJSON_Delete(v);
+		return NULL;
+	}
+	return v;
+}
+
+static cJSON *hostfile_volume(const tp_expansion *x)
+{
+	char cm[300];
+	snprintf(cm, sizeof(cm), "%s-mpi-hostfile", x->name);
+	cJSON *v = cJSON_CreateObject(), *src = NULL, *items = NULL;
+	if (!v || !cJSON_AddStringToObject(v, "name", HOSTFILE_VOLUME) ||
+	    !(src = cJSON_AddObjectToObject(v, "configMap")) || !cJSON_AddStringToObject(src, "name", cm) ||
+	    !(items = cJSON_AddArrayToObject(src, "items")) ||
+	    !add_item(items, key_to_path("hostfile", "hostfile", MODE_0444))) {
+		cJSON_Delete(v);
+		return NULL;
+	}
+	return v;
+}
+
+static int launcher_env(tp_expansion *x, cJSON *c)
+{
+	char slots[32];
+	snprintf(slots, sizeof(slots), "%lld", x->mpi_slots);
+	int rc;
+	if ((rc = tp_x_env_copy(c, tp_get_array(x->trainer, "env"))))
+		return rc;
+	if (!is_openmpi(x))
+		return TP_OK;
+	if ((rc = tp_x_env(c, "OMPI_MCA_orte_default_hostfile", HOSTFILE_DIR "/hostfile")) ||
+	    (rc = tp_x_env(c, "OMPI_MCA_orte_keep_fqdn_hostnames", "true")) ||
+	    (rc = tp_x_env(c, "OMPI_MCA_orte_set_default_slots", slots)))
+		return rc;
+	return tp_x_env(c, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10");
+}
+
+static int wire_podset(tp_expansion *x, tp_podset *ps, bool launcher)
+{
+	const char *mount = tp_get_str(x->ml, "mpi.sshAuthMountPath");
+	if (!mount || !*mount)
+		mount = "/root/.ssh";
+	int rc;
+	if ((rc = tp_x_volume(ps->pod_spec, ssh_volume(x))) ||
+	    (launcher && (rc = tp_x_volume(ps->pod_spec, hostfile_volume(x)))))
+		return rc;
+	cJSON *c = tp_x_container(ps, TP_CONTAINER_NODE);
+	if (!c)
+		return TP_OK;
+	if ((rc = tp_x_mount(c, SSH_VOLUME, mount)))
+		return rc;
+	if (!launcher)
+		return TP_OK;
+	if ((rc = tp_x_mount(c, HOSTFILE_VOLUME, HOSTFILE_DIR)))
+		return rc;
+	return launcher_env(x, c);
+}
+
+/* ------------------------------------------------------- enforcement */
+
+static long long slots_per_node(const tp_expansion *x, const cJSON *mpi)
+{
+	const cJSON *v = tp_get(x->trainer, "numProcPerNode");
+	long long n;
+	if (tp_json_is_int(v, &n))
+		return n;
+	if (cJSON_IsString(v) && sscanf(v->valuestring, "%lld", &n) == 1 && n > 0)
+		return n;
+	n = 1;
+	tp_get_int(mpi, "numProcPerNode", &n);
+	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
+	return n == 1 && gpu > 1 ? gpu : n;
+}
+
+static int enforce_ml_policy(tp_expansion *x)
+{
+	const cJSON *mpi = tp_get_object(x->ml, "mpi");
+	if (!mpi)
+		return TP_OK;
+	if (!is_openmpi(x))
+		tp_result_warn(x->res, "mpiImplementation %s: only OpenMPI is built; the OMPI_* "
+			       "environment is not set", tp_get_str(mpi, "mpiImplementation"));
+	bool lan = launcher_as_node(x);
+	long long nodes = 1;
+	if (!tp_x_trainjob_num_nodes(x, &nodes) && tp_get_int(x->ml, "numNodes", &nodes))
+		nodes = nodes < 1 ? 1 : nodes;
+	tp_podset *node = tp_x_podset_by_name(x, TP_JOB_NODE);
+	tp_podset *launcher = tp_x_podset_by_name(x, TP_JOB_LAUNCHER);
+	/* With runLauncherAsNode one of the nodes is the launcher itself. */
+	if (node)
+		node->count = lan && nodes > 1 ? nodes - 1 : nodes;
+	if (launcher)
+		launcher->count = 1;
+	x->mpi_slots = slots_per_node(x, mpi);
+	for (size_t i = 0; i < x->npodsets; i++) {
+		tp_podset *ps = &x->podsets[i];
+		bool is_launcher = !strcmp(ps->name, TP_JOB_LAUNCHER);
+		if (!is_launcher && strcmp(ps->name, TP_JOB_NODE))
+			continue;
+		int rc = wire_podset(x, ps, is_launcher);
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+/* ------------------------------------------------------------- build */
+
+static int hostfile(tp_expansion *x, tp_buf *out)
+{
+	bool lan = launcher_as_node(x);
+	for (size_t i = 0; i < x->npodsets; i++) {
+		const tp_podset *ps = &x->podsets[i];
+		if (strcmp(ps->name, TP_JOB_NODE) && !(lan && !strcmp(ps->name, TP_JOB_LAUNCHER)))
+			continue;
+		for (long long r = 0; r < tp_x_replicas(ps); r++)
+			for (long long p = 0; p < ps->count; p++) {
+				int rc;
+				if ((rc = tp_x_endpoint(x, ps, r, p, out)) ||
+				    (rc = tp_buf_addf(out, " slots=%lld\n", x->mpi_slots)))
+					return rc;
+			}
+	}
+	return TP_OK;
+}
+
+static int config_map(tp_expansion *x)
+{
+	char name[300];
+	snprintf(name, sizeof(name), "%s-mpi-hostfile", x->name);
+	tp_buf text = TP_BUF_INIT(1u << 20);
+	int rc = hostfile(x, &text);
+	cJSON *cm = rc ? NULL : tp_x_companion(x, "v1", "ConfigMap", name);
+	cJSON *data = cm ? cJSON_AddObjectToObject(cm, "data") : NULL;
+	if (rc == TP_OK && (!data || !cJSON_AddStringToObject(data, "hostfile",
+							       text.data ? text.data : "")))
+		rc = TP_ENOMEM;
+	tp_buf_free(&text);
+	if (rc == TP_ELIMIT)
+		return tp_x_fail(x, "spec.trainer.numNodes", NULL, "makes an MPI hostfile over 1 MiB");
+	return rc;
+}
+
+static int base64(const char *s, tp_buf *out)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = strlen(s);
+	const unsigned char *p = (const unsigned char *)s;
+	int rc = tp_buf_adds(out, "");
+	for (size_t i = 0; i < n && rc == TP_OK; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+		char q[4] = { abc[v >> 18 & 63], abc[v >> 12 & 63],
+			      i + 1 < n ? abc[v >> 6 & 63] : '=', i + 2 < n ? abc[v & 63] : '=' };
+		rc = tp_buf_add(out, q, 4);
+	}
+	return rc;
+}
+
+static int add_b64(cJSON *data, const char *key, const char *value)
+{
+	tp_buf b = TP_BUF_INIT(1u << 20);
+	int rc = base64(value, &b);
+	if (rc == TP_OK && !cJSON_AddStringToObject(data, key, b.data))
+		rc = TP_ENOMEM;
+	tp_buf_free(&b);
+	return rc;
+}
+
+/* Members in Go's corev1.Secret order: immutable, data, type. */
+static int secret(tp_expansion *x)
+{
+	char name[300];
+	snprintf(name, sizeof(name), "%s-mpi-ssh-auth", x->name);
+	cJSON *s = tp_x_companion(x, "v1", "Secret", name);
+	cJSON *data = NULL;
+	if (!s || !cJSON_AddBoolToObject(s, "immutable", 1) ||
+	    !(data = cJSON_AddObjectToObject(s, "data")))
+		return TP_ENOMEM;
+	int rc;
+	if ((rc = add_b64(data, "ssh-privatekey", x->key->private_pem)) ||
+	    (rc = add_b64(data, "ssh-publickey", x->key->public_line)))
+		return rc;
+	return cJSON_AddStringToObject(s, "type", "kubernetes.io/ssh-auth") ? TP_OK : TP_ENOMEM;
+}
+
+static int build(tp_expansion *x)
+{
+	if (!tp_get_object(x->ml, "mpi"))
+		return TP_OK;
+	int rc = config_map(x);
+	return rc || !x->key ? rc : secret(x);
+}
+
+const tp_plugin tp_plugin_mpi = {
+	.name = "mpi",
+	.enforce_ml_policy = enforce_ml_policy,
+	.build = build,
+};
