@@ -50,9 +50,19 @@ int tp__runtime_replicated_jobs(const cJSON *obj, tp_result *res);
 int tp__runtime_strict(const tp__rt_flavor *f, tp_operation op, tp_kind kind, const cJSON *obj,
 		       tp_result *res);
 
-/* Its parts (admission/runtime_strict_ml.c): mlPolicy and podGroupPolicy as the guides
- * define them. */
+/* Its parts (admission/runtime_policy.c): mlPolicy and podGroupPolicy as the
+ * guides define them, the plugins' own rules included. */
 int tp__runtime_strict_ml(const tp__rt_flavor *f, tp_result *res, const cJSON *ml);
 int tp__runtime_strict_pod_group(const tp__rt_flavor *f, tp_result *res, const cJSON *pg);
+
+/* An integer member parent.key: true with *n when it is one; another type is
+ * reported ("<base>.<key> in body must be of type integer") when asked to,
+ * i.e. when the schema layer does not speak for the member. */
+bool tp__rt_int(tp_result *res, const cJSON *parent, const char *key, const char *base,
+		bool report_type, long long *n);
+/* Invalid at <base>.<key> unless n >= min: "must be greater than or equal to
+ * <min>; <hint>". */
+void tp__rt_at_least(tp_result *res, const char *base, const char *key, long long n,
+		     long long min, const char *hint);
 
 #endif

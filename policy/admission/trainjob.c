@@ -7,9 +7,10 @@
  *   2. runtimeRef: registry key, runtime lookup, deprecation warnings;
  *   3. strict extras about the TrainJob itself;
  *   4. the runtime template with runtimePatches merged;
- *   5. the plugins: jobset, torch (with torchtune), mpi, xgboost, volcano.
+ *   5. the plugins' TrainJob checks, in the table's order (plugins/registry.c):
+ *      jobset, torch (with TorchTune), mpi, xgboost, volcano.
  */
-#include "policy/admission/trainjob.h"
+#include "policy/plugins/plugin.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -154,19 +155,6 @@ static int build_templates(tp_tj_ctx *ctx)
 	return arc ? arc : MERGE_REPORTED;
 }
 
-static int run_plugins(tp_tj_ctx *ctx)
-{
-	int (*const plugins[])(tp_tj_ctx *) = {
-		tp__tj_jobset, tp__tj_torch, tp__tj_mpi, tp__tj_xgboost, tp__tj_volcano,
-	};
-	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++) {
-		int rc = plugins[i](ctx);
-		if (rc)
-			return rc;
-	}
-	return TP_OK;
-}
-
 static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 {
 	int rc = warn_deprecated(ctx->opt, kind, ctx->runtime, ctx->res);
@@ -175,7 +163,7 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 	if (!rc)
 		rc = build_templates(ctx);
 	if (!rc)
-		rc = run_plugins(ctx);
+		rc = tp_plugins_check_trainjob(ctx);
 	cJSON_Delete(ctx->tmpl);
 	cJSON_Delete(ctx->base);
 	ctx->tmpl = ctx->base = NULL;

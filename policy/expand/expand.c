@@ -9,7 +9,7 @@
  * plugins made (MPI ConfigMap and Secret, PodGroup) after it. Nothing reads a
  * clock, a random source or a hash order, so equal inputs give equal bytes.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 
 #include <string.h>
 
@@ -113,7 +113,7 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 		return TP_ENOMEM;
 	int rc = tp_expand_info(&x);
 	if (rc == TP_OK)
-		rc = tp_expand_run_plugins(&x);
+		rc = tp_plugins_expand(&x);
 	if (rc == TP_OK)
 		rc = assemble(&x, out_list);
 	if (rc == TP_ENOMEM && tp_result_error_count(res) == 0)

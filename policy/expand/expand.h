@@ -33,6 +33,9 @@ typedef struct tp_podset {
 	cJSON *job;           /* the replicatedJob object in x->tmpl */
 	cJSON *pod_spec;      /* job.template.spec.template.spec (always present) */
 	long long count;      /* pods per Job: parallelism = completions */
+	long long replicas;   /* Jobs of it, as the runtime gives them (>= 1), taken
+			       * before any build: upstream's PreBuildSync reads them
+			       * before the JobSet's Build sets trainer jobs to 1 */
 } tp_podset;
 
 typedef struct tp_expansion {
@@ -57,34 +60,6 @@ typedef struct tp_expansion {
 	/* Settled by the ML policy plugins for later phases. */
 	long long mpi_slots; /* MPI numProcPerNode (0: not MPI) */
 } tp_expansion;
-
-/* ------------------------------------------------------------- plugins */
-
-/* A framework plugin: each phase is optional. tp_expand_run calls every
- * plugin's enforce_ml_policy, then every enforce_pod_group_policy, then every
- * pre_build, then every build (kubeflow-upstream.md §5.2), plugins in table
- * order. A phase returns TP_OK or a TP_E* code with an error added to res. */
-typedef struct tp_plugin {
-	const char *name;
-	int (*enforce_ml_policy)(tp_expansion *x);
-	int (*enforce_pod_group_policy)(tp_expansion *x);
-	int (*pre_build)(tp_expansion *x);
-	int (*build)(tp_expansion *x);
-} tp_plugin;
-
-extern const tp_plugin tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml, tp_plugin_jax,
-	tp_plugin_xgboost, tp_plugin_coscheduling, tp_plugin_volcano, tp_plugin_jobset;
-
-/* The table, NULL-terminated (plugins/registry.c). */
-extern const tp_plugin *const tp_expand_plugins[];
-
-int tp_expand_run_plugins(tp_expansion *x);
-
-/* TorchTune's command (plugins/torchtune.c), called by the torch plugin when
- * the TrainJob's command is exactly ["tune", "run"]. */
-int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
-			 const char *nproc, long long gpu);
-bool tp_torchtune_is_command(const cJSON *command);
 
 /* ---------------------------------------------------- checks and info */
 
@@ -114,7 +89,7 @@ cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
 const cJSON *tp_x_resources_per_node(const tp_expansion *x);
-/* GPU and CPU counts: tp_gpu_count / tp_cpu_count (plugins/torch_facts.h). */
+/* GPU and CPU counts: tp_gpu_count / tp_cpu_count (plugins/plugin.h). */
 
 /* ------------------------------------------------------------ writing
  * All take ownership of the cJSON item they are given, also on failure, and

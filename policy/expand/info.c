@@ -56,6 +56,9 @@ static int build_podsets(tp_expansion *x)
 			tp_get_int(x->ml, "numNodes", &count);
 		}
 		ps->count = count < 1 ? 1 : count;
+		long long replicas = 1;
+		tp_get_int(job, "replicas", &replicas);
+		ps->replicas = replicas < 1 ? 1 : replicas;
 		x->npodsets++;
 	}
 	return TP_OK;

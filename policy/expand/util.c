@@ -5,7 +5,7 @@
  * lists survives and the output does not depend on anything but the inputs.
  */
 #include "policy/expand/expand.h"
-#include "policy/plugins/torch_facts.h"
+#include "policy/plugins/plugin.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -6,7 +6,22 @@
  * Upstream builds it only when absent or the TrainJob is suspended; an
  * expansion has no cluster to look at and always builds it.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
+
+/* ------------------------------------------------------ runtime checks */
+
+static int check_pod_group_policy(const tp_rt_ctx *rc)
+{
+	const char *base = "spec.podGroupPolicy.coscheduling";
+	const cJSON *co = tp_get(rc->pg, "coscheduling");
+	long long n;
+	if (tp__rt_int(rc->res, co, "scheduleTimeoutSeconds", base, !rc->f->schema, &n))
+		tp__rt_at_least(rc->res, base, "scheduleTimeoutSeconds", n, 1,
+				"set scheduleTimeoutSeconds to 1 or more (default 60)");
+	return TP_OK;
+}
+
+/* ------------------------------------------------------ the expansion */
 
 static const cJSON *policy(const tp_expansion *x)
 {
@@ -48,6 +63,7 @@ static int build(tp_expansion *x)
 
 const tp_plugin tp_plugin_coscheduling = {
 	.name = "coscheduling",
+	.check_pod_group_policy = check_pod_group_policy,
 	.enforce_pod_group_policy = enforce_pod_group_policy,
 	.build = build,
 };

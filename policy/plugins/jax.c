@@ -4,7 +4,7 @@
  * process id from the Job completion index, the coordinator at node 0) with
  * the coordinator port.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 
 #include <stdio.h>
 

@@ -1,20 +1,201 @@
 /*
- * plugins/jobset.c — the JobSet plugin: PreBuildSync (every Job runs count
+ * plugins/jobset.c — the JobSet plugin: its TrainJob checks (upstream
+ * plugins/jobset/jobset.go Validate: initializer jobs, runtimePatches), and
+ * in the expansion PreBuildSync (every Job runs count
  * pods: parallelism = completions = count; endpoints) and Build (replicas
  * of the trainer and initializer Jobs, the initializers' storage settings,
  * spec.suspend). The trainer's image/command/args/env were written with the
  * runtime info (expand/info.c); the JobSet object itself is made by
  * expand/expand.c around the finished template.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* ------------------------------------------------------ TrainJob checks */
+
+#define PATCHES "spec.runtimePatches"
+#define INITIALIZER_VOLUME "initializer"
+
+static int invalid_ref(tp_tj_ctx *ctx, const char *detail)
+{
+	return tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimeRef",
+			     tp_result_value(ctx->res, tp_get(ctx->job, "spec.runtimeRef")), "%s",
+			     detail);
+}
+
+/* The initializer named step ("dataset-initializer") must be a job of the
+ * patched template, with a container (or initContainer) of that name that
+ * mounts "initializer".
+ * Upstream checks by job name, not by the ancestor label. */
+static int check_initializer(tp_tj_ctx *ctx, const char *member, const char *step,
+			     const char *config)
+{
+	const cJSON *init = tp_get(tp_get(ctx->job, "spec.initializer"), member);
+	if (!cJSON_IsObject(init))
+		return TP_OK;
+	char d[256];
+	const cJSON *rjob = tp__tj_job(ctx->tmpl, step);
+	if (!rjob) {
+		snprintf(d, sizeof(d), "must have %s job when trainJob is configured with input %s",
+			 step, config);
+		return invalid_ref(ctx, d);
+	}
+	/* Upstream's name set is initContainers and containers together. */
+	const cJSON *pod = tp__tj_pod_spec(rjob);
+	const cJSON *c = tp_find_named(tp_get_array(pod, "containers"), "name", step);
+	if (!c)
+		c = tp_find_named(tp_get_array(pod, "initContainers"), "name", step);
+	if (!c) {
+		snprintf(d, sizeof(d), "must have container with name - %s in the %s job", step, step);
+		return invalid_ref(ctx, d);
+	}
+	if (tp_find_named(tp_get_array(c, "volumeMounts"), "name", INITIALIZER_VOLUME))
+		return TP_OK;
+	snprintf(d, sizeof(d), "must have volumeMount with name - %s in container %s of the %s job",
+		 INITIALIZER_VOLUME, step, step);
+	return invalid_ref(ctx, d);
+}
+
+/* apimachinery's semantic DeepEqual: a nil list equals an empty one. */
+static bool no_patches(const cJSON *p)
+{
+	return !p || cJSON_IsNull(p) || (cJSON_IsArray(p) && !p->child);
+}
+
+static bool patches_changed(const tp_tj_ctx *ctx)
+{
+	const cJSON *a = tp_get(ctx->old, PATCHES), *b = tp_get(ctx->job, PATCHES);
+	if (no_patches(a) && no_patches(b))
+		return false;
+	return !tp_json_equal(a, b);
+}
+
+/* Changing patches under a running JobSet would change pods mid-flight.
+ * Upstream: a JobSet that is not found has nothing active; any other error
+ * of the GET is an InternalError at spec.runtimePatches. */
+static int check_active_jobset(tp_tj_ctx *ctx)
+{
+	/* The store files a namespace-less object under "default", as kubectl would. */
+	const cJSON *js = NULL;
+	char why[512];
+	int rc = tp_lookup_get(ctx->opt, TP_KIND_JOBSET, tp_meta_namespace(ctx->job),
+			       tp_meta_name(ctx->job), &js, why, sizeof(why));
+	if (rc == TP_ENOMEM)
+		return rc;
+	if (rc == TP_EUNAVAILABLE)
+		return tp_result_lookup_failed(ctx->res, PATCHES, TP_KIND_JOBSET,
+					       tp_meta_name(ctx->job), why);
+	const cJSON *st = tp_get_array(js, "status.replicatedJobsStatus");
+	for (const cJSON *s = st ? st->child : NULL; s; s = s->next) {
+		long long active;
+		if (!tp_get_int(s, "active", &active) || active <= 0)
+			continue;
+		const char *name = tp_get_str(s, "name");
+		rc = tp_result_add(ctx->res, TP_FIELD_FORBIDDEN, PATCHES, NULL,
+				   "RuntimePatches cannot be modified when the JobSet's "
+				   "ReplicatedJob %s is still active", name ? name : "");
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+static int check_update(tp_tj_ctx *ctx)
+{
+	if (ctx->op != TP_OP_UPDATE || !ctx->old || !patches_changed(ctx))
+		return TP_OK;
+	if (tp_get_true(ctx->old, "spec.suspend") || tp_get_true(ctx->job, "spec.suspend"))
+		return check_active_jobset(ctx);
+	return tp_result_add(ctx->res, TP_FIELD_FORBIDDEN, PATCHES, NULL,
+			     "RuntimePatches can only be modified when the TrainJob is suspended "
+			     "before or after the update");
+}
+
+static bool named_in(const cJSON *pod, const char *list, const char *name)
+{
+	return tp_find_named(tp_get_array(pod, list), "name", name) != NULL;
+}
+
+static bool is_reserved_container(const char *name)
+{
+	return !strcmp(name, TP_CONTAINER_NODE) || !strcmp(name, TP_CONTAINER_DATASET) ||
+	       !strcmp(name, TP_CONTAINER_MODEL);
+}
+
+static int invalid_patch(tp_tj_ctx *ctx, const char *value, const char *detail)
+{
+	return tp_result_add(ctx->res, TP_FIELD_INVALID, PATCHES, tp_result_quote(ctx->res, value),
+			     "%s", detail);
+}
+
+/* Container patches of one replicated job. The runtime's own (unpatched)
+ * names are the reference: merged, an unknown name would just be added. */
+static int check_job_patch(tp_tj_ctx *ctx, const cJSON *pjob, const char *jname,
+			   const cJSON *rjob)
+{
+	const cJSON *rpod = tp__tj_pod_spec(rjob), *ppod = tp__tj_pod_spec(pjob);
+	char d[512];
+	int rc = TP_OK;
+	const char *lists[] = { "initContainers", "containers" };
+	for (int l = 0; l < 2 && !rc; l++) {
+		const cJSON *arr = tp_get_array(ppod, lists[l]);
+		for (const cJSON *c = arr ? arr->child : NULL; c && !rc; c = c->next) {
+			const char *cn = tp_get_str(c, "name");
+			cn = cn ? cn : "";
+			if (!named_in(rpod, "initContainers", cn) && !named_in(rpod, "containers", cn)) {
+				snprintf(d, sizeof(d), "must not have %s that doesn't exist in the "
+					 "runtime job %s", l ? "container" : "initContainer", jname);
+				rc = invalid_patch(ctx, cn, d);
+			} else if (l == 1 && is_reserved_container(cn) &&
+				   cJSON_GetArraySize(tp_get_array(c, "env")) > 0) {
+				rc = invalid_patch(ctx, cn, "must not have envs for the dataset-"
+					"initializer, model-initializer, node containers");
+			}
+		}
+	}
+	return rc;
+}
+
+static int check_patch(tp_tj_ctx *ctx, const cJSON *patch)
+{
+	const char *mgr = tp_get_str(patch, "manager");
+	if (tp_check_domain_prefixed_path(ctx->res, PATCHES ".manager", mgr ? mgr : "") < 0)
+		return TP_ENOMEM;
+	const cJSON *jobs = tp_get_array(patch, "trainingRuntimeSpec.template.spec.replicatedJobs");
+	int rc = TP_OK;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next) {
+		const char *jname = tp_get_str(j, "name");
+		jname = jname ? jname : "";
+		const cJSON *rjob = tp__tj_job(ctx->base, jname);
+		if (!rjob)
+			rc = invalid_patch(ctx, jname, "must not have replicated job that doesn't "
+					   "exist in the runtime job template");
+		else
+			rc = check_job_patch(ctx, j, jname, rjob);
+	}
+	return rc;
+}
+
+static int check_trainjob(tp_tj_ctx *ctx)
+{
+	int rc = check_initializer(ctx, "dataset", TP_CONTAINER_DATASET, "datasetConfig");
+	if (!rc)
+		rc = check_initializer(ctx, "model", TP_CONTAINER_MODEL, "modelConfig");
+	if (!rc)
+		rc = check_update(ctx);
+	const cJSON *patches = tp_get_array(ctx->job, PATCHES);
+	for (const cJSON *p = patches ? patches->child : NULL; p && !rc; p = p->next)
+		rc = check_patch(ctx, p);
+	return rc;
+}
+
+/* ------------------------------------------------------ the expansion */
 
 long long tp_x_replicas(const tp_podset *ps)
 {
-	long long r = 1;
-	tp_get_int(ps->job, "replicas", &r);
-	return r < 1 ? 1 : r;
+	return ps->replicas;
 }
 
 int tp_x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
@@ -114,6 +295,7 @@ static int build(tp_expansion *x)
 
 const tp_plugin tp_plugin_jobset = {
 	.name = "jobset",
+	.check_trainjob = check_trainjob,
 	.pre_build = pre_build,
 	.build = build,
 };

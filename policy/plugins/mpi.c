@@ -6,11 +6,86 @@
  * the caller's (tp_ssh_key); the library never makes one, so that the same
  * inputs give the same Secret.
  */
-#include "policy/expand/expand.h"
-#include "policy/plugins/torch_facts.h"
+#include "policy/plugins/plugin.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* ------------------------------------------------------ runtime checks */
+
+static void check_mpi(const tp__rt_flavor *f, tp_result *res, const cJSON *mpi)
+{
+	static const char *const impls[] = { "OpenMPI", "Intel", "MPICH", NULL };
+	const char *base = "spec.mlPolicy.mpi";
+	long long n;
+	/* for the trainer group the CRD's CEL rule says it, with its own words */
+	if ((f->ome || !f->schema) && tp__rt_int(res, mpi, "numProcPerNode", base, !f->schema, &n)) {
+		if (f->ome)
+			tp__rt_at_least(res, base, "numProcPerNode", n, 1, "set numProcPerNode to 1 or more");
+		else if (n < 1)
+			tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy.mpi.numProcPerNode",
+				      "\"integer\"", "NumProcPerNode in mpiPolicy must be >= 1");
+	}
+	const char *impl = tp_get_str(mpi, "mpiImplementation");
+	if (impl && (*impl || f->ome)) {
+		bool known = false;
+		for (size_t i = 0; impls[i]; i++)
+			known = known || !strcmp(impl, impls[i]);
+		if (!known)
+			tp_result_add(res, TP_FIELD_UNSUPPORTED, "spec.mlPolicy.mpi.mpiImplementation",
+				      tp_result_quote(res, impl),
+				      "supported values: \"OpenMPI\", \"Intel\", \"MPICH\"");
+		else if (strcmp(impl, "OpenMPI"))
+			tp_result_warn(res, "mlPolicy.mpi.mpiImplementation %s: the controller builds "
+				       "OpenMPI hostfiles only", impl);
+	}
+	const char *ssh = tp_get_str(mpi, "sshAuthMountPath");
+	if (ssh && ssh[0] != '/')
+		tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy.mpi.sshAuthMountPath",
+			      tp_result_quote(res, ssh),
+			      "must be an absolute path; write it from the root, e.g. \"/root/.ssh\"");
+	if (!f->schema)
+		tp__rt_typed(res, mpi, "runLauncherAsNode", "spec.mlPolicy.mpi.runLauncherAsNode",
+			     TP_RT_BOOLEAN);
+}
+
+static int check_ml_policy(const tp_rt_ctx *rc)
+{
+	const cJSON *mpi = tp_get_object(rc->ml, "mpi");
+	if (mpi)
+		check_mpi(rc->f, rc->res, mpi);
+	return TP_OK;
+}
+
+/* ------------------------------------------------------ TrainJob checks */
+
+static const char *const mpi_reserved[] = {
+	"OMPI_MCA_orte_default_hostfile",
+	"OMPI_MCA_plm_rsh_args",
+	"OMPI_MCA_orte_keep_fqdn_hostnames",
+	"OMPI_MCA_orte_set_default_slots",
+};
+
+static int check_trainjob(tp_tj_ctx *ctx)
+{
+	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.mpi"))
+		return TP_OK;
+	/* With the launcher running as a node, both jobs carry ranks; without
+	 * one of them there is nowhere to put a second node. */
+	if (tp__tj_num_nodes(ctx) >= 2 &&
+	    tp_get_true(ctx->runtime, "spec.mlPolicy.mpi.runLauncherAsNode") &&
+	    (!tp__tj_job(ctx->tmpl, TP_JOB_LAUNCHER) || !tp__tj_job(ctx->tmpl, TP_JOB_NODE))) {
+		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.trainer.numNodes",
+				       tp_result_value(ctx->res, tp_get(ctx->job, "spec.trainer.numNodes")),
+				       "must have 1 when MPI trainingRuntime with enabled "
+				       "runLauncherAsNode does not have either launcher and node");
+		if (rc)
+			return rc;
+	}
+	return tp__tj_reserved_envs(ctx, mpi_reserved, sizeof(mpi_reserved) / sizeof(*mpi_reserved));
+}
+
+/* ------------------------------------------------------ the expansion */
 
 #define SSH_VOLUME      "mpi-ssh-auth"
 #define HOSTFILE_VOLUME "mpi-hostfile"
@@ -262,6 +337,8 @@ static int build(tp_expansion *x)
 
 const tp_plugin tp_plugin_mpi = {
 	.name = "mpi",
+	.check_ml_policy = check_ml_policy,
+	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,
 	.build = build,
 };

@@ -4,7 +4,7 @@
  * trainer.numNodes pods when the TrainJob sets it. The trainer env was
  * upserted with the runtime info.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 
 static int enforce_ml_policy(tp_expansion *x)
 {

@@ -1,24 +1,59 @@
 /*
- * plugins/registry.c — the expansion's fixed plugin table and the order its phases
- * run in (kubeflow-upstream.md §5.2).
+ * plugins/registry.c — the one plugin table, and the order its phases run
+ * in.
  *
- * Every plugin's enforce_ml_policy runs first (each acts only on its own
- * mlPolicy; plainml on runtimes with none of them), then every
- * enforce_pod_group_policy (coscheduling, volcano), then every pre_build
- * (jobset: endpoints, parallelism/completions), then every build (jobset's
- * final touches, mpi's ConfigMap and Secret, the PodGroups). Upstream keeps
- * its plugins in a Go map; a fixed table gives the one order that makes the
- * output the same bytes every time: ML plugins before the schedulers, so
- * that counts are settled before a PodGroup sums them, and MPI's companions
- * before the PodGroup in the output list.
+ * The runtime validator (strict profile) runs every check_ml_policy, then
+ * every check_pod_group_policy; the TrainJob validator every check_trainjob;
+ * the expansion every enforce_ml_policy (each acts only on its own mlPolicy;
+ * plainml on runtimes with none of them), then every
+ * enforce_pod_group_policy, every pre_build (jobset: endpoints,
+ * parallelism/completions), every build (jobset's final touches, MPI's
+ * ConfigMap and Secret, the PodGroups) — kubeflow-upstream.md §5.2. Plugins
+ * in table order: the ML plugins before the schedulers, so that counts are
+ * settled before a PodGroup sums them and MPI's companions come before the
+ * PodGroup in the output list.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 
-const tp_plugin *const tp_expand_plugins[] = {
-	&tp_plugin_torch,   &tp_plugin_mpi,          &tp_plugin_plainml, &tp_plugin_jax,
-	&tp_plugin_xgboost, &tp_plugin_coscheduling, &tp_plugin_volcano, &tp_plugin_jobset,
-	NULL,
+const tp_plugin *const tp_plugins[] = {
+	&tp_plugin_jobset,  &tp_plugin_torch,        &tp_plugin_mpi,
+	&tp_plugin_plainml, &tp_plugin_jax,          &tp_plugin_xgboost,
+	&tp_plugin_coscheduling, &tp_plugin_volcano, NULL,
 };
+
+/* One runtime-check phase over the table: the ML policy's or the pod
+ * group policy's. */
+static int check_runtime(const tp_rt_ctx *rc, bool pod_group)
+{
+	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+		int (*fn)(const tp_rt_ctx *) =
+			pod_group ? (*p)->check_pod_group_policy : (*p)->check_ml_policy;
+		int err = fn ? fn(rc) : TP_OK;
+		if (err)
+			return err;
+	}
+	return TP_OK;
+}
+
+int tp_plugins_check_ml_policy(const tp_rt_ctx *rc)
+{
+	return check_runtime(rc, false);
+}
+
+int tp_plugins_check_pod_group_policy(const tp_rt_ctx *rc)
+{
+	return check_runtime(rc, true);
+}
+
+int tp_plugins_check_trainjob(tp_tj_ctx *ctx)
+{
+	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+		int rc = (*p)->check_trainjob ? (*p)->check_trainjob(ctx) : TP_OK;
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
 
 enum phase { ML_POLICY, POD_GROUP_POLICY, PRE_BUILD, BUILD, PHASES };
 
@@ -34,10 +69,10 @@ static int (*phase_fn(const tp_plugin *p, enum phase ph))(tp_expansion *)
 	return NULL;
 }
 
-int tp_expand_run_plugins(tp_expansion *x)
+int tp_plugins_expand(tp_expansion *x)
 {
 	for (int ph = 0; ph < PHASES; ph++)
-		for (const tp_plugin *const *p = tp_expand_plugins; *p; p++) {
+		for (const tp_plugin *const *p = tp_plugins; *p; p++) {
 			int (*fn)(tp_expansion *) = phase_fn(*p, (enum phase)ph);
 			int rc = fn ? fn(x) : TP_OK;
 			if (rc)

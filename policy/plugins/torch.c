@@ -1,7 +1,10 @@
 /*
- * plugins/torch.c — mlPolicy.torch: torchrun's PET_* environment on the
- * trainer's `node` container and on the runtime's envInjection targets,
- * the rendezvous port, and the pod count (kubeflow-upstream.md §5.2).
+ * plugins/torch.c — mlPolicy.torch, every phase: the guides' runtime rules
+ * (strict profile), upstream's TrainJob checks (envInjection targets,
+ * reserved PET_* envs; TorchTune's in torchtune.c), and the expansion:
+ * torchrun's PET_* environment on the trainer's `node` container and on the
+ * runtime's envInjection targets, the rendezvous port, and the pod count
+ * (kubeflow-upstream.md §5.2).
  *
  * numProcPerNode is the TrainJob's, else the runtime's guides-era
  * mlPolicy.torch.numProcPerNode, else "auto". "auto" without a GPU (and the
@@ -9,11 +12,201 @@
  * torchrun would count the host's CPUs instead of the container's share;
  * with a GPU "auto" stays for torchrun to resolve.
  */
-#include "policy/expand/expand.h"
-#include "policy/plugins/torch_facts.h"
+#include "policy/plugins/torch.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#define PATH_LEN 320
+#define MAX_INT32 2147483647LL
+
+/* ------------------------------------------------------ runtime checks */
+
+/* "auto", "cpu", "gpu", or an integer >= 1 given as a number or digits. */
+static bool nproc_ok(const cJSON *v)
+{
+	long long n;
+	if (tp_json_is_int(v, &n))
+		return n >= 1 && n <= MAX_INT32;
+	if (!cJSON_IsString(v))
+		return false;
+	const char *s = v->valuestring;
+	if (!strcmp(s, "auto") || !strcmp(s, "cpu") || !strcmp(s, "gpu"))
+		return true;
+	if (!*s || strlen(s) > 10)
+		return false;
+	n = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		n = n * 10 + (*p - '0');
+	}
+	return n >= 1 && n <= MAX_INT32;
+}
+
+static void check_nproc(tp_result *res, const cJSON *torch)
+{
+	const cJSON *v = tp_get(torch, "numProcPerNode");
+	if (!v || cJSON_IsNull(v) || nproc_ok(v))
+		return;
+	tp_result_add(res, TP_FIELD_UNSUPPORTED, "spec.mlPolicy.torch.numProcPerNode",
+		      tp_result_value(res, v),
+		      "supported values: \"auto\", \"cpu\", \"gpu\", or an integer >= 1 such as 4");
+}
+
+/* autoscaling/v2 MetricSpec: a known type and the member that type names. */
+static void check_metric(tp_result *res, const cJSON *m, const char *base)
+{
+	static const char *const types[] = { "Resource", "Pods", "Object", "External",
+					     "ContainerResource" };
+	static const char *const members[] = { "resource", "pods", "object", "external",
+					       "containerResource" };
+	char path[PATH_LEN];
+	if (!cJSON_IsObject(m)) {
+		tp_result_add(res, TP_FIELD_INVALID, base, tp_result_value(res, m),
+			      "must be a MetricSpec object; write {type: Resource, resource: {...}}");
+		return;
+	}
+	const char *type = tp_get_str(m, "type");
+	tp__rt_path(path, sizeof(path), base, "type");
+	if (!type) {
+		tp_result_add(res, TP_FIELD_REQUIRED, path, NULL,
+			      "set type to Resource, Pods, Object, External or ContainerResource");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (strcmp(type, types[i]))
+			continue;
+		if (!tp_get_object(m, members[i]))
+			tp_result_add(res, TP_FIELD_REQUIRED, tp__rt_path(path, sizeof(path), base,
+									  members[i]),
+				      NULL, "a metric of type %s needs its %s member", type, members[i]);
+		return;
+	}
+	tp_result_add(res, TP_FIELD_UNSUPPORTED, path, tp_result_quote(res, type),
+		      "supported values: \"Resource\", \"Pods\", \"Object\", \"External\", "
+		      "\"ContainerResource\"");
+}
+
+static void check_elastic(tp_result *res, const cJSON *ml, const cJSON *ep)
+{
+	const char *base = "spec.mlPolicy.torch.elasticPolicy";
+	long long min = 0, max = 0, restarts = 0, nodes = 0;
+	bool has_min = tp__rt_int(res, ep, "minNodes", base, true, &min);
+	bool has_max = tp__rt_int(res, ep, "maxNodes", base, true, &max);
+	if (tp__rt_int(res, ep, "maxRestarts", base, true, &restarts))
+		tp__rt_at_least(res, base, "maxRestarts", restarts, 0, "set maxRestarts to 0 or more");
+	if (has_min)
+		tp__rt_at_least(res, base, "minNodes", min, 1, "set minNodes to 1 or more");
+	if (has_min && has_max && max < min)
+		tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy.torch.elasticPolicy.maxNodes",
+			      tp_result_value(res, tp_get(ep, "maxNodes")),
+			      "must be greater than or equal to minNodes (%lld); raise maxNodes or "
+			      "lower minNodes", min);
+	if (tp_get_int(ml, "numNodes", &nodes) &&
+	    ((has_min && nodes < min) || (has_max && nodes > max)))
+		tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy.numNodes",
+			      tp_result_value(res, tp_get(ml, "numNodes")),
+			      "must lie within elasticPolicy's [minNodes, maxNodes]; change numNodes "
+			      "or leave it out");
+	char path[PATH_LEN];
+	const cJSON *metrics = tp__rt_typed(res, ep, "metrics",
+					    "spec.mlPolicy.torch.elasticPolicy.metrics", TP_RT_ARRAY);
+	int i = 0;
+	for (const cJSON *m = metrics ? metrics->child : NULL; m; m = m->next, i++) {
+		tp__rt_pathf(path, sizeof(path), "%s.metrics[%d]", base, i);
+		check_metric(res, m, path);
+	}
+}
+
+static void check_torch(tp_result *res, const cJSON *ml, const cJSON *torch)
+{
+	check_nproc(res, torch);
+	const cJSON *ep = tp__rt_typed(res, torch, "elasticPolicy",
+				       "spec.mlPolicy.torch.elasticPolicy", TP_RT_OBJECT);
+	if (ep)
+		check_elastic(res, ml, ep);
+}
+
+static int check_ml_policy(const tp_rt_ctx *rc)
+{
+	const cJSON *torch = tp_get_object(rc->ml, "torch");
+	if (torch)
+		check_torch(rc->res, rc->ml, torch);
+	return TP_OK;
+}
+
+/* ------------------------------------------------------ TrainJob checks
+ * (upstream plugins/torch/torch.go Validate; TorchTune's in torchtune.c) */
+
+static const char *const pet_reserved[] = {
+	"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT",
+};
+
+/* A target container is looked for among containers, then initContainers. */
+static bool has_container(const cJSON *rjob, const char *name)
+{
+	const cJSON *pod = tp__tj_pod_spec(rjob);
+	return tp_find_named(tp_get_array(pod, "containers"), "name", name) ||
+	       tp_find_named(tp_get_array(pod, "initContainers"), "name", name);
+}
+
+static int check_target(tp_tj_ctx *ctx, const cJSON *target)
+{
+	const char *job = tp_get_str(target, "jobName");
+	job = job ? job : "";
+	const cJSON *rjob = tp__tj_job(ctx->tmpl, job);
+	const cJSON *names = tp_get_array(target, "containerNames");
+	for (const cJSON *n = names ? names->child : NULL; n; n = n->next) {
+		const char *c = cJSON_IsString(n) ? n->valuestring : "";
+		if (rjob && has_container(rjob, c))
+			continue;
+		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimeRef",
+				       tp_result_value(ctx->res, tp_get(ctx->job, "spec.runtimeRef")),
+				       "envInjection target podSet \"%s\" container \"%s\" not found in "
+				       "runtime template", job, c);
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+static int check_trainjob(tp_tj_ctx *ctx)
+{
+	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.torch"))
+		return TP_OK;
+	const cJSON *targets = tp_get_array(ctx->runtime, "spec.mlPolicy.torch.envInjection.targets");
+	int rc = TP_OK;
+	for (const cJSON *t = targets ? targets->child : NULL; t && !rc; t = t->next)
+		rc = check_target(ctx, t);
+	if (!rc)
+		rc = tp__tj_reserved_envs(ctx, pet_reserved,
+					  sizeof(pet_reserved) / sizeof(pet_reserved[0]));
+	if (!rc && tp_torchtune_is_command(tp_get_array(ctx->job, "spec.trainer.command")))
+		rc = tp_torchtune_check(ctx);
+	return rc;
+}
+
+/* ------------------------------------------------------ the expansion */
+
+void tp_torch_nproc(const cJSON *trainer, const cJSON *torch, const cJSON *resources,
+		    long long gpu, char *out, size_t n)
+{
+	const cJSON *v = tp_get(trainer, "numProcPerNode");
+	if (!v || cJSON_IsNull(v))
+		v = tp_get(torch, "numProcPerNode");
+	long long i;
+	if (tp_json_is_int(v, &i))
+		snprintf(out, n, "%lld", i);
+	else if (cJSON_IsString(v))
+		snprintf(out, n, "%s", v->valuestring);
+	else
+		snprintf(out, n, "auto");
+	if ((!strcmp(out, "auto") && gpu == 0) || !strcmp(out, "cpu")) {
+		long long cpu = tp_cpu_count(resources);
+		snprintf(out, n, "%lld", cpu < 1 ? 1 : cpu);
+	}
+}
 
 #define PORT_TEXT "29500"
 
@@ -84,5 +277,7 @@ static int enforce_ml_policy(tp_expansion *x)
 
 const tp_plugin tp_plugin_torch = {
 	.name = "torch",
+	.check_ml_policy = check_ml_policy,
+	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,
 };

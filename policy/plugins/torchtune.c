@@ -1,16 +1,18 @@
 /*
- * plugins/torchtune.c — TorchTune's `tune run` command, part of the torch
- * plugin: when the TrainJob's command is exactly ["tune", "run"], the
+ * plugins/torchtune.c — TorchTune, part of the torch plugin: its TrainJob
+ * rules (upstream plugins/torch/torchtune.go) and its `tune run` command,
+ * from one model and recipe resolution, so a config admission refuses is
+ * exactly the config the JobSet would run. When the TrainJob's command is exactly ["tune", "run"], the
  * trainer's command becomes
  *   tune run [--rdzv_endpoint=<master>:29500] <recipe> --config <model><suffix>
  *   <the runtime command's items that the runtime owns (output_dir=...)>
  * with the recipe chosen from the node count, processes, GPUs and the
  * LoRA / QLoRA arguments (kubeflow-upstream.md §5.2).
  */
-#include "policy/expand/expand.h"
-#include "policy/plugins/torch_facts.h"
+#include "policy/plugins/torch.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,4 +83,200 @@ int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
 		}
 	}
 	return tp_x_set(container, "command", cmd);
+}
+
+/* ------------------------------------------------------ model and recipe */
+
+void tp_torchtune_model(const char *runtime_name, char *out, size_t n)
+{
+	out[0] = '\0';
+	const char *a = runtime_name ? strchr(runtime_name, '-') : NULL;
+	const char *b = a ? strchr(a + 1, '-') : NULL;
+	if (!b || strchr(b + 1, '-') || (size_t)(b - a) + strlen(b) + 2 > n)
+		return;
+	size_t k = 0;
+	for (const char *p = a + 1; p < b; p++)
+		out[k++] = *p == '.' ? '_' : *p;
+	out[k++] = '/';
+	for (const char *p = b + 1; *p; p++)
+		out[k++] = (char)toupper((unsigned char)*p);
+	out[k] = '\0';
+}
+
+/* An arg "key=value" whose key contains part and whose value is "true" in
+ * any case. */
+static bool arg_true(const char *arg, const char *part)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return false;
+	size_t klen = (size_t)(eq - arg);
+	const char *hit = strstr(arg, part);
+	return hit && (size_t)(hit - arg) + strlen(part) <= klen && !strcasecmp(eq + 1, "true");
+}
+
+/* LoRA: an arg naming model.lora_attn_modules; QLoRA: model.quantize_base
+ * true (any case) unless model.use_dora is true too. */
+static void scan_args(const cJSON *args, tp_tune_recipe *t)
+{
+	t->lora = t->qlora = false;
+	bool dora = false;
+	const cJSON *a;
+	cJSON_ArrayForEach(a, args) {
+		if (!cJSON_IsString(a))
+			continue;
+		if (strstr(a->valuestring, "model.lora_attn_modules"))
+			t->lora = true;
+		if (arg_true(a->valuestring, "model.quantize_base"))
+			t->qlora = true;
+		if (arg_true(a->valuestring, "model.use_dora"))
+			dora = true;
+	}
+	t->qlora = t->qlora && !dora;
+}
+
+void tp_torchtune_recipe(long long nodes, const char *nproc, long long gpu, const cJSON *args,
+			 tp_tune_recipe *r)
+{
+	bool is_auto = !strcmp(nproc, "auto");
+	char *end = NULL;
+	long long np = strtoll(nproc, &end, 10);
+	if (!*nproc || *end)
+		np = -1;
+	scan_args(args, r);
+	bool lora = r->lora || r->qlora;
+	if (nodes == 1 && (np == 1 || gpu == 1)) {
+		r->recipe = lora ? "lora_finetune_single_device" : "full_finetune_single_device";
+		r->suffix = r->qlora  ? "_qlora_single_device"
+			    : r->lora ? "_lora_single_device"
+				      : "_full_single_device";
+	} else if (nodes == 1 && lora) {
+		r->recipe = "lora_finetune_distributed";
+		r->suffix = r->qlora ? "_qlora" : "_lora";
+	} else {
+		r->recipe = "full_finetune_distributed";
+		r->suffix = nodes > 1 ? "_full_multinode" : "_full";
+	}
+	r->distributed = nodes > 1 || np > 1 || (is_auto && gpu > 1);
+}
+
+/* ------------------------------------------------------ TrainJob rules */
+
+static const char *const supported_models[] = {
+	"llama3_2/1B", "llama3_2/3B", "llama3_3/70B", "qwen2_5/1.5B",
+};
+#define MULTI_NODE_MODEL "llama3_3/70B"
+
+static bool model_supported(const char *m)
+{
+	for (size_t i = 0; i < sizeof(supported_models) / sizeof(*supported_models); i++)
+		if (!strcmp(m, supported_models[i]))
+			return true;
+	return false;
+}
+
+/* The recipe as the expansion resolves it; nodes as the rules count them
+ * (trainer.numNodes, default 1). */
+static void resolve_recipe(const tp_tj_ctx *ctx, long long nodes, tp_tune_recipe *r)
+{
+	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
+	const cJSON *resources = tp_trainer_resources(trainer, ctx->runtime);
+	long long gpu = tp_gpu_count(resources);
+	char nproc[64];
+	tp_torch_nproc(trainer, tp_get_object(ctx->runtime, "spec.mlPolicy.torch"), resources, gpu,
+		       nproc, sizeof(nproc));
+	tp_torchtune_recipe(nodes, nproc, gpu, tp_get_array(trainer, "args"), r);
+}
+
+/* Invalid at path, showing the TrainJob's value there. */
+static int invalid(tp_tj_ctx *ctx, const char *path, const char *fmt, ...) TP_PRINTF(3, 4);
+static int invalid(tp_tj_ctx *ctx, const char *path, const char *fmt, ...)
+{
+	const cJSON *v = tp_get(ctx->job, path);
+	char detail[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	return tp_result_add(ctx->res, TP_FIELD_INVALID, path,
+			     v ? tp_result_value(ctx->res, v) : "null", "%s", detail);
+}
+
+static bool small_llama(const char *model)
+{
+	return !strcmp(model, "llama3_2/1B") || !strcmp(model, "llama3_2/3B");
+}
+
+static int check_qlora(tp_tj_ctx *ctx, const char *model, const char *cfg)
+{
+	if (!strstr(cfg, "_qlora"))
+		return TP_OK;
+	if (!strncmp(model, "qwen", 4))
+		return invalid(ctx, "spec.runtimeRef.name", "QLoRA is not supported for %s model",
+			       model);
+	if (strstr(cfg, "_qlora_single_device") || !small_llama(model))
+		return TP_OK;
+	int rc = invalid(ctx, "spec.trainer.numProcPerNode",
+			 "must be auto or 1 for %s model when using QLoRA", model);
+	if (!rc)
+		rc = invalid(ctx, "spec.trainer.resourcesPerNode",
+			     "must have gpu resource with value 1 for %s model when using QLoRA",
+			     model);
+	return rc;
+}
+
+static const char *immutable_key(const char *arg, char *key, size_t n)
+{
+	size_t len = strcspn(arg, "=");
+	if (len >= n)
+		return NULL;
+	memcpy(key, arg, len);
+	key[len] = '\0';
+	for (size_t i = 0; i < sizeof(immutable_keys) / sizeof(*immutable_keys); i++)
+		if (!strcmp(key, immutable_keys[i]))
+			return key;
+	return NULL;
+}
+
+static int check_args(tp_tj_ctx *ctx)
+{
+	const cJSON *args = tp_get_array(ctx->job, "spec.trainer.args");
+	int i = 0, rc = TP_OK;
+	for (const cJSON *a = args ? args->child : NULL; a && !rc; a = a->next, i++) {
+		char key[64], path[64];
+		if (!cJSON_IsString(a) || !immutable_key(a->valuestring, key, sizeof(key)))
+			continue;
+		snprintf(path, sizeof(path), "spec.trainer.args[%d]", i);
+		rc = tp_result_add(ctx->res, TP_FIELD_INVALID, path, tp_result_value(ctx->res, a),
+				   "must not set immutable config \"%s\" in trainer args; it is "
+				   "managed by the runtime", key);
+	}
+	return rc;
+}
+
+int tp_torchtune_check(tp_tj_ctx *ctx)
+{
+	char model[256], cfg[512];
+	tp_torchtune_model(tp_get_str(ctx->job, "spec.runtimeRef.name"), model, sizeof(model));
+	/* Every rule below is about a known model; one error says it all. */
+	if (!model_supported(model))
+		return invalid(ctx, "spec.runtimeRef.name",
+			       "must have a supported pretrained model, invalid model configured: %s",
+			       model);
+	long long nodes = tp__tj_num_nodes(ctx);
+	int rc = TP_OK;
+	if (nodes > 1 && strcmp(model, MULTI_NODE_MODEL))
+		rc = invalid(ctx, "spec.trainer.numNodes", "must be 1 for %s model", model);
+	tp_tune_recipe recipe;
+	resolve_recipe(ctx, nodes, &recipe);
+	snprintf(cfg, sizeof(cfg), "%s%s", model, recipe.suffix);
+	if (!rc)
+		rc = check_qlora(ctx, model, cfg);
+	if (!rc && nodes > 1 && (recipe.lora || recipe.qlora))
+		rc = invalid(ctx, "spec.trainer.numNodes",
+			     "LoRA fine-tuning is not supported for multi-node training in "
+			     "TorchTune");
+	if (!rc)
+		rc = check_args(ctx);
+	return rc;
 }

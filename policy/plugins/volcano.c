@@ -6,7 +6,64 @@
  * the priorityClassName of the last Job that sets one, and the policy's
  * networkTopology.
  */
-#include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
+
+#include <string.h>
+
+#define PATH_LEN 320
+
+/* ------------------------------------------------------ runtime checks */
+
+static void check_name(tp_result *res, const cJSON *parent, const char *key, const char *base)
+{
+	char path[PATH_LEN];
+	tp__rt_path(path, sizeof(path), base, key);
+	const cJSON *v = tp__rt_typed(res, parent, key, path, TP_RT_STRING);
+	const char *msg = v ? tp_check_dns1123_subdomain(v->valuestring) : NULL;
+	if (msg)
+		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, v->valuestring),
+			      "%s; use a lower-case name such as \"default\"", msg);
+}
+
+/* OME's guides document volcano's minMember, queue and priorityClassName. */
+static void check_ome_volcano(tp_result *res, const cJSON *vo)
+{
+	const char *base = "spec.podGroupPolicy.volcano";
+	long long n;
+	if (tp__rt_int(res, vo, "minMember", base, true, &n))
+		tp__rt_at_least(res, base, "minMember", n, 1, "set minMember to 1 or more");
+	check_name(res, vo, "queue", base);
+	check_name(res, vo, "priorityClassName", base);
+}
+
+static int check_pod_group_policy(const tp_rt_ctx *rc)
+{
+	const cJSON *vo = tp_get(rc->pg, "volcano");
+	if (rc->f->ome && cJSON_IsObject(vo))
+		check_ome_volcano(rc->res, vo);
+	return TP_OK;
+}
+
+/* ------------------------------------------------------ TrainJob checks */
+
+#define VOLCANO_QUEUE "scheduling.volcano.sh/queue-name"
+
+/* Upstream also requires each replicated job's priorityClassName to exist as
+ * a PriorityClass. The store holds no PriorityClasses (offline there are
+ * none to ask), so that half of the plugin is not checked here. */
+static int check_trainjob(tp_tj_ctx *ctx)
+{
+	if (!tp_get_object(ctx->runtime, "spec.podGroupPolicy.volcano"))
+		return TP_OK;
+	const cJSON *ann = tp_get_object(ctx->tmpl, "metadata.annotations");
+	const cJSON *q = ann ? cJSON_GetObjectItemCaseSensitive(ann, VOLCANO_QUEUE) : NULL;
+	if (!cJSON_IsString(q) || *q->valuestring)
+		return TP_OK;
+	return tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.annotations[" VOLCANO_QUEUE "]",
+			     "\"\"", "Volcano queue name must not be empty");
+}
+
+/* ------------------------------------------------------ the expansion */
 
 static const cJSON *policy(const tp_expansion *x)
 {
@@ -76,6 +133,8 @@ static int build(tp_expansion *x)
 
 const tp_plugin tp_plugin_volcano = {
 	.name = "volcano",
+	.check_pod_group_policy = check_pod_group_policy,
+	.check_trainjob = check_trainjob,
 	.enforce_pod_group_policy = enforce_pod_group_policy,
 	.build = build,
 };

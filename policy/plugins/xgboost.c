@@ -3,10 +3,37 @@
  * tracker environment on the trainer's `node` container. Every GPU of a node
  * runs a worker, so the worker count is nodes × max(1, GPUs per node).
  */
-#include "policy/expand/expand.h"
-#include "policy/plugins/torch_facts.h"
+#include "policy/plugins/plugin.h"
 
 #include <stdio.h>
+
+/* ------------------------------------------------------ TrainJob checks */
+
+static const char *const xgboost_reserved[] = {
+	"DMLC_TRACKER_URI", "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER",
+};
+
+static int check_trainjob(tp_tj_ctx *ctx)
+{
+	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.xgboost"))
+		return TP_OK;
+	const cJSON *env = tp_get_array(ctx->job, "spec.trainer.env");
+	int i = 0;
+	for (const cJSON *e = env ? env->child : NULL; e; e = e->next, i++) {
+		const char *name = tp_get_str(e, "name");
+		if (!name || !tp__listed(xgboost_reserved, 4, name))
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "spec.trainer.env[%d]", i);
+		int rc = tp_result_add(ctx->res, TP_FIELD_FORBIDDEN, path, NULL,
+				       "%s is reserved for the XGBoost runtime", name);
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+/* ------------------------------------------------------ the expansion */
 
 #define PORT_TEXT "29500"
 
@@ -38,5 +65,6 @@ static int enforce_ml_policy(tp_expansion *x)
 
 const tp_plugin tp_plugin_xgboost = {
 	.name = "xgboost",
+	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,
 };

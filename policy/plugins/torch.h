@@ -1,22 +1,13 @@
 /*
- * plugins/torch_facts.h — what the Torch/TorchTune validator and the expansion must
- * agree on, computed in one place (plugins/torch_facts.c): the trainer's resources
- * and GPU/CPU counts, numProcPerNode's resolution, TorchTune's model name
- * and recipe (kubeflow-upstream.md §5.2).
+ * plugins/torch.h — what the torch plugin and its TorchTune part share
+ * (plugins/torch.c, plugins/torchtune.c): numProcPerNode's resolution and
+ * TorchTune's model, recipe, rules and command, computed once for the
+ * validator and the expansion alike (kubeflow-upstream.md §5.2).
  */
-#ifndef TP_TORCH_FACTS_H
-#define TP_TORCH_FACTS_H
+#ifndef TP_TORCH_H
+#define TP_TORCH_H
 
-#include "policy/core/internal.h"
-
-/* Resources per node: trainer.resourcesPerNode when set, else the runtime's
- * trainer node container's (job `node` or the trainer-ancestor job). */
-const cJSON *tp_trainer_resources(const cJSON *trainer, const cJSON *runtime);
-/* GPUs per node: the first resource whose name contains "gpu" (any case) in
- * requests, else in limits, rounded up; 0 when none. */
-long long tp_gpu_count(const cJSON *resources);
-/* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
-long long tp_cpu_count(const cJSON *resources);
+#include "policy/plugins/plugin.h"
 
 /* numProcPerNode as torchrun gets it: the TrainJob's, else the runtime's
  * guides-era torch.numProcPerNode, else "auto"; "auto" without a GPU (and
@@ -39,4 +30,12 @@ typedef struct tp_tune_recipe {
 void tp_torchtune_recipe(long long nodes, const char *nproc, long long gpu, const cJSON *args,
 			 tp_tune_recipe *out);
 
-#endif /* TP_TORCH_FACTS_H */
+/* Is the TrainJob's command exactly ["tune", "run"]? */
+bool tp_torchtune_is_command(const cJSON *command);
+/* TorchTune's rules of a TrainJob (upstream torchtune.go). */
+int tp_torchtune_check(tp_tj_ctx *ctx);
+/* The `tune run` command for the trainer's container. */
+int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
+			 const char *nproc, long long gpu);
+
+#endif /* TP_TORCH_H */

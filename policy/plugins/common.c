@@ -1,0 +1,138 @@
+/*
+ * plugins/common.c — what several plugins read the same way: trainer.numNodes
+ * and the template's jobs for the TrainJob checks, reserved environment
+ * variables, and the trainer's resources and GPU/CPU counts (which the
+ * torch, TorchTune, MPI and XGBoost plugins all derive counts from).
+ */
+#include "policy/plugins/plugin.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/core/quantity.h"
+
+/* ------------------------------------------------------ TrainJob checks */
+
+/* Upstream's rules read trainer.numNodes with a default of 1, not the
+ * runtime's mlPolicy.numNodes (kubeflow-upstream.md §2.4). */
+long long tp__tj_num_nodes(const tp_tj_ctx *ctx)
+{
+	long long n;
+	return tp_get_int(ctx->job, "spec.trainer.numNodes", &n) ? n : 1;
+}
+
+const cJSON *tp__tj_job(const cJSON *tmpl, const char *name)
+{
+	return tp_find_named(tp_get_array(tmpl, "spec.replicatedJobs"), "name", name);
+}
+
+const cJSON *tp__tj_pod_spec(const cJSON *rjob)
+{
+	return tp_get_object(rjob, "template.spec.template.spec");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool tp__listed(const char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* Go's sets.List of the intersection: sorted, each name once, "[A B]". */
+int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n)
+{
+	const char *found[16];
+	size_t nfound = 0;
+	const cJSON *env = tp_get_array(ctx->job, "spec.trainer.env");
+	for (const cJSON *e = env ? env->child : NULL; e; e = e->next) {
+		const char *name = tp_get_str(e, "name");
+		if (name && tp__listed(reserved, n, name) && !tp__listed(found, nfound, name) &&
+		    nfound < sizeof(found) / sizeof(found[0]))
+			found[nfound++] = name;
+	}
+	if (nfound == 0)
+		return TP_OK;
+	qsort(found, nfound, sizeof(found[0]), cmp_str);
+	tp_buf b = TP_BUF_INIT(4096);
+	int rc = tp_buf_addc(&b, '[');
+	for (size_t i = 0; i < nfound; i++)
+		rc |= tp_buf_addf(&b, "%s%s", i ? " " : "", found[i]);
+	rc |= tp_buf_addc(&b, ']');
+	if (!rc)
+		rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.trainer.env",
+				   tp_result_value(ctx->res, env),
+				   "must not have reserved envs, invalid envs configured: %s", b.data);
+	tp_buf_free(&b);
+	return rc ? TP_ENOMEM : TP_OK;
+}
+
+/* ------------------------------------------------------ resources */
+
+const cJSON *tp_trainer_resources(const cJSON *trainer, const cJSON *runtime)
+{
+	const cJSON *r = tp_get_object(trainer, "resourcesPerNode");
+	if (r)
+		return r;
+	/* The runtime's own (read from the runtime, not from a template that
+	 * resourcesPerNode may have been merged into already). */
+	const cJSON *jobs = tp_get_array(runtime, "spec.template.spec.replicatedJobs");
+	const cJSON *job;
+	cJSON_ArrayForEach(job, jobs) {
+		const char *anc = tp_meta_label(tp_get(job, "template"), TP_LABEL_ANCESTOR);
+		const char *name = tp_get_str(job, "name");
+		if (!(name && !strcmp(name, TP_JOB_NODE)) && !(anc && !strcmp(anc, TP_ANCESTOR_TRAINER)))
+			continue;
+		const cJSON *c = tp_find_named(tp_get(job, "template.spec.template.spec.containers"),
+					       "name", TP_CONTAINER_NODE);
+		if (c)
+			return tp_get_object(c, "resources");
+	}
+	return NULL;
+}
+
+static bool contains_gpu(const char *s)
+{
+	for (; *s; s++)
+		if (tolower((unsigned char)s[0]) == 'g' && tolower((unsigned char)s[1]) == 'p' &&
+		    tolower((unsigned char)s[2]) == 'u')
+			return true;
+	return false;
+}
+
+static long long ceil_of(const cJSON *v)
+{
+	tp_quantity q;
+	int64_t n;
+	if (tp_quantity_from_json(v, &q) || tp_quantity_ceil(&q, &n) || n < 0)
+		return 0;
+	return n;
+}
+
+long long tp_gpu_count(const cJSON *resources)
+{
+	static const char *const lists[] = { "requests", "limits" };
+	for (int i = 0; i < 2; i++) {
+		const cJSON *r;
+		cJSON_ArrayForEach(r, tp_get_object(resources, lists[i]))
+			if (r->string && contains_gpu(r->string))
+				return ceil_of(r);
+	}
+	return 0;
+}
+
+long long tp_cpu_count(const cJSON *resources)
+{
+	const cJSON *cpu = tp_get(resources, "requests.cpu");
+	if (!cpu)
+		cpu = tp_get(resources, "limits.cpu");
+	return cpu ? ceil_of(cpu) : 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * plugin.h — a framework or scheduler plugin, upstream's runtime framework
+ * (pkg/runtime/framework) in C: one struct of optional phases per plugin,
+ * one fixed table (registry.c), and the runners the runtime validator, the
+ * TrainJob validator and the expansion call.
+ *
+ * Adding a framework is one file (plugins/<name>.c defining tp_plugin_<name>)
+ * and one line in the table. Upstream keeps its plugins in a Go map, so its
+ * order is unspecified; the table's order is the one order every answer and
+ * every JobSet here comes in.
+ */
+#ifndef TP_PLUGIN_H
+#define TP_PLUGIN_H
+
+#include "policy/admission/runtime.h"
+#include "policy/admission/trainjob.h"
+#include "policy/expand/expand.h"
+
+/* A runtime as the strict profile's plugin checks see it. */
+typedef struct tp_rt_ctx {
+	const tp__rt_flavor *f;
+	tp_result *res;
+	const cJSON *ml; /* spec.mlPolicy, or NULL */
+	const cJSON *pg; /* spec.podGroupPolicy, or NULL */
+} tp_rt_ctx;
+
+/* Every phase is optional; each returns TP_OK or a TP_E* code (errors for
+ * the user go into the result, not the return code). */
+typedef struct tp_plugin {
+	const char *name;
+	/* Runtime checks (strict profile): the guides' rules for the plugin's
+	 * member of spec.mlPolicy, then of spec.podGroupPolicy. */
+	int (*check_ml_policy)(const tp_rt_ctx *rc);
+	int (*check_pod_group_policy)(const tp_rt_ctx *rc);
+	/* TrainJob checks: upstream's CustomValidation. */
+	int (*check_trainjob)(tp_tj_ctx *ctx);
+	/* The expansion (kubeflow-upstream.md §5.2). */
+	int (*enforce_ml_policy)(tp_expansion *x);
+	int (*enforce_pod_group_policy)(tp_expansion *x);
+	int (*pre_build)(tp_expansion *x);
+	int (*build)(tp_expansion *x);
+} tp_plugin;
+
+extern const tp_plugin tp_plugin_jobset, tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml,
+	tp_plugin_jax, tp_plugin_xgboost, tp_plugin_coscheduling, tp_plugin_volcano;
+
+/* The table, NULL-terminated (registry.c). */
+extern const tp_plugin *const tp_plugins[];
+
+/* Each runs one phase (or, for the expansion, every phase in order) over
+ * the table. */
+int tp_plugins_check_ml_policy(const tp_rt_ctx *rc);
+int tp_plugins_check_pod_group_policy(const tp_rt_ctx *rc);
+int tp_plugins_check_trainjob(tp_tj_ctx *ctx);
+int tp_plugins_expand(tp_expansion *x);
+
+/* ------------------------------------------------ what plugins share
+ * (common.c) */
+
+/* trainer.numNodes, default 1 (upstream's rules read it so). */
+long long tp__tj_num_nodes(const tp_tj_ctx *ctx);
+/* The replicated job named name in a JobSet template, or NULL. */
+const cJSON *tp__tj_job(const cJSON *tmpl, const char *name);
+/* The pod spec of a replicated job (template.spec.template.spec), or NULL. */
+const cJSON *tp__tj_pod_spec(const cJSON *rjob);
+/* Invalid at spec.trainer.env when trainer.env names any of reserved[]:
+ * "must not have reserved envs, invalid envs configured: [A B]" (sorted). */
+int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n);
+/* Is s one of list[0..n)? */
+bool tp__listed(const char *const *list, size_t n, const char *s);
+
+/* Resources per node: trainer.resourcesPerNode when set, else the runtime's
+ * trainer node container's (job `node` or the trainer-ancestor job). */
+const cJSON *tp_trainer_resources(const cJSON *trainer, const cJSON *runtime);
+/* GPUs per node: the first resource whose name contains "gpu" (any case) in
+ * requests, else in limits, rounded up; 0 when none. */
+long long tp_gpu_count(const cJSON *resources);
+/* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
+long long tp_cpu_count(const cJSON *resources);
+
+#endif /* TP_PLUGIN_H */
