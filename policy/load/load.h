@@ -1,12 +1,14 @@
 /*
- * load/load.h — what the loader's files (load/load.c, load/json.c, load/yaml.c,
- * load/scalar.c) share. Internal to policy/; tests may include it.
+ * load/load.h — what the loader's files share. Internal to policy/; tests
+ * may include it.
  *
- * The loader turns bytes into cJSON objects. load/load.c owns the public face
- * (tp_load, tp_docs_*), the whole-input checks (size, NUL bytes, UTF-8) and
- * the step every document goes through (mapping check, kind: List expansion,
- * document count). load/json.c and load/yaml.c each parse one syntax;
- * load/scalar.c types YAML plain scalars the way Kubernetes does.
+ * The loader turns bytes into cJSON objects, in three layers that call only
+ * downwards: load/load.c (the public face, tp_load and tp_docs_*, and the
+ * whole-input checks: size, NUL bytes, UTF-8) picks a parser; load/json.c and
+ * load/yaml.c each parse one syntax (load/scalar.c types YAML plain scalars
+ * the way Kubernetes does); load/common.c takes what they parsed (errors with
+ * positions, the step every document goes through: mapping check, kind: List
+ * expansion, document count) and the tools they share.
  */
 #ifndef TP_LOAD_H
 #define TP_LOAD_H
