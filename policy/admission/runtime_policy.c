@@ -10,29 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PATH_LEN 320
-
-bool tp__rt_int(tp_result *res, const cJSON *parent, const char *key, const char *base,
-		bool report_type, long long *n)
-{
-	char path[PATH_LEN];
-	tp__rt_path(path, sizeof(path), base, key);
-	const cJSON *v = report_type ? tp__rt_typed(res, parent, key, path, TP_RT_INTEGER)
-				     : tp_get(parent, key);
-	return v && tp_json_is_int(v, n);
-}
-
-void tp__rt_at_least(tp_result *res, const char *base, const char *key, long long n,
-		     long long min, const char *hint)
-{
-	char path[PATH_LEN], value[32];
-	if (n >= min)
-		return;
-	tp__rt_pathf(value, sizeof(value), "%lld", n);
-	tp_result_add(res, TP_FIELD_INVALID, tp__rt_path(path, sizeof(path), base, key), value,
-		      "must be greater than or equal to %lld; %s", min, hint);
-}
-
 int tp__runtime_strict_ml(const tp__rt_flavor *f, tp_result *res, const cJSON *ml)
 {
 	static const char *const kinds[] = { "torch", "mpi", "jax", "xgboost", "flux" };

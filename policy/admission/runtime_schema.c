@@ -121,6 +121,27 @@ const cJSON *tp__rt_typed(tp_result *res, const cJSON *parent, const char *key,
 	return NULL;
 }
 
+bool tp__rt_int(tp_result *res, const cJSON *parent, const char *key, const char *base,
+		bool report_type, long long *n)
+{
+	char path[PATH_MAX_LEN];
+	tp__rt_path(path, sizeof(path), base, key);
+	const cJSON *v = report_type ? tp__rt_typed(res, parent, key, path, TP_RT_INTEGER)
+				     : tp_get(parent, key);
+	return v && tp_json_is_int(v, n);
+}
+
+void tp__rt_at_least(tp_result *res, const char *base, const char *key, long long n,
+		     long long min, const char *hint)
+{
+	char path[PATH_MAX_LEN], value[32];
+	if (n >= min)
+		return;
+	tp__rt_pathf(value, sizeof(value), "%lld", n);
+	tp_result_add(res, TP_FIELD_INVALID, tp__rt_path(path, sizeof(path), base, key), value,
+		      "must be greater than or equal to %lld; %s", min, hint);
+}
+
 /* A member of the schema's type, its path built from base. */
 static const cJSON *field(tp_result *res, const cJSON *parent, const char *base, const char *key,
 			  tp__rt_type want)

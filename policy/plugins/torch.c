@@ -5,12 +5,8 @@
  * torchrun's PET_* environment on the trainer's `node` container and on the
  * runtime's envInjection targets, the rendezvous port, and the pod count
  * (kubeflow-upstream.md §5.2).
- *
- * numProcPerNode is the TrainJob's, else the runtime's guides-era
- * mlPolicy.torch.numProcPerNode, else "auto". "auto" without a GPU (and the
- * guides' "cpu") becomes the node's CPU count rounded up, at least 1, since
- * torchrun would count the host's CPUs instead of the container's share;
- * with a GPU "auto" stays for torchrun to resolve.
+ * numProcPerNode's resolution is in torch_nproc.c, below both this file and
+ * torchtune.c.
  */
 #include "policy/plugins/torch.h"
 
@@ -189,27 +185,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 
 /* ------------------------------------------------------ the expansion */
 
-void tp_torch_nproc(const cJSON *trainer, const cJSON *torch, const cJSON *resources,
-		    long long gpu, char *out, size_t n)
-{
-	const cJSON *v = tp_get(trainer, "numProcPerNode");
-	if (!v || cJSON_IsNull(v))
-		v = tp_get(torch, "numProcPerNode");
-	long long i;
-	if (tp_json_is_int(v, &i))
-		snprintf(out, n, "%lld", i);
-	else if (cJSON_IsString(v))
-		snprintf(out, n, "%s", v->valuestring);
-	else
-		snprintf(out, n, "auto");
-	if ((!strcmp(out, "auto") && gpu == 0) || !strcmp(out, "cpu")) {
-		long long cpu = tp_cpu_count(resources);
-		snprintf(out, n, "%lld", cpu < 1 ? 1 : cpu);
-	}
-}
-
 #define PORT_TEXT "29500"
-
 
 /* PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK; then the master's address
  * and port unless TorchTune takes the rendezvous into its own command. */
