@@ -394,27 +394,47 @@ int tp_default_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj
 
 /* ---------------------------------------------------------------- expansion */
 
-/* The MPI SSH key pair; the library never generates keys itself. */
+/* The keys the expansion writes into Secrets. The library never makes a key
+ * (no randomness, no cryptography in policy/), so equal inputs give equal
+ * bytes; the binary makes them (webhook/sshkey.c, webhook/curvekey.c). */
+
+/* MPI: the SSH key pair of the <trainjob>-mpi-ssh-auth Secret. */
 typedef struct tp_ssh_key {
 	const char *private_pem; /* "-----BEGIN EC PRIVATE KEY-----..." */
 	const char *public_line; /* "ecdsa-sha2-nistp521 AAAA..." */
 } tp_ssh_key;
 
+/* Flux: the CURVE25519 (X25519) pair of the <trainjob>-flux-curve Secret,
+ * 32 raw bytes each. */
+#define TP_CURVE_KEY_LEN 32
+typedef struct tp_curve_key {
+	unsigned char secret_key[TP_CURVE_KEY_LEN];
+	unsigned char public_key[TP_CURVE_KEY_LEN];
+} tp_curve_key;
+
+/* A NULL member leaves its Secret out (everything else is built): the
+ * mutating JobSet route wants the JobSet only. A tp_ssh_key with a member
+ * missing is a mistake and refused. */
+typedef struct tp_keys {
+	const tp_ssh_key *ssh;
+	const tp_curve_key *curve;
+} tp_keys;
+
 /* Expand a TrainJob (runtime looked up in opt->store) into a v1 List of the
- * JobSet and its companion objects (MPI ConfigMap/Secret, PodGroup), in the
- * current arena if any. key is used only for MPI runtimes: NULL leaves the
- * SSH Secret out (everything else is built). Errors that stop the expansion
- * (missing runtime, patches that do not merge, an incomplete key) are added
- * to res and TP_ENOTFOUND / TP_EINVAL returned (TP_EUNAVAILABLE when the
- * runtime could not be looked up, res then unavailable; TP_EUNSUPPORTED when
- * runtimeRef names a kind or group this library does not expand). The build is
- * always complete: upstream's "do not touch a running JobSet" is the
- * controller's business, not the expansion's. */
-int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *key,
+ * JobSet and its companion objects (MPI ConfigMap/Secret, Flux ConfigMap/
+ * Secret, PodGroup), in the current arena if any. keys: see tp_keys; NULL is
+ * no key at all. Errors that stop the expansion (missing runtime, patches
+ * that do not merge, an incomplete key) are added to res and TP_ENOTFOUND /
+ * TP_EINVAL returned (TP_EUNAVAILABLE when the runtime could not be looked
+ * up, res then unavailable; TP_EUNSUPPORTED when runtimeRef names a kind or
+ * group this library does not expand). The build is always complete:
+ * upstream's "do not touch a running JobSet" is the controller's business,
+ * not the expansion's. */
+int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_keys *keys,
 	      cJSON **out_list, tp_result *res);
 /* The same, with the runtime given instead of looked up. */
 int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const cJSON *runtime,
-			   const tp_ssh_key *key, cJSON **out_list, tp_result *res);
+			   const tp_keys *keys, cJSON **out_list, tp_result *res);
 /* existing (a JobSet the cluster holds) with the fields of built (from
  * tp_expand) laid over it by strategic merge: what built does not set is
  * kept, nothing is removed. *out is a new tree (current arena, if any). */

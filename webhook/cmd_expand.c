@@ -13,17 +13,22 @@
 
 static const char expand_help[] =
 	"usage: trainer-webhook expand [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                              [-o yaml|json] [--ssh-key FILE] [--no-schema] TRAINJOB\n"
+	"                              [-o yaml|json] [--ssh-key FILE] [--curve-key FILE]\n"
+	"                              [--no-schema] TRAINJOB\n"
 	"\n"
-	"Prints the JobSet and companion objects (MPI ConfigMap and Secret, PodGroup)\n"
-	"that the TrainJob's runtime makes of it: YAML documents (default) or a v1 List.\n"
-	"Runtimes in the TRAINJOB file are used too. --ssh-key makes MPI output repeatable.\n"
+	"Prints the JobSet and companion objects (MPI and Flux ConfigMap and Secret,\n"
+	"PodGroup) that the TrainJob's runtime makes of it: YAML documents (default) or\n"
+	"a v1 List. Runtimes in the TRAINJOB file are used too.\n"
+	"--ssh-key (ECDSA P-521 PEM) makes MPI output repeatable; --curve-key (X25519\n"
+	"PEM: openssl genpkey -algorithm X25519) makes Flux output repeatable, as a\n"
+	"TrainJob with metadata.uid already is (its key is derived from the uid).\n"
 	"exit status: 0 expanded, 1 the TrainJob is refused, 2 unreadable input or usage\n";
 
 struct expand_args {
 	tw_cli cli;
 	bool json;
 	const char *ssh_key;
+	const char *curve_key;
 	const char *file;
 };
 
@@ -36,11 +41,13 @@ static int parse_args(struct expand_args *a, int argc, char **argv)
 		if (took)
 			continue;
 		const char *f = argv[i];
-		if (!strcmp(f, "-o") || !strcmp(f, "--ssh-key")) {
+		if (!strcmp(f, "-o") || !strcmp(f, "--ssh-key") || !strcmp(f, "--curve-key")) {
 			if (++i >= argc)
 				return tw_cli_usage(&a->cli, "%s needs a value", f);
 			if (!strcmp(f, "--ssh-key"))
 				a->ssh_key = argv[i];
+			else if (!strcmp(f, "--curve-key"))
+				a->curve_key = argv[i];
 			else if (!strcmp(argv[i], "json") || !strcmp(argv[i], "yaml"))
 				a->json = !strcmp(argv[i], "json");
 			else
@@ -133,10 +140,14 @@ static int run(struct expand_args *a)
 	if (tw_cli_load_store(&a->cli))
 		return TW_EXIT_USAGE;
 	tw_sshkey key = { 0 };
-	if (a->ssh_key && tw_sshkey_read(a->ssh_key, &key, err, sizeof(err))) {
+	tp_curve_key curve;
+	if ((a->ssh_key && tw_sshkey_read(a->ssh_key, &key, err, sizeof(err))) ||
+	    (a->curve_key && tw_curvekey_read(a->curve_key, &curve, err, sizeof(err)))) {
 		fprintf(stderr, "trainer-webhook expand: %s\n", err);
+		tw_sshkey_free(&key);
 		return TW_EXIT_USAGE;
 	}
+	tw_given_keys given = { a->ssh_key ? &key : NULL, a->curve_key ? &curve : NULL };
 	tp_docs *docs = NULL;
 	tp_result *res = NULL;
 	cJSON *list = NULL;
@@ -144,8 +155,7 @@ static int run(struct expand_args *a)
 	cJSON *tj = load_input(a, &docs);
 	if (tj && tp_result_new(&res) == TP_OK) {
 		tp_store_rdlock(a->cli.store);
-		int v = tw_expand_trainjob(&a->cli.opt, tj, a->ssh_key ? &key : NULL, &list, res, err,
-					   sizeof(err));
+		int v = tw_expand_trainjob(&a->cli.opt, tj, &given, &list, res, err, sizeof(err));
 		tp_store_unlock(a->cli.store);
 		if (v == TW_EXPAND_OK) {
 			code = print_list(a, list) ? TW_EXIT_USAGE : TW_EXIT_OK;

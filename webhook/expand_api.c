@@ -4,35 +4,56 @@
  *
  * The TrainJob is validated as a CREATE first, so a preview never shows a
  * JobSet that admission would have refused. MPI runtimes need an SSH key
- * pair; a fresh one is made unless the caller brings its own.
+ * pair, Flux runtimes a CURVE pair; they are made unless the caller brings
+ * its own.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "webhook/expand_api.h"
 
-/* Whether the TrainJob's runtime has an MPI policy. With a lookup (the
+/* The TrainJob's runtime, to see which keys it needs. With a lookup (the
  * server) it is asked for like any other; a runtime that cannot be found
  * here is reported by the validation that follows. */
-static bool wants_ssh_key(const tp_options *opt, const cJSON *tj)
+static const cJSON *runtime_of(const tp_options *opt, const cJSON *tj)
 {
 	const cJSON *rt = NULL;
 	if (!opt->lookup)
-		rt = tp_store_runtime_for(opt->store, tj);
-	else if (tp_get_str(tj, "spec.runtimeRef.name")) {
+		return tp_store_runtime_for(opt->store, tj);
+	if (tp_get_str(tj, "spec.runtimeRef.name")) {
 		const char *kind = tp_get_str(tj, "spec.runtimeRef.kind");
 		bool ns = kind && !strcmp(kind, "TrainingRuntime");
 		tp_lookup_get(opt, ns ? TP_KIND_TRAINING_RUNTIME : TP_KIND_CLUSTER_TRAINING_RUNTIME,
 			      ns ? tp_meta_namespace(tj) : NULL,
 			      tp_get_str(tj, "spec.runtimeRef.name"), &rt, NULL, 0);
 	}
-	return tp_get_object(rt, "spec.mlPolicy.mpi") != NULL;
+	return rt;
 }
 
-int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
+static bool has_policy(const cJSON *rt, const char *policy)
+{
+	return tp_get_object(tp_get_object(rt, "spec.mlPolicy"), policy) != NULL;
+}
+
+/* Flux's pair: the one given, else upstream's from the uid, else fresh. */
+static int curve_key(const cJSON *tj, const tp_curve_key *given, tp_curve_key *out, char *err,
+		     size_t errlen)
+{
+	const char *uid = tp_get_str(tj, "metadata.uid");
+	if (given) {
+		*out = *given;
+		return 0;
+	}
+	return uid && *uid ? tw_curvekey_from_uid(uid, out, err, errlen)
+			   : tw_curvekey_generate(out, err, errlen);
+}
+
+int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_given_keys *given,
 		       cJSON **list, tp_result *res, char *err, size_t errlen)
 {
+	static const tw_given_keys none = { NULL, NULL };
 	*list = NULL;
+	given = given ? given : &none;
 	if (tp_kind_of(tj) != TP_KIND_TRAINJOB) {
 		const char *av = tp_get_str(tj, "apiVersion"), *kind = tp_get_str(tj, "kind");
 		snprintf(err, errlen, "want a TrainJob (apiVersion trainer.kubeflow.org/v1alpha1), "
@@ -49,15 +70,26 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *
 		return TW_EXPAND_UNAVAILABLE;
 	if (!tp_result_ok(res))
 		return TW_EXPAND_INVALID;
+	const cJSON *rt = runtime_of(opt, tj);
 	tw_sshkey made = { 0 };
-	const tw_sshkey *key = fixed;
-	if (!key && wants_ssh_key(opt, tj)) {
-		if (tw_sshkey_generate(&made, err, errlen))
+	tp_curve_key curve;
+	tp_ssh_key ssh_view;
+	tp_keys keys = { NULL, NULL };
+	if (has_policy(rt, "mpi")) {
+		const tw_sshkey *ssh = given->ssh;
+		if (!ssh && tw_sshkey_generate(&made, err, errlen))
 			return TW_EXPAND_BAD_INPUT;
-		key = &made;
+		ssh_view = tw_sshkey_view(ssh ? ssh : &made);
+		keys.ssh = &ssh_view;
 	}
-	tp_ssh_key view = key ? tw_sshkey_view(key) : (tp_ssh_key){ NULL, NULL };
-	rc = tp_expand(opt, tj, key ? &view : NULL, list, res);
+	if (has_policy(rt, "flux")) {
+		if (curve_key(tj, given->curve, &curve, err, errlen)) {
+			tw_sshkey_free(&made);
+			return TW_EXPAND_BAD_INPUT;
+		}
+		keys.curve = &curve;
+	}
+	rc = tp_expand(opt, tj, &keys, list, res);
 	tw_sshkey_free(&made);
 	if (rc == TP_ENOMEM) {
 		snprintf(err, errlen, "out of memory");
@@ -125,7 +157,7 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	tw_sshkey key = { 0 };
 	if (lock)
 		tp_store_rdlock(cfg->store);
-	bool need_key = wants_ssh_key(&opt, tj);
+	bool need_key = has_policy(runtime_of(&opt, tj), "mpi");
 	if (lock)
 		tp_store_unlock(cfg->store);
 	int v = TW_EXPAND_OK;
@@ -134,8 +166,8 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	if (lock)
 		tp_store_rdlock(cfg->store);
 	if (v == TW_EXPAND_OK)
-		v = tw_expand_trainjob(&opt, tj, need_key ? &key : NULL, &list, res, err,
-				       sizeof(err));
+		v = tw_expand_trainjob(&opt, tj, &(tw_given_keys){ need_key ? &key : NULL, NULL },
+				       &list, res, err, sizeof(err));
 	if (lock)
 		tp_store_unlock(cfg->store);
 	tw_sshkey_free(&key);

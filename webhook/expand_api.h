@@ -7,6 +7,7 @@
 #define TW_EXPAND_API_H
 
 #include "webhook/admission.h"
+#include "webhook/curvekey.h"
 #include "webhook/sshkey.h"
 
 enum {
@@ -17,11 +18,19 @@ enum {
 	TW_EXPAND_UNAVAILABLE = 4, /* the runtime could not be looked up (HTTP 503): res says */
 };
 
+/* Keys a caller brings (expand --ssh-key, --curve-key). A NULL member is
+ * made when the runtime needs it: a fresh SSH pair for MPI; for Flux the
+ * CURVE pair upstream derives from metadata.uid, a fresh one without a uid. */
+typedef struct tw_given_keys {
+	const tw_sshkey *ssh;
+	const tp_curve_key *curve;
+} tw_given_keys;
+
 /* Validate tj (CREATE) and expand it with the runtime from opt->lookup, else
- * opt->store, into a v1 List (*list, current arena if any). fixed: the MPI
- * key to use; NULL makes a fresh one when the runtime has an MPI policy.
- * Without a lookup the caller holds the store's read lock. */
-int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_sshkey *fixed,
+ * opt->store, into a v1 List (*list, current arena if any), with the keys
+ * given (NULL: none given). Without a lookup the caller holds the store's
+ * read lock. */
+int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_given_keys *given,
 		       cJSON **list, tp_result *res, char *err, size_t errlen);
 
 /* POST /expand: body a TrainJob (JSON or YAML); out the List (200), the field

@@ -18,7 +18,8 @@ static const struct command {
 	{ "review", tw_cmd_review,
 	  "review   [--profile P] [--runtimes PATH]... [--path ROUTE] [FILE|-]" },
 	{ "expand", tw_cmd_expand,
-	  "expand   [--profile P] [--runtimes PATH]... [-o yaml|json] [--ssh-key FILE] TRAINJOB" },
+	  "expand   [--profile P] [--runtimes PATH]... [-o yaml|json] [--ssh-key FILE]\n"
+	  "                           [--curve-key FILE] TRAINJOB" },
 	{ "certs", tw_cmd_certs,
 	  "certs    generate --service NAME --namespace NS [--dns NAME]... --out DIR | check ..." },
 };

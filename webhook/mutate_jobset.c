@@ -80,7 +80,7 @@ int tw_decide_jobset(const tp_options *opt, const tw_review *rv, tw_answer *ans)
 				     "first; its controller creates this JobSet", ns,
 				     name ? name : "");
 	cJSON *list = NULL, *target = NULL;
-	/* The JobSet alone needs no SSH key: the expansion leaves the Secret out. */
+	/* The JobSet alone needs no key: the expansion leaves the Secrets out. */
 	int rc = tp_expand(opt, tj, NULL, &list, ans->res);
 	const cJSON *built = rc ? NULL : built_jobset(list);
 	if (rc == TP_ENOMEM)

@@ -52,6 +52,9 @@ const char *tp_check_qualified_name(const char *s); /* label keys */
 /* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
 int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
 
+/* ZeroMQ's Z85 of n bytes (n a multiple of 4, else TP_EINVAL), appended. */
+int tp_z85_encode(const unsigned char *data, size_t n, tp_buf *out);
+
 /* Strict-profile wording helpers. */
 static inline bool tp_strict(const tp_options *opt)
 {

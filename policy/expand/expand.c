@@ -6,7 +6,7 @@
  * The steps: check the JSON types of what is read (expand/check.c), build the
  * runtime info (expand/info.c), run the plugin phases (plugins/registry.c), then wrap
  * the finished template as a JobSet and list it first, the companions the
- * plugins made (MPI ConfigMap and Secret, PodGroup) after it. Nothing reads a
+ * plugins made (MPI's and Flux's ConfigMap and Secret, PodGroup) after it. Nothing reads a
  * clock, a random source or a hash order, so equal inputs give equal bytes.
  */
 #include "policy/plugins/plugin.h"
@@ -74,25 +74,20 @@ static int assemble(tp_expansion *x, cJSON **out_list)
 	return TP_OK;
 }
 
-static bool needs_key(const tp_expansion *x)
+static bool ssh_key_usable(const tp_ssh_key *key)
 {
-	return tp_get_object(x->ml, "mpi") != NULL;
-}
-
-static bool key_usable(const tp_ssh_key *key)
-{
-	return key && key->private_pem && *key->private_pem && key->public_line &&
-	       *key->public_line;
+	return key->private_pem && *key->private_pem && key->public_line && *key->public_line;
 }
 
 int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const cJSON *runtime,
-			   const tp_ssh_key *key, cJSON **out_list, tp_result *res)
+			   const tp_keys *keys, cJSON **out_list, tp_result *res)
 {
+	static const tp_keys no_keys = { NULL, NULL };
 	if (!out_list || !res)
 		return TP_EINVAL;
 	*out_list = NULL;
-	tp_expansion x = { .opt = opt, .trainjob = trainjob, .runtime = runtime, .key = key,
-			.res = res };
+	tp_expansion x = { .opt = opt, .trainjob = trainjob, .runtime = runtime,
+			.keys = keys ? keys : &no_keys, .res = res };
 	if (tp_expand_check_inputs(&x))
 		return TP_EINVAL;
 	x.name = tp_meta_name(trainjob);
@@ -102,7 +97,7 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 	x.pod_group = tp_get_object(runtime, "spec.podGroupPolicy");
 	/* No key at all: the caller wants the JobSet, not the Secret (the mutating
 	 * JobSet route); half a key is a mistake. */
-	if (needs_key(&x) && key && !key_usable(key)) {
+	if (tp_get_object(x.ml, "mpi") && x.keys->ssh && !ssh_key_usable(x.keys->ssh)) {
 		tp_result_add(res, TP_FIELD_REQUIRED, "spec.runtimeRef", NULL,
 			      "an SSH key is required to expand a TrainJob whose runtime has "
 			      "mlPolicy.mpi: give both the private PEM and the public line "
@@ -137,7 +132,7 @@ static int not_found(const tp_options *opt, tp_result *res, bool cluster, const 
 	return TP_ENOTFOUND;
 }
 
-int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *key,
+int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_keys *keys,
 	      cJSON **out_list, tp_result *res)
 {
 	if (!out_list || !res)
@@ -165,5 +160,5 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_ssh_key *ke
 		return not_found(opt, res, cluster, name->valuestring);
 	if (rc)
 		return rc;
-	return tp_expand_with_runtime(opt, trainjob, rt, key, out_list, res);
+	return tp_expand_with_runtime(opt, trainjob, rt, keys, out_list, res);
 }

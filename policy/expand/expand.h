@@ -36,13 +36,16 @@ typedef struct tp_podset {
 	long long replicas;   /* Jobs of it, as the runtime gives them (>= 1), taken
 			       * before any build: upstream's PreBuildSync reads them
 			       * before the JobSet's Build sets trainer jobs to 1 */
+	cJSON *node_args;     /* trainer pod sets: the node container's args as the
+			       * template had them before the TrainJob's (NULL: none),
+			       * for a plugin that takes the TrainJob's back (Flux) */
 } tp_podset;
 
 typedef struct tp_expansion {
 	const tp_options *opt;
 	const cJSON *trainjob;
 	const cJSON *runtime;
-	const tp_ssh_key *key;
+	const tp_keys *keys; /* never NULL: no keys is {NULL, NULL} */
 	tp_result *res;
 
 	const char *name; /* TrainJob metadata.name */
@@ -110,7 +113,10 @@ int tp_x_env_field(cJSON *container, const char *name, const char *field_path);
 int tp_x_env_copy(cJSON *container, const cJSON *env_list); /* upsert each item */
 int tp_x_port(cJSON *container, long long port);
 int tp_x_mount(cJSON *container, const char *name, const char *mount_path);
+int tp_x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only);
 int tp_x_volume(cJSON *pod_spec, cJSON *volume);
+/* data[key] = base64 of text (a Secret's data; TP_ELIMIT past 1 MiB). */
+int tp_x_data_base64(cJSON *data, const char *key, const char *text);
 /* label/annotation on every pod template of the JobSet. */
 int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value);
 /* ownerReferences naming the TrainJob as controller. */

@@ -151,6 +151,15 @@ static int remember_command(tp_expansion *x, const cJSON *container)
 	return x->runtime_command ? TP_OK : TP_ENOMEM;
 }
 
+static int remember_args(tp_podset *ps, const cJSON *container)
+{
+	const cJSON *args = tp_get_array(container, "args");
+	if (!args)
+		return TP_OK;
+	ps->node_args = cJSON_Duplicate(args, 1);
+	return ps->node_args ? TP_OK : TP_ENOMEM;
+}
+
 static int apply_trainjob(tp_expansion *x)
 {
 	for (size_t i = 0; i < x->npodsets; i++) {
@@ -161,7 +170,7 @@ static int apply_trainjob(tp_expansion *x)
 		if (!node || !(trainer || mpi_node))
 			continue;
 		int rc;
-		if (trainer && (rc = remember_command(x, node)))
+		if (trainer && ((rc = remember_command(x, node)) || (rc = remember_args(ps, node))))
 			return rc;
 		if ((rc = merge_resources(x, node)))
 			return rc;
@@ -192,6 +201,8 @@ int tp_expand_info(tp_expansion *x)
 
 void tp_expand_info_free(tp_expansion *x)
 {
+	for (size_t i = 0; i < x->npodsets; i++)
+		cJSON_Delete(x->podsets[i].node_args);
 	free(x->podsets);
 	x->podsets = NULL;
 	x->npodsets = 0;

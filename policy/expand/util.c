@@ -46,13 +46,12 @@ bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 	long long n;
 	if (!tp_get_int(x->trainer, "numNodes", &n))
 		return false;
-	/* 0 passes the schema; the JobSet still runs one node (RULES.md). */
-	*out = n < 1 ? 1 : n;
+	/* 0 passes the schema. Upstream's controller builds what it says (no
+	 * pods; torch's PET_NNODES "0"); the strict profile runs one node, as
+	 * its admission warning says (RULES.md). */
+	*out = n < 1 ? (tp_strict(x->opt) ? 1 : 0) : n;
 	return true;
 }
-
-
-
 
 /* ------------------------------------------------------------ writing */
 
@@ -159,8 +158,15 @@ int tp_x_port(cJSON *container, long long port)
 
 int tp_x_mount(cJSON *container, const char *name, const char *mount_path)
 {
+	return tp_x_mount_as(container, name, mount_path, false);
+}
+
+/* Members in Go's VolumeMount order: name, readOnly, mountPath. */
+int tp_x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only)
+{
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddStringToObject(m, "name", name) ||
+	    (read_only && !cJSON_AddBoolToObject(m, "readOnly", 1)) ||
 	    !cJSON_AddStringToObject(m, "mountPath", mount_path)) {
 		cJSON_Delete(m);
 		return TP_ENOMEM;
@@ -171,6 +177,16 @@ int tp_x_mount(cJSON *container, const char *name, const char *mount_path)
 int tp_x_volume(cJSON *pod_spec, cJSON *volume)
 {
 	return upsert(pod_spec, "volumes", "name", volume);
+}
+
+int tp_x_data_base64(cJSON *data, const char *key, const char *text)
+{
+	tp_buf b = TP_BUF_INIT(1u << 20);
+	int rc = tp_base64_encode(text, strlen(text), &b);
+	if (rc == TP_OK && !cJSON_AddStringToObject(data, key, b.data))
+		rc = TP_ENOMEM;
+	tp_buf_free(&b);
+	return rc;
 }
 
 int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value)

@@ -3,7 +3,7 @@
  * volumes and mounts, the launcher's OMPI_* environment, and the two objects
  * the Job needs beside the JobSet: the `<tj>-mpi-hostfile` ConfigMap and the
  * `<tj>-mpi-ssh-auth` Secret (kubeflow-upstream.md §5.2). The key pair is
- * the caller's (tp_ssh_key); the library never makes one, so that the same
+ * the caller's (tp_keys.ssh); the library never makes one, so that the same
  * inputs give the same Secret.
  */
 #include "policy/plugins/plugin.h"
@@ -215,6 +215,26 @@ static long long slots_per_node(const tp_expansion *x, const cJSON *mpi)
 	return n == 1 && gpu > 1 ? gpu : n;
 }
 
+/* The node job runs the TrainJob's numNodes, one fewer with runLauncherAsNode
+ * (the launcher is a node too), at least one. Upstream sets it only from the
+ * TrainJob and leaves the launcher what the runtime info gave it (the
+ * runtime's numNodes when it is the trainer job); the strict profile counts
+ * the runtime's numNodes the same way and runs one launcher pod. */
+static void count_pods(tp_expansion *x)
+{
+	tp_podset *node = tp_x_podset_by_name(x, TP_JOB_NODE);
+	tp_podset *launcher = tp_x_podset_by_name(x, TP_JOB_LAUNCHER);
+	bool strict = tp_strict(x->opt);
+	long long nodes = 1;
+	bool given = tp_x_trainjob_num_nodes(x, &nodes);
+	if (!given && strict && tp_get_int(x->ml, "numNodes", &nodes))
+		nodes = nodes < 1 ? 1 : nodes;
+	if (node && (given || strict))
+		node->count = launcher_as_node(x) ? (nodes - 1 > 1 ? nodes - 1 : 1) : nodes;
+	if (launcher && strict)
+		launcher->count = 1;
+}
+
 static int enforce_ml_policy(tp_expansion *x)
 {
 	const cJSON *mpi = tp_get_object(x->ml, "mpi");
@@ -223,17 +243,7 @@ static int enforce_ml_policy(tp_expansion *x)
 	if (!is_openmpi(x))
 		tp_result_warn(x->res, "mpiImplementation %s: only OpenMPI is built; the OMPI_* "
 			       "environment is not set", tp_get_str(mpi, "mpiImplementation"));
-	bool lan = launcher_as_node(x);
-	long long nodes = 1;
-	if (!tp_x_trainjob_num_nodes(x, &nodes) && tp_get_int(x->ml, "numNodes", &nodes))
-		nodes = nodes < 1 ? 1 : nodes;
-	tp_podset *node = tp_x_podset_by_name(x, TP_JOB_NODE);
-	tp_podset *launcher = tp_x_podset_by_name(x, TP_JOB_LAUNCHER);
-	/* With runLauncherAsNode one of the nodes is the launcher itself. */
-	if (node)
-		node->count = lan && nodes > 1 ? nodes - 1 : nodes;
-	if (launcher)
-		launcher->count = 1;
+	count_pods(x);
 	x->mpi_slots = slots_per_node(x, mpi);
 	for (size_t i = 0; i < x->npodsets; i++) {
 		tp_podset *ps = &x->podsets[i];
@@ -284,32 +294,6 @@ static int config_map(tp_expansion *x)
 	return rc;
 }
 
-static int base64(const char *s, tp_buf *out)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(s);
-	const unsigned char *p = (const unsigned char *)s;
-	int rc = tp_buf_adds(out, "");
-	for (size_t i = 0; i < n && rc == TP_OK; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-		char q[4] = { abc[v >> 18 & 63], abc[v >> 12 & 63],
-			      i + 1 < n ? abc[v >> 6 & 63] : '=', i + 2 < n ? abc[v & 63] : '=' };
-		rc = tp_buf_add(out, q, 4);
-	}
-	return rc;
-}
-
-static int add_b64(cJSON *data, const char *key, const char *value)
-{
-	tp_buf b = TP_BUF_INIT(1u << 20);
-	int rc = base64(value, &b);
-	if (rc == TP_OK && !cJSON_AddStringToObject(data, key, b.data))
-		rc = TP_ENOMEM;
-	tp_buf_free(&b);
-	return rc;
-}
-
 /* Members in Go's corev1.Secret order: immutable, data, type. */
 static int secret(tp_expansion *x)
 {
@@ -321,8 +305,8 @@ static int secret(tp_expansion *x)
 	    !(data = cJSON_AddObjectToObject(s, "data")))
 		return TP_ENOMEM;
 	int rc;
-	if ((rc = add_b64(data, "ssh-privatekey", x->key->private_pem)) ||
-	    (rc = add_b64(data, "ssh-publickey", x->key->public_line)))
+	if ((rc = tp_x_data_base64(data, "ssh-privatekey", x->keys->ssh->private_pem)) ||
+	    (rc = tp_x_data_base64(data, "ssh-publickey", x->keys->ssh->public_line)))
 		return rc;
 	return cJSON_AddStringToObject(s, "type", "kubernetes.io/ssh-auth") ? TP_OK : TP_ENOMEM;
 }
@@ -332,7 +316,7 @@ static int build(tp_expansion *x)
 	if (!tp_get_object(x->ml, "mpi"))
 		return TP_OK;
 	int rc = config_map(x);
-	return rc || !x->key ? rc : secret(x);
+	return rc || !x->keys->ssh ? rc : secret(x);
 }
 
 const tp_plugin tp_plugin_mpi = {

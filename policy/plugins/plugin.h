@@ -42,7 +42,7 @@ typedef struct tp_plugin {
 } tp_plugin;
 
 extern const tp_plugin tp_plugin_jobset, tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml,
-	tp_plugin_jax, tp_plugin_xgboost, tp_plugin_coscheduling, tp_plugin_volcano;
+	tp_plugin_jax, tp_plugin_xgboost, tp_plugin_flux, tp_plugin_coscheduling, tp_plugin_volcano;
 
 /* The table, NULL-terminated (registry.c). */
 extern const tp_plugin *const tp_plugins[];

@@ -5,7 +5,7 @@
  * The runtime validator (strict profile) runs every check_ml_policy, then
  * every check_pod_group_policy; the TrainJob validator every check_trainjob;
  * the expansion every enforce_ml_policy (each acts only on its own mlPolicy;
- * plainml on runtimes with none of them), then every
+ * plainml on runtimes without torch, mpi, jax or xgboost: Flux's too), then every
  * enforce_pod_group_policy, every pre_build (jobset: endpoints,
  * parallelism/completions), every build (jobset's final touches, MPI's
  * ConfigMap and Secret, the PodGroups) — kubeflow-upstream.md §5.2. Plugins
@@ -18,7 +18,8 @@
 const tp_plugin *const tp_plugins[] = {
 	&tp_plugin_jobset,  &tp_plugin_torch,        &tp_plugin_mpi,
 	&tp_plugin_plainml, &tp_plugin_jax,          &tp_plugin_xgboost,
-	&tp_plugin_coscheduling, &tp_plugin_volcano, NULL,
+	&tp_plugin_flux,    &tp_plugin_coscheduling, &tp_plugin_volcano,
+	NULL,
 };
 
 /* One runtime-check phase over the table: the ML policy's or the pod

@@ -195,10 +195,12 @@ static inline tp_store *fz_store_new(size_t n)
 	return s;
 }
 
-/* A fixed fake key: the library only embeds the texts, it never parses them. */
+/* Fixed fake keys: the library only embeds them, it never checks them. */
 static const tp_ssh_key fz_ssh_key = {
 	"-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n",
 	"ecdsa-sha2-nistp521 AAAAE2 fuzz",
 };
+static const tp_curve_key fz_curve_key = { { 1 }, { 2 } };
+static const tp_keys fz_keys = { &fz_ssh_key, &fz_curve_key };
 
 #endif /* FUZZ_COMMON_H */

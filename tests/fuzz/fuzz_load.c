@@ -43,7 +43,7 @@ static void check_doc(const cJSON *obj)
 		if (tp_kind_of(obj) == TP_KIND_TRAINJOB) {
 			tp_result_clear(res);
 			cJSON *list = NULL;
-			rc = tp_expand(&opt, obj, p ? NULL : &fz_ssh_key, &list, res);
+			rc = tp_expand(&opt, obj, p ? NULL : &fz_keys, &list, res);
 			/* TP_ENOTFOUND, TP_EINVAL, TP_EUNSUPPORTED (a runtimeRef of
 			 * another group or kind): each with its reason in res. */
 			FZ_ASSERT(rc == TP_OK || rc == TP_ENOTFOUND || rc == TP_EINVAL ||

@@ -553,6 +553,65 @@ static void expand_mpi_key_repeatable(void **state)
 	free(c);
 }
 
+static const char flux_yaml[] =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"
+	"kind: ClusterTrainingRuntime\n"
+	"metadata: {name: flux-distributed, labels: {trainer.kubeflow.org/framework: flux}}\n"
+	"spec:\n"
+	"  mlPolicy: {numNodes: 1, flux: {}}\n"
+	"  template:\n"
+	"    spec:\n"
+	"      replicatedJobs:\n"
+	"      - name: node\n"
+	"        template:\n"
+	"          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\n"
+	"          spec: {template: {spec: {containers: [{name: node, image: 'ubuntu:jammy'}]}}}\n"
+	"---\n"
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"
+	"kind: TrainJob\n"
+	"metadata: {name: lammps, namespace: default%s}\n"
+	"spec:\n"
+	"  runtimeRef: {name: flux-distributed}\n"
+	"  trainer: {numNodes: 2, command: [lmp, -in, in.reaxc.hns]}\n";
+
+/* Flux: the CURVE key of --curve-key, else the one upstream derives from
+ * metadata.uid, else a fresh one; a file that is no X25519 key is refused. */
+static void expand_flux_curve_key(void **state)
+{
+	(void)state;
+	char text[sizeof(flux_yaml) + 32];
+	snprintf(text, sizeof(text), flux_yaml, "");
+	write_text("flux.yaml", text);
+	snprintf(text, sizeof(text), flux_yaml, ", uid: 5f1c-77");
+	write_text("flux-uid.yaml", text);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "openssl genpkey -algorithm X25519 -out %s", tpath("curve.pem"));
+	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
+	char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *err = NULL;
+	const char *with_key = "expand --profile kubeflow --curve-key %s %s";
+	assert_int_equal(run(&a, &err, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
+	free(err);
+	assert_int_equal(run(&b, NULL, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
+	assert_string_equal(a, b);
+	contains(a, "name: lammps-flux-curve\n");
+	contains(a, "name: lammps-flux-entrypoint\n");
+	contains(a, "- lmp -in in.reaxc.hns\n");
+	/* no key, no uid: a fresh key each time */
+	assert_int_equal(run(&c, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
+	assert_int_equal(run(&d, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
+	assert_string_not_equal(c, d);
+	/* a uid: upstream's key, the same each time */
+	assert_int_equal(run(&e, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
+	assert_int_equal(run(&f, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
+	assert_string_equal(e, f);
+	assert_int_equal(run(NULL, &err, with_key, tpath("flux.yaml"), tpath("flux.yaml")), 2);
+	contains(err, "not an X25519 private key in PEM");
+	free(err);
+	char *all[] = { a, b, c, d, e, f };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		free(all[i]);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -572,6 +631,7 @@ int main(void)
 		cmocka_unit_test(expand_torch_four_nodes),
 		cmocka_unit_test(expand_refuses_and_reports),
 		cmocka_unit_test(expand_mpi_key_repeatable),
+		cmocka_unit_test(expand_flux_curve_key),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

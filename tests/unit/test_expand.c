@@ -85,10 +85,17 @@ static void torch_num_nodes_precedence(void **state)
 	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.completions"), 5);
 	assert_string_equal(ex_env(ex_container(ex_job(list, "node"), "node"), "PET_NNODES"), "5");
 	cJSON_Delete(list);
-	/* numNodes 0 still runs one node */
+	/* numNodes 0: the strict profile still runs one node, as its admission
+	 * warning says... */
 	list = ex_expand(TJ(",'trainer':{'numNodes':0}"), RT_TORCH, NULL, TP_OK);
 	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 1);
 	assert_string_equal(ex_env(ex_container(ex_job(list, "node"), "node"), "PET_NNODES"), "1");
+	cJSON_Delete(list);
+	/* ...the kubeflow profile builds what upstream's controller builds */
+	list = ex_expand_in(&ex_kubeflow, TJ(",'trainer':{'numNodes':0}"), RT_TORCH, NULL, TP_OK);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 0);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.completions"), 0);
+	assert_string_equal(ex_env(ex_container(ex_job(list, "node"), "node"), "PET_NNODES"), "0");
 	cJSON_Delete(list);
 }
 

@@ -88,20 +88,28 @@ static TT_UNUSED void ex_assert_json(const cJSON *got, const char *want_text)
 	cJSON_Delete(want);
 }
 
-static TT_UNUSED const tp_ssh_key ex_key = {
+static TT_UNUSED const tp_ssh_key ex_ssh = {
 	"-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n",
 	"ecdsa-sha2-nistp521 AAAAE2 test",
 };
+/* RFC 7748 section 6.1's Alice: a secret key and its X25519 public key. */
+static TT_UNUSED const tp_curve_key ex_curve = {
+	{ 0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1, 0x72, 0x51, 0xb2, 0x66, 0x45,
+	  0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0, 0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a },
+	{ 0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d, 0xdc, 0xb4, 0x3e, 0xf7, 0x5a,
+	  0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38, 0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a },
+};
+static TT_UNUSED const tp_keys ex_key = { &ex_ssh, &ex_curve };
 
-/* Expand tj with runtime rt; rc must be want_rc. Returns the List (TP_OK)
- * or NULL. */
-static TT_UNUSED cJSON *ex_expand(const char *tj, const char *rt, const tp_ssh_key *key,
-				  int want_rc)
+/* Expand tj with runtime rt under opt (NULL: the strict profile); rc must
+ * be want_rc. Returns the List (TP_OK) or NULL. */
+static TT_UNUSED cJSON *ex_expand_in(const tp_options *opt, const char *tj, const char *rt,
+				     const tp_keys *key, int want_rc)
 {
 	cJSON *t = ex_js(tj), *r = ex_js(rt), *out = NULL;
 	tp_result *res = NULL;
 	assert_int_equal(tp_result_new(&res), TP_OK);
-	int rc = tp_expand_with_runtime(NULL, t, r, key, &out, res);
+	int rc = tp_expand_with_runtime(opt, t, r, key, &out, res);
 	if (rc != want_rc || (rc == TP_OK && !tp_result_ok(res))) {
 		print_message("rc %d, want %d\n", rc, want_rc);
 		tt_dump(res);
@@ -119,8 +127,16 @@ static TT_UNUSED cJSON *ex_expand(const char *tj, const char *rt, const tp_ssh_k
 	return out;
 }
 
+static TT_UNUSED cJSON *ex_expand(const char *tj, const char *rt, const tp_keys *key,
+				  int want_rc)
+{
+	return ex_expand_in(NULL, tj, rt, key, want_rc);
+}
+
+static TT_UNUSED const tp_options ex_kubeflow = { .profile = TP_PROFILE_KUBEFLOW };
+
 /* Expand expecting failure; returns the result for the caller to inspect. */
-static TT_UNUSED tp_result *ex_expand_fail(const char *tj, const char *rt, const tp_ssh_key *key,
+static TT_UNUSED tp_result *ex_expand_fail(const char *tj, const char *rt, const tp_keys *key,
 					   int want_rc)
 {
 	cJSON *t = ex_js(tj), *r = ex_js(rt), *out = NULL;

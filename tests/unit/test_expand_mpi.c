@@ -9,9 +9,11 @@
 
 #include "tests/unit/test_expand.h"
 
-#define RT_MPI(policy)                                                                    \
+#define RT_MPI(policy) RT_MPI_WITH("'numNodes':1,", policy)
+/* ml: mlPolicy members before mpi, each followed by a comma. */
+#define RT_MPI_WITH(ml, policy)                                                           \
 	"{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"  \
-	"'metadata':{'name':'rt'},'spec':{'mlPolicy':{'numNodes':1,'mpi':{" policy "}},"   \
+	"'metadata':{'name':'rt'},'spec':{'mlPolicy':{" ml "'mpi':{" policy "}},"          \
 	"'template':{'spec':{'replicatedJobs':["                                            \
 	"{'name':'node','template':{'spec':{'template':{'spec':{'containers':"              \
 	"[{'name':'node','image':'n','command':['/usr/sbin/sshd']}]}}}}},"                  \
@@ -66,6 +68,33 @@ static void launcher_as_node(void **state)
 	list = ex_expand(TJ(""), RT_MPI("'runLauncherAsNode':true"), &ex_key, TP_OK);
 	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 1);
 	cJSON_Delete(list);
+	/* so does numNodes 0 or 1 (upstream: max(numNodes-1, 1)) */
+	list = ex_expand_in(&ex_kubeflow, TJ(",'trainer':{'numNodes':0}"),
+			    RT_MPI("'runLauncherAsNode':true"), &ex_key, TP_OK);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 1);
+	cJSON_Delete(list);
+}
+
+/* Without the TrainJob's numNodes upstream leaves the counts the runtime
+ * info gave: the node job its parallelism, the launcher (the trainer job)
+ * the runtime's numNodes; the strict profile counts the runtime's numNodes
+ * as the TrainJob's and runs one launcher pod. */
+static void runtime_num_nodes_with_launcher_as_node(void **state)
+{
+	(void)state;
+	const char *rt = RT_MPI_WITH("'numNodes':3,", "'runLauncherAsNode':true");
+	cJSON *list = ex_expand_in(&ex_kubeflow, TJ(""), rt, &ex_key, TP_OK);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 1);
+	assert_int_equal(ex_int(ex_job(list, "launcher"), "template.spec.parallelism"), 3);
+	cJSON_Delete(list);
+	list = ex_expand(TJ(""), rt, &ex_key, TP_OK);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 2);
+	assert_int_equal(ex_int(ex_job(list, "launcher"), "template.spec.parallelism"), 1);
+	cJSON_Delete(list);
+	/* the TrainJob's numNodes: one of them is the launcher, in both */
+	list = ex_expand_in(&ex_kubeflow, TJ(",'trainer':{'numNodes':3}"), rt, &ex_key, TP_OK);
+	assert_int_equal(ex_int(ex_job(list, "node"), "template.spec.parallelism"), 2);
+	cJSON_Delete(list);
 }
 
 static void volumes_mounts_and_env(void **state)
@@ -107,7 +136,7 @@ static void secret_holds_the_key(void **state)
 {
 	(void)state;
 	tp_ssh_key key = { "priv", "pub-line" };
-	cJSON *list = ex_expand(TJ(""), RT_MPI(""), &key, TP_OK);
+	cJSON *list = ex_expand(TJ(""), RT_MPI(""), &(tp_keys){ &key, NULL }, TP_OK);
 	assert_int_equal(cJSON_GetArraySize(tp_get(list, "items")), 3);
 	const cJSON *s = ex_item(list, 2);
 	ex_assert_json(s, "{'apiVersion':'v1','kind':'Secret','metadata':{'name':'tj-mpi-ssh-auth',"
@@ -159,7 +188,7 @@ static void a_key_is_whole_or_absent(void **state)
 	assert_non_null(ex_kind(nokey, "JobSet"));
 	cJSON_Delete(nokey);
 	tp_ssh_key half = { "priv", NULL };
-	tp_result *res = ex_expand_fail(TJ(""), RT_MPI(""), &half, TP_EINVAL);
+	tp_result *res = ex_expand_fail(TJ(""), RT_MPI(""), &(tp_keys){ &half, NULL }, TP_EINVAL);
 	assert_true(tt_has_error(res, "spec.runtimeRef", "SSH key is required"));
 	tp_result_free(res);
 	/* torch needs none */
@@ -190,6 +219,7 @@ int main(void)
 		cmocka_unit_test(launcher_as_node),
 		cmocka_unit_test(volumes_mounts_and_env),
 		cmocka_unit_test(secret_holds_the_key),
+		cmocka_unit_test(runtime_num_nodes_with_launcher_as_node),
 		cmocka_unit_test(slots_follow_gpus_and_the_trainjob),
 		cmocka_unit_test(subdomain_from_the_template),
 		cmocka_unit_test(a_key_is_whole_or_absent),
