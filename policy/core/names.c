@@ -65,23 +65,27 @@ const char *tp_check_dns1123_label(const char *s)
 	return label_shape(s, n, false) ? NULL : DNS1123_LABEL_MSG;
 }
 
+/* Dot-separated RFC 1123 labels, any length (the length is checked apart). */
+static bool subdomain_shape(const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+	for (;;) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		size_t len = dot ? (size_t)(dot - p) : (size_t)(end - p);
+		if (!label_shape(p, len, false))
+			return false;
+		if (!dot)
+			return true;
+		p = dot + 1;
+	}
+}
+
 const char *tp_check_dns1123_subdomain(const char *s)
 {
 	size_t n = strlen(s);
 	if (n > 253)
 		return "must be no more than 253 characters";
-	if (n == 0)
-		return DNS1123_SUBDOMAIN_MSG;
-	const char *p = s;
-	for (;;) {
-		const char *dot = strchr(p, '.');
-		size_t len = dot ? (size_t)(dot - p) : strlen(p);
-		if (!label_shape(p, len, false))
-			return DNS1123_SUBDOMAIN_MSG;
-		if (!dot)
-			return NULL;
-		p = dot + 1;
-	}
+	return subdomain_shape(s, n) ? NULL : DNS1123_SUBDOMAIN_MSG;
 }
 
 static bool name_part_ok(const char *s, size_t n)
@@ -125,8 +129,35 @@ const char *tp_check_qualified_name(const char *s)
 	return name_part_ok(name, n) ? NULL : QUALIFIED_NAME_MSG;
 }
 
-/* apimachinery IsDomainPrefixedPath: "<dns1123 subdomain>/<path>". Returns
- * how many errors it added, or TP_ENOMEM. */
+/* apimachinery IsDomainPrefixedPath (k8s.io/apimachinery v0.36.3,
+ * pkg/util/validation): Required when empty; one Invalid for the whole value
+ * without a "<host>/<path>" shape; else each of IsDNS1123Subdomain's errors
+ * for the host (its length, its shape, with the host as the value), then the
+ * path's regex error (with the path as the value). Returns the number of
+ * errors added, or a negative TP_E* code. */
+#define HTTP_PATH_FMT "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+
+static int invalid_part(tp_result *res, const char *path, const char *s, size_t n,
+			const char *detail)
+{
+	tp_buf part = TP_BUF_INIT(0);
+	int rc = tp_buf_add(&part, s, n);
+	if (!rc)
+		rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, part.data), "%s",
+				   detail);
+	tp_buf_free(&part);
+	return rc;
+}
+
+static bool http_path_ok(const char *s)
+{
+	static const char allowed[] = "/-._~%!$&'()*+,;=:";
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr(allowed, *p))
+			return false;
+	return *s != '\0';
+}
+
 int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value)
 {
 	if (!value || !*value) {
@@ -139,28 +170,17 @@ int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *
 				       "must be a domain-prefixed path (such as \"acme.io/foo\")");
 		return rc ? rc : 1;
 	}
-	int n = 0, rc = TP_OK;
-	char host[254];
 	size_t hn = (size_t)(slash - value);
-	if (hn < sizeof(host)) {
-		memcpy(host, value, hn);
-		host[hn] = '\0';
-		const char *m = tp_check_dns1123_subdomain(host);
-		if (m && !(rc = tp_result_add(res, TP_FIELD_INVALID, path,
-					      tp_result_quote(res, host), "%s", m)))
-			n++;
-	} else if (!(rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, value),
-					 "must be no more than 253 characters"))) {
+	int n = 0, rc = TP_OK;
+	if (hn > 253 && !(rc = invalid_part(res, path, value, hn,
+					    "must be no more than 253 characters")))
 		n++;
-	}
-	static const char allowed[] = "/-._~%!$&'()*+,;=:";
-	for (const char *p = slash + 1; !rc && *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(allowed, *p)) {
-			rc = tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, slash + 1),
-					   "Invalid path: must match the regex "
-					   "[A-Za-z0-9/\\-._~%%!$&'()*+,;=:]+");
-			n += !rc;
-			break;
-		}
+	if (!rc && !subdomain_shape(value, hn) &&
+	    !(rc = invalid_part(res, path, value, hn, DNS1123_SUBDOMAIN_MSG)))
+		n++;
+	if (!rc && !http_path_ok(slash + 1) &&
+	    !(rc = invalid_part(res, path, slash + 1, strlen(slash + 1),
+				"Invalid path (regex used for validation is '" HTTP_PATH_FMT "')")))
+		n++;
 	return rc ? rc : n;
 }

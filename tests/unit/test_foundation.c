@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "policy/core/internal.h"
@@ -124,6 +125,44 @@ static void names(void **state)
 	tp_result_free(r);
 }
 
+/* apimachinery v0.36.3 IsDomainPrefixedPath, error by error: the host's
+ * errors carry the host, the path's the path, in that order. */
+static void domain_prefixed_path_texts(void **state)
+{
+	(void)state;
+	tp_result *r;
+	tp_result_new(&r);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "spec.runtimePatches[0].manager",
+						       "Acme.io/a b"), 2);
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_result_format(r, &b), TP_OK);
+	assert_string_equal(
+		b.data,
+		"[spec.runtimePatches[0].manager: Invalid value: \"Acme.io\": a lowercase RFC 1123 "
+		"subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+		"start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+		"validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), "
+		"spec.runtimePatches[0].manager: Invalid value: \"a b\": Invalid path (regex used for "
+		"validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')]");
+	tp_buf_free(&b);
+	tp_result_clear(r);
+	/* a host over 253 characters: its length, and its shape when wrong too */
+	char longhost[300];
+	memset(longhost, 'a', 254);
+	snprintf(longhost + 254, sizeof(longhost) - 254, "/p");
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", longhost), 1);
+	assert_true(tt_has_error(r, "m", "must be no more than 253 characters"));
+	longhost[0] = '-';
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", longhost), 2);
+	tp_result_clear(r);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", ""), 1);
+	assert_int_equal(tp_result_error_at(r, 0)->type, TP_FIELD_REQUIRED);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "acme.io/"), 1);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "/x"), 1);
+	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "acme.io/a/b:c~%"), 0);
+	tp_result_free(r);
+}
+
 static void base64_round_trip_and_refusals(void **state)
 {
 	(void)state;
@@ -160,6 +199,7 @@ int main(void)
 		cmocka_unit_test(result_renders_like_upstream),
 		cmocka_unit_test(object_access),
 		cmocka_unit_test(names),
+		cmocka_unit_test(domain_prefixed_path_texts),
 		cmocka_unit_test(base64_round_trip_and_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
