@@ -103,3 +103,15 @@ int tw_cli_load_store(tw_cli *c)
 	c->opt.store = c->store;
 	return TP_OK;
 }
+
+int tw_cli_keep(tw_cli *c, const cJSON *obj)
+{
+	tp_kind k = tp_kind_of(obj);
+	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS)
+		return TP_OK;
+	cJSON *copy = cJSON_Duplicate(obj, 1);
+	int rc = copy ? tp_store_put(c->store, copy) : TP_ENOMEM;
+	if (rc && copy)
+		cJSON_Delete(copy);
+	return rc == TP_ENOMEM ? TP_ENOMEM : TP_OK;
+}

@@ -43,4 +43,10 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path);
  * reported on stderr. Sets opt.store. */
 int tw_cli_load_store(tw_cli *c);
 
+/* An input object the rules of others look up (a runtime for TrainJobs, a
+ * PriorityClass for Volcano's rule) joins the store as a copy, so that a
+ * folder holding all of them checks as a cluster would. Others are left
+ * alone. TP_OK or TP_ENOMEM. */
+int tw_cli_keep(tw_cli *c, const cJSON *obj);
+
 #endif /* TW_CLI_H */

@@ -65,7 +65,7 @@ static int parse_args(struct expand_args *a, int argc, char **argv)
 	return 0;
 }
 
-/* Loads the file; puts its runtimes into the store and returns its one
+/* Loads the file; puts its runtimes and PriorityClasses into the store and returns its one
  * TrainJob (NULL with the reason printed when there is not exactly one). */
 static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 {
@@ -95,10 +95,8 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 		if (k == TP_KIND_TRAINJOB) {
 			tj = obj;
 			ntj++;
-		} else if (tp_kind_is_runtime(k)) {
-			cJSON *copy = cJSON_Duplicate(obj, 1);
-			if (!copy || tp_store_put(a->cli.store, copy))
-				return NULL;
+		} else if (tw_cli_keep(&a->cli, obj)) {
+			return NULL;
 		}
 	}
 	if (ntj != 1) {

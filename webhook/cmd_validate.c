@@ -89,18 +89,14 @@ static int add_input(const char *path, void *ctx)
 	return r->in[r->nin - 1].file ? 0 : TP_ENOMEM;
 }
 
-/* Runtimes among the inputs join the store, so TrainJobs can find them. */
-static int store_runtimes(struct run *r)
+/* Runtimes and PriorityClasses among the inputs join the store, so the
+ * TrainJobs' rules find them. */
+static int store_referenced(struct run *r)
 {
 	for (size_t i = 0; i < r->nin; i++)
-		for (size_t j = 0; j < tp_docs_count(r->in[i].docs); j++) {
-			const cJSON *obj = tp_docs_at(r->in[i].docs, j)->obj;
-			if (!tp_kind_is_runtime(tp_kind_of(obj)))
-				continue;
-			cJSON *copy = cJSON_Duplicate(obj, 1);
-			if (!copy || tp_store_put(r->cli.store, copy))
+		for (size_t j = 0; j < tp_docs_count(r->in[i].docs); j++)
+			if (tw_cli_keep(&r->cli, tp_docs_at(r->in[i].docs, j)->obj))
 				return TP_ENOMEM;
-		}
 	return TP_OK;
 }
 
@@ -308,7 +304,7 @@ int tw_cmd_validate(int argc, char **argv)
 		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
 			r.unreadable = true;
 	if (!rc)
-		rc = store_runtimes(&r);
+		rc = store_referenced(&r);
 	if (!rc)
 		rc = judge_all(&r);
 	int code = rc ? TW_EXIT_USAGE : finish(&r);

@@ -47,20 +47,57 @@ static int check_pod_group_policy(const tp_rt_ctx *rc)
 /* ------------------------------------------------------ TrainJob checks */
 
 #define VOLCANO_QUEUE "scheduling.volcano.sh/queue-name"
+#define PRIORITY_PATH "spec.templateSpec.priorityClassName"
+#define STRICT_HINT                                                                        \
+	"; create the PriorityClass first, or name an existing one (kubectl get "          \
+	"priorityclasses)"
 
-/* Upstream also requires each replicated job's priorityClassName to exist as
- * a PriorityClass. The store holds no PriorityClasses (offline there are
- * none to ask), so that half of the plugin is not checked here. */
+/* Each replicated job's priorityClassName (the template with the
+ * TrainJob's patches) must name a PriorityClass, as the scheduler will look
+ * for it. The two built-in classes need none, and upstream stops looking at
+ * the first of them. A lookup nobody could answer decides nothing. */
+static int check_priority_classes(tp_tj_ctx *ctx)
+{
+	const cJSON *rj;
+	cJSON_ArrayForEach(rj, tp_get_array(ctx->tmpl, "spec.replicatedJobs")) {
+		const char *pc = tp_get_str(tp__tj_pod_spec(rj), "priorityClassName");
+		if (!pc)
+			continue;
+		if (!strcmp(pc, "system-cluster-critical") || !strcmp(pc, "system-node-critical"))
+			return TP_OK;
+		const cJSON *obj;
+		char why[256];
+		int rc = tp_lookup_get(ctx->opt, TP_KIND_PRIORITY_CLASS, NULL, pc, &obj, why,
+				       sizeof(why));
+		if (rc == TP_EUNAVAILABLE)
+			rc = tp_result_lookup_failed(ctx->res, PRIORITY_PATH, TP_KIND_PRIORITY_CLASS,
+						     pc, why);
+		else if (rc == TP_ENOTFOUND)
+			rc = tp_result_add(ctx->res, TP_FIELD_INVALID, PRIORITY_PATH,
+					   tp_result_quote(ctx->res, pc),
+					   "PriorityClass \"%s\" doesn't exist: "
+					   "priorityclasses.scheduling.k8s.io \"%s\" not found%s",
+					   pc, pc, tp_strict(ctx->opt) ? STRICT_HINT : "");
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
 static int check_trainjob(tp_tj_ctx *ctx)
 {
 	if (!tp_get_object(ctx->runtime, "spec.podGroupPolicy.volcano"))
 		return TP_OK;
 	const cJSON *ann = tp_get_object(ctx->tmpl, "metadata.annotations");
 	const cJSON *q = ann ? cJSON_GetObjectItemCaseSensitive(ann, VOLCANO_QUEUE) : NULL;
-	if (!cJSON_IsString(q) || *q->valuestring)
-		return TP_OK;
-	return tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.annotations[" VOLCANO_QUEUE "]",
-			     "\"\"", "Volcano queue name must not be empty");
+	if (cJSON_IsString(q) && !*q->valuestring) {
+		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID,
+				       "spec.annotations[" VOLCANO_QUEUE "]", "\"\"",
+				       "Volcano queue name must not be empty");
+		if (rc)
+			return rc;
+	}
+	return check_priority_classes(ctx);
 }
 
 /* ------------------------------------------------------ the expansion */

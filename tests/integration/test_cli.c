@@ -143,6 +143,47 @@ static void validate_resolves_runtimes_among_inputs(void **state)
 	free(err);
 }
 
+/* Volcano's PriorityClass rule offline: a PriorityClass among the inputs
+ * (or under --runtimes) exists; without one the TrainJob is denied. */
+static void validate_priority_classes_among_inputs(void **state)
+{
+	(void)state;
+	write_text("volcano-rt.yaml",
+		   "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+		   "kind: ClusterTrainingRuntime\n"
+		   "metadata: {name: gang, labels: {trainer.kubeflow.org/framework: torch}}\n"
+		   "spec:\n"
+		   "  mlPolicy: {numNodes: 1, torch: {}}\n"
+		   "  podGroupPolicy: {volcano: {}}\n"
+		   "  template:\n"
+		   "    spec:\n"
+		   "      replicatedJobs:\n"
+		   "      - name: node\n"
+		   "        template:\n"
+		   "          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\n"
+		   "          spec: {template: {spec: {priorityClassName: batch-high,\n"
+		   "                 containers: [{name: node, image: 'pytorch/pytorch'}]}}}\n"
+		   "---\n"
+		   "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+		   "kind: TrainJob\n"
+		   "metadata: {name: gang-job, namespace: team-a}\n"
+		   "spec: {runtimeRef: {name: gang}}\n");
+	write_text("pc.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+			      "metadata: {name: batch-high}\nvalue: 1000\n");
+	char *out = NULL;
+	assert_int_equal(run(&out, NULL, "validate --profile kubeflow %s", tpath("volcano-rt.yaml")), 1);
+	contains(out, "spec.templateSpec.priorityClassName: Invalid value: \"batch-high\": "
+		      "PriorityClass \"batch-high\" doesn't exist: priorityclasses.scheduling.k8s.io "
+		      "\"batch-high\" not found");
+	free(out);
+	assert_int_equal(run(NULL, NULL, "validate --profile kubeflow %s %s", tpath("pc.yaml"),
+			     tpath("volcano-rt.yaml")),
+			 0);
+	assert_int_equal(run(NULL, NULL, "validate --profile kubeflow --runtimes %s %s",
+			     tpath("pc.yaml"), tpath("volcano-rt.yaml")),
+			 0);
+}
+
 static void validate_json_output(void **state)
 {
 	(void)state;
@@ -618,6 +659,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(validate_example_runtimes_pass),
 		cmocka_unit_test(validate_resolves_runtimes_among_inputs),
+		cmocka_unit_test(validate_priority_classes_among_inputs),
 		cmocka_unit_test(validate_json_output),
 		cmocka_unit_test(validate_outdated_api_version),
 		cmocka_unit_test(validate_upstream_fixtures_as_upstream),

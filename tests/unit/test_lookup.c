@@ -16,6 +16,7 @@ TJ_GROUP_STATE
 struct fake {
 	tp_store *store;
 	int fail;        /* answer TP_EUNAVAILABLE for every call */
+	int fail_pc;     /* ... for PriorityClasses only */
 	int calls;
 	tp_kind last_kind;
 	char last_ns[64], last_name[64];
@@ -29,7 +30,7 @@ static int fake_get(void *ctx, tp_kind k, const char *ns, const char *name, cons
 	f->last_kind = k;
 	snprintf(f->last_ns, sizeof(f->last_ns), "%s", ns ? ns : "(null)");
 	snprintf(f->last_name, sizeof(f->last_name), "%s", name);
-	if (f->fail) {
+	if (f->fail || (f->fail_pc && k == TP_KIND_PRIORITY_CLASS)) {
 		snprintf(why, whylen, "Get \"https://api/x\": context deadline exceeded");
 		return TP_EUNAVAILABLE;
 	}
@@ -95,6 +96,30 @@ static void lookup_that_cannot_answer_decides_nothing(void **state)
 	/* tp_result_clear forgets the mark. */
 	tp_result_clear(res);
 	assert_false(tp_result_unavailable(res));
+}
+
+/* Volcano's PriorityClass rule through the lookup: found, not found, and
+ * a lookup nobody could answer, which decides nothing. */
+static void priority_class_through_the_lookup(void **state)
+{
+	(void)state;
+	struct fake f = { .store = store, .fail_pc = 1 };
+	tp_lookup l;
+	tp_options o = with_lookup(&f, &l, TP_PROFILE_KUBEFLOW);
+	cJSON *job = tj_job("a", "ClusterTrainingRuntime", "volcano-pc-ok", "");
+	tp_result_clear(res);
+	assert_int_equal(tp_validate_trainjob(&o, TP_OP_CREATE, job, NULL, res), TP_OK);
+	assert_true(tp_result_unavailable(res));
+	assert_true(tt_has_error(res, "spec.templateSpec.priorityClassName",
+				 "priorityclasses.scheduling.k8s.io \"high\" could not be looked up: "
+				 "Get \"https://api/x\": context deadline exceeded; the request can be "
+				 "retried"));
+	assert_int_equal(f.last_kind, TP_KIND_PRIORITY_CLASS);
+	f.fail_pc = 0;
+	tp_result_clear(res);
+	assert_int_equal(tp_validate_trainjob(&o, TP_OP_CREATE, job, NULL, res), TP_OK);
+	assert_true(tp_result_ok(res));
+	cJSON_Delete(job);
 }
 
 static void not_found_keeps_upstream_text(void **state)
@@ -306,6 +331,7 @@ int main(void)
 		cmocka_unit_test(runtime_only_the_lookup_knows),
 		cmocka_unit_test(lookup_that_cannot_answer_decides_nothing),
 		cmocka_unit_test(not_found_keeps_upstream_text),
+		cmocka_unit_test(priority_class_through_the_lookup),
 		cmocka_unit_test(empty_name_is_never_asked),
 		cmocka_unit_test(scoping_hint_through_the_lookup),
 		cmocka_unit_test(jobset_found_through_the_lookup),

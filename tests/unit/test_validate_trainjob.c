@@ -387,6 +387,35 @@ static void volcano_rules(void **state)
 	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "volcano-empty", fix))));
 }
 
+/* Upstream's volcano_test.go TestValidate: "priorityClassName does not
+ * exist" (every job's class is looked up, in the template with the
+ * TrainJob's patches), "priorityClassName exists"; a built-in class ends
+ * the check, as upstream returns there. */
+static void test_TestValidate_priorityClassName_does_not_exist(void **state)
+{
+	(void)state;
+	const tp_field_error *e = only_error(create(K, tj_job("a", CTR, "volcano-pc", "")));
+	assert_int_equal(e->type, TP_FIELD_INVALID);
+	assert_string_equal(e->path, "spec.templateSpec.priorityClassName");
+	assert_string_equal(e->value, "\"low\"");
+	assert_string_equal(e->detail, "PriorityClass \"low\" doesn't exist: "
+				       "priorityclasses.scheduling.k8s.io \"low\" not found");
+	e = only_error(create(S, tj_job("a", CTR, "volcano-pc", "")));
+	assert_non_null(strstr(e->detail, "not found; create the PriorityClass first"));
+	/* a patch naming an existing class fixes it */
+	const char *fix = "\"runtimePatches\":[{\"manager\":\"example.com/m\",\"trainingRuntimeSpec\":"
+			  "{\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"b\",\"template\":"
+			  "{\"spec\":{\"template\":{\"spec\":{\"priorityClassName\":\"high\"}}}}}]}}}}]";
+	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "volcano-pc", fix))));
+}
+
+static void test_TestValidate_priorityClassName_exists(void **state)
+{
+	(void)state;
+	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "volcano-pc-ok", ""))));
+	assert_true(tp_result_ok(create(K, tj_job("a", CTR, "volcano-pc-system", ""))));
+}
+
 /* ------------------------------------------------------------- odd input */
 
 static void odd_input_never_crashes(void **state)
@@ -454,6 +483,8 @@ int main(void)
 		cmocka_unit_test(mpi_rules),
 		cmocka_unit_test(xgboost_rules),
 		cmocka_unit_test(volcano_rules),
+		cmocka_unit_test(test_TestValidate_priorityClassName_does_not_exist),
+		cmocka_unit_test(test_TestValidate_priorityClassName_exists),
 		cmocka_unit_test(odd_input_never_crashes),
 		cmocka_unit_test(fixture_01_allowed_with_warning),
 	};

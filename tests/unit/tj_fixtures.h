@@ -86,6 +86,20 @@ static inline tp_store *tj_store(void)
 			     "{\"podGroupPolicy\":{\"volcano\":{}},\"template\":{\"metadata\":{"
 			     "\"annotations\":{\"scheduling.volcano.sh/queue-name\":\"q1\"}},\"spec\":{"
 			     "\"replicatedJobs\":[" TJ_JOB("node", "trainer", "node") "]}}}"));
+	/* Volcano with priorityClassNames: "high" exists, "low" does not. */
+#define TJ_PC_JOB(name, pc)                                                                    \
+	"{\"name\":\"" name "\",\"template\":{\"spec\":{\"template\":{\"spec\":{"              \
+	"\"priorityClassName\":\"" pc "\",\"containers\":[{\"name\":\"node\",\"image\":\"i\"}]}}}}}"
+#define TJ_VOLCANO(name, jobs)                                                                  \
+	TJ_RUNTIME("ClusterTrainingRuntime", "", name, "",                                     \
+		   "{\"podGroupPolicy\":{\"volcano\":{}},\"template\":{\"spec\":{"             \
+		   "\"replicatedJobs\":[" jobs "]}}}")
+	tj_put(s, "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+		  "\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+	tj_put(s, TJ_VOLCANO("volcano-pc", TJ_PC_JOB("a", "high") "," TJ_PC_JOB("b", "low")));
+	tj_put(s, TJ_VOLCANO("volcano-pc-ok", TJ_PC_JOB("a", "high")));
+	tj_put(s, TJ_VOLCANO("volcano-pc-system",
+			     TJ_PC_JOB("a", "system-node-critical") "," TJ_PC_JOB("b", "low")));
 	const char *tune[] = { "torchtune-llama3.2-1b", "torchtune-llama3.2-3b",
 			       "torchtune-llama3.3-70b", "torchtune-qwen2.5-1.5b", "torchtune-gpt-2b" };
 	for (size_t i = 0; i < sizeof(tune) / sizeof(*tune); i++) {
