@@ -25,7 +25,7 @@ int tp__runtime_strict_ml(const tp__rt_flavor *f, tp_result *res, const cJSON *m
 			count += v && !cJSON_IsNull(v);
 		}
 		if (count > 1)
-			tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy", "\"object\"",
+			tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy", NULL,
 				      "Only one of the policy can be configured; keep a single one "
 				      "of torch, mpi, jax, xgboost, flux");
 	}
@@ -37,7 +37,7 @@ int tp__runtime_strict_pod_group(const tp__rt_flavor *f, tp_result *res, const c
 {
 	const cJSON *co = tp_get(pg, "coscheduling"), *vo = tp_get(pg, "volcano");
 	if (co && !cJSON_IsNull(co) && vo && !cJSON_IsNull(vo))
-		tp_result_add(res, TP_FIELD_INVALID, "spec.podGroupPolicy", "\"object\"",
+		tp_result_add(res, TP_FIELD_INVALID, "spec.podGroupPolicy", NULL,
 			      "only one of coscheduling and volcano may be set; keep one of them");
 	tp_rt_ctx rc = { .f = f, .res = res, .pg = pg };
 	return tp_plugins_check_pod_group_policy(&rc);

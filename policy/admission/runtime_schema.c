@@ -194,7 +194,7 @@ static void int_field(tp_result *res, const cJSON *parent, const char *base, con
 		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_value(res, v),
 			      "%s in body should be less than or equal to %lld", path, MAX_INT32);
 	else if (min_msg && n < 1)
-		tp_result_add(res, TP_FIELD_INVALID, path, "\"integer\"", "%s", min_msg);
+		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_value(res, v), "%s", min_msg);
 }
 
 static void max_length(tp_result *res, const cJSON *v, const char *path, size_t max)
@@ -285,7 +285,7 @@ static void check_env_target(tp_result *res, const cJSON *t, const char *base)
 			}
 	}
 	if (has_node)
-		tp_result_add(res, TP_FIELD_INVALID, path, "\"array\"",
+		tp_result_add(res, TP_FIELD_INVALID, path, NULL,
 			      "containerNames must not include the main node container because "
 			      "PET_* envs are always injected into it");
 }
@@ -352,7 +352,7 @@ static void check_one_policy(const tp__rt_flavor *f, tp_result *res, const cJSON
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		n += member(ml, kinds[i]) != NULL;
 	if (n > 1 && !f->ome)
-		tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy", "\"object\"",
+		tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy", NULL,
 			      "Only one of the policy can be configured");
 }
 
@@ -560,7 +560,7 @@ static void check_volume_claim_policies(tp_result *res, const cJSON *js)
 			namespaced = namespaced || (ns && *ns);
 		}
 		if (namespaced)
-			tp_result_add(res, TP_FIELD_INVALID, ip, "\"object\"",
+			tp_result_add(res, TP_FIELD_INVALID, ip, NULL,
 				      "namespace cannot be set for VolumeClaimPolicies templates");
 	}
 }
@@ -574,7 +574,7 @@ static void check_startup_vs_depends(tp_result *res, const cJSON *js)
 	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next)
 		if (member(job, "dependsOn")) {
-			tp_result_add(res, TP_FIELD_INVALID, "spec.template.spec", "\"object\"",
+			tp_result_add(res, TP_FIELD_INVALID, "spec.template.spec", NULL,
 				      "StartupPolicy and DependsOn APIs are mutually exclusive");
 			return;
 		}

@@ -53,11 +53,12 @@ static bool want_type(sc *s, const char *path, const cJSON *v, const char *want)
 	return false;
 }
 
-/* A CEL rule's failure: the value shown is the field's type, as the API server does. */
+/* A CEL rule's failure as apiextensions-apiserver v0.36.3 words it: a
+ * scalar's value is shown, an object's or a list's is left out. */
 static void cel(sc *s, const char *path, const cJSON *v, const char *msg)
 {
-	add(s, tp_result_add(s->res, TP_FIELD_INVALID, path, tp_result_quote(s->res, type_name(v)),
-			     "%s", msg));
+	const char *shown = cJSON_IsObject(v) || cJSON_IsArray(v) ? NULL : tp_result_value(s->res, v);
+	add(s, tp_result_add(s->res, TP_FIELD_INVALID, path, shown, "%s", msg));
 }
 
 static bool str(sc *s, const char *path, const cJSON *v, size_t minlen, size_t maxlen)

@@ -215,7 +215,8 @@ int tp_field_error_format(const tp_field_error *e, tp_buf *out)
 	int rc = 0;
 	if (e->type == TP_FIELD_PLAIN)
 		return tp_buf_adds(out, e->detail ? e->detail : "");
-	rc |= tp_buf_addf(out, "%s: %s", e->path && *e->path ? e->path : "<root>",
+	/* no path: a rule of the whole object; a nil field.Path prints "<nil>" */
+	rc |= tp_buf_addf(out, "%s: %s", e->path && *e->path ? e->path : "<nil>",
 			  type_words(e->type));
 	if (e->value)
 		rc |= tp_buf_addf(out, ": %s", e->value);

@@ -24,7 +24,8 @@ static void check_mpi(const tp__rt_flavor *f, tp_result *res, const cJSON *mpi)
 			tp__rt_at_least(res, base, "numProcPerNode", n, 1, "set numProcPerNode to 1 or more");
 		else if (n < 1)
 			tp_result_add(res, TP_FIELD_INVALID, "spec.mlPolicy.mpi.numProcPerNode",
-				      "\"integer\"", "NumProcPerNode in mpiPolicy must be >= 1");
+				      tp_result_value(res, tp_get(mpi, "numProcPerNode")),
+				      "NumProcPerNode in mpiPolicy must be >= 1");
 	}
 	const char *impl = tp_get_str(mpi, "mpiImplementation");
 	if (impl && (*impl || f->ome)) {

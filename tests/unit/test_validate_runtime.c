@@ -256,6 +256,26 @@ static void cel_num_proc_per_node(void **state)
 	tp_result_free(res);
 }
 
+/* CEL failures as apiextensions-apiserver v0.36.3 renders them: a scalar's
+ * value is shown, an object's left out. */
+static void cel_failure_texts(void **state)
+{
+	(void)state;
+	tp_result *res = check(kf_ctr_create, FW, "{\"mlPolicy\":{\"mpi\":{\"numProcPerNode\":0}}}", 1);
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_result_format(res, &b), TP_OK);
+	assert_string_equal(b.data, "spec.mlPolicy.mpi.numProcPerNode: Invalid value: 0: "
+				    "NumProcPerNode in mpiPolicy must be >= 1");
+	tp_buf_reset(&b);
+	tp_result_free(res);
+	res = check(kf_ctr_create, FW, "{\"mlPolicy\":{\"mpi\":{},\"torch\":{}}}", 1);
+	assert_int_equal(tp_result_format(res, &b), TP_OK);
+	assert_string_equal(b.data, "spec.mlPolicy: Invalid value: Only one of the policy can be "
+				    "configured");
+	tp_buf_free(&b);
+	tp_result_free(res);
+}
+
 static void mpi_implementation_per_profile(void **state)
 {
 	(void)state;
@@ -523,6 +543,7 @@ int main(void)
 		cmocka_unit_test(min_properties),
 		cmocka_unit_test(cel_only_one_policy),
 		cmocka_unit_test(cel_num_proc_per_node),
+		cmocka_unit_test(cel_failure_texts),
 		cmocka_unit_test(mpi_implementation_per_profile),
 		cmocka_unit_test(torch_env_injection),
 		cmocka_unit_test(startup_policy_and_depends_on),
