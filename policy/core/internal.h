@@ -52,6 +52,10 @@ const char *tp_check_qualified_name(const char *s); /* label keys */
 /* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
 int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
 
+/* s[0..n) without leading and trailing white space as Go's strings.TrimSpace
+ * sees it (ASCII and Unicode spaces): the rest is s[*off .. *off + *len). */
+void tp_go_trim_space(const char *s, size_t n, size_t *off, size_t *len);
+
 /* ZeroMQ's Z85 of n bytes (n a multiple of 4, else TP_EINVAL), appended. */
 int tp_z85_encode(const unsigned char *data, size_t n, tp_buf *out);
 

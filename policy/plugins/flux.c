@@ -101,39 +101,11 @@ int tp__flux_hostlist(const char *prefix, long long size, tp_buf *out)
 	return tp_buf_adds(out, "]");
 }
 
-/* Length of the white space character (Go's unicode.IsSpace) at p, or 0. */
-static size_t space_at(const unsigned char *p)
-{
-	if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-		return 1;
-	if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0))
-		return 2;
-	if (p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80)
-		return 3; /* U+1680 */
-	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8a) || p[2] == 0xa8 ||
-					     p[2] == 0xa9 || p[2] == 0xaf))
-		return 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
-	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
-		return 3; /* U+205F */
-	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
-		return 3; /* U+3000 */
-	return 0;
-}
-
 static int add_trimmed(tp_buf *out, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-	size_t k;
-	while (p < end && (k = space_at(p)) != 0)
-		p += k;
-	const unsigned char *last = p; /* just past the last non-space */
-	for (const unsigned char *q = p; q < end;) {
-		k = space_at(q);
-		q += k ? k : 1;
-		if (!k)
-			last = q;
-	}
-	return tp_buf_add(out, p, (size_t)(last - p));
+	size_t off, len;
+	tp_go_trim_space(s, n, &off, &len);
+	return tp_buf_add(out, s + off, len);
 }
 
 int tp__flux_command_line(const cJSON *command, const cJSON *args, tp_buf *out)

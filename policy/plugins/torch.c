@@ -157,8 +157,9 @@ static int check_target(tp_tj_ctx *ctx, const cJSON *target)
 		const char *c = cJSON_IsString(n) ? n->valuestring : "";
 		if (rjob && has_container(rjob, c))
 			continue;
+		/* upstream shows the target as the bad value */
 		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimeRef",
-				       tp_result_value(ctx->res, tp_get(ctx->job, "spec.runtimeRef")),
+				       tp_result_value(ctx->res, target),
 				       "envInjection target podSet \"%s\" container \"%s\" not found in "
 				       "runtime template", job, c);
 		if (rc)
@@ -207,17 +208,25 @@ static int pet_env(tp_expansion *x, cJSON *c, long long nodes, const char *nproc
 	return tp_x_env(c, "PET_MASTER_PORT", PORT_TEXT);
 }
 
-/* Side containers the runtime names get the same rendezvous settings. */
+/* Side containers the runtime names get the same rendezvous settings. A
+ * target that is not there stops the build, as upstream's EnforceMLPolicy
+ * returns an error (its validator refuses such TrainJobs first). */
 static int env_injection(tp_expansion *x, const cJSON *torch, long long nodes, const char *nproc)
 {
 	const cJSON *t;
 	cJSON_ArrayForEach(t, tp_get_array(torch, "envInjection.targets")) {
-		tp_podset *ps = tp_x_podset_by_name(x, tp_get_str(t, "jobName"));
-		const cJSON *names = ps ? tp_get_array(t, "containerNames") : NULL;
+		const char *job = tp_get_str(t, "jobName");
+		tp_podset *ps = tp_x_podset_by_name(x, job);
 		const cJSON *name;
-		cJSON_ArrayForEach(name, names) {
-			cJSON *c = tp_x_any_container(ps, name->valuestring);
-			int rc = c ? pet_env(x, c, nodes, nproc, true) : TP_OK;
+		cJSON_ArrayForEach(name, tp_get_array(t, "containerNames")) {
+			cJSON *c = ps ? tp_x_any_container(ps, name->valuestring) : NULL;
+			if (!c) {
+				char d[600];
+				snprintf(d, sizeof(d), "envInjection target podSet \"%s\" container \"%s\" "
+					 "not found in runtime template", job ? job : "", name->valuestring);
+				return tp_x_fail(x, "spec.runtimeRef", NULL, d);
+			}
+			int rc = pet_env(x, c, nodes, nproc, true);
 			if (rc)
 				return rc;
 		}

@@ -104,7 +104,7 @@ void tp_torchtune_model(const char *runtime_name, char *out, size_t n)
 }
 
 /* An arg "key=value" whose key contains part and whose value is "true" in
- * any case. */
+ * any case, white space around it ignored (upstream's isBoolArgEnabled). */
 static bool arg_true(const char *arg, const char *part)
 {
 	const char *eq = strchr(arg, '=');
@@ -112,7 +112,10 @@ static bool arg_true(const char *arg, const char *part)
 		return false;
 	size_t klen = (size_t)(eq - arg);
 	const char *hit = strstr(arg, part);
-	return hit && (size_t)(hit - arg) + strlen(part) <= klen && !strcasecmp(eq + 1, "true");
+	size_t off, len;
+	tp_go_trim_space(eq + 1, strlen(eq + 1), &off, &len);
+	return hit && (size_t)(hit - arg) + strlen(part) <= klen && len == 4 &&
+	       !strncasecmp(eq + 1 + off, "true", 4);
 }
 
 /* LoRA: an arg naming model.lora_attn_modules; QLoRA: model.quantize_base

@@ -61,6 +61,12 @@ void up_label(cJSON *obj, const char *key, const char *value);
  * caller's. */
 tp_result *up_validate(tp_profile p, tp_operation op, const cJSON *obj, const cJSON *old,
 		       cJSON *const *cluster);
+/* The same, with a lookup that cannot answer for objects of kind fail (a
+ * client error; TP_KIND_UNKNOWN: every lookup answers) and, webhook_only,
+ * without the CRD schema layer: a plugin's own rules, as upstream's plugin
+ * unit tests call them. */
+tp_result *up_validate_failing(tp_profile p, tp_operation op, const cJSON *obj, const cJSON *old,
+			       cJSON *const *cluster, tp_kind fail, bool webhook_only);
 /* The result as the API server would print it, in a static buffer. */
 const char *up_text(const tp_result *r);
 

@@ -20,9 +20,12 @@
 typedef struct up_case {
 	const char *name; /* "TestValidate/priorityClassName exists" */
 	CMUnitTestFunction fn;
+	const void *arg; /* the case's row of a table, as *state; or NULL */
 } up_case;
 
-#define UP_CASE(name, fn) { name, fn }
+#define UP_CASE(name, fn) { name, fn, NULL }
+/* A table-driven case: fn reads its row from *state. */
+#define UP_ROW(name, fn, row) { name, fn, row }
 
 static inline int up_run(const char *group, const up_case *cases, size_t n)
 {
@@ -32,6 +35,7 @@ static inline int up_run(const char *group, const up_case *cases, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		t[i].name = cases[i].name;
 		t[i].test_func = cases[i].fn;
+		t[i].initial_state = (void *)cases[i].arg;
 	}
 	int rc = _cmocka_run_group_tests(group, t, n, NULL, NULL);
 	free(t);
