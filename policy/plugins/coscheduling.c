@@ -52,10 +52,8 @@ static int build(tp_expansion *x)
 		cJSON_Delete(resources);
 		return TP_ENOMEM;
 	}
-	if (resources->child)
-		rc = tp_x_set(spec, "minResources", resources);
-	else
-		cJSON_Delete(resources);
+	/* always, an empty list too: upstream sets the map it summed */
+	rc = tp_x_set(spec, "minResources", resources);
 	if (rc == TP_OK && !cJSON_AddNumberToObject(spec, "scheduleTimeoutSeconds", (double)timeout))
 		rc = TP_ENOMEM;
 	return rc;

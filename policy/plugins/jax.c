@@ -14,7 +14,8 @@ static int enforce_ml_policy(tp_expansion *x)
 		return TP_OK;
 	tp_podset *ps;
 	cJSON *c = tp_x_trainer_node(x, &ps);
-	if (!c)
+	/* upstream sets the environment only for a TrainJob with a trainer */
+	if (!c || !x->trainer)
 		return TP_OK;
 	char count[32], addr[600];
 	snprintf(count, sizeof(count), "%lld", ps->count);

@@ -140,11 +140,8 @@ static int fill_spec(tp_expansion *x, cJSON *spec, long long members, cJSON *res
 		cJSON_Delete(resources);
 		return TP_ENOMEM;
 	}
-	int rc = TP_OK;
-	if (resources->child)
-		rc = tp_x_set(spec, "minResources", resources);
-	else
-		cJSON_Delete(resources);
+	/* always, an empty list too: upstream sets the map it summed */
+	int rc = tp_x_set(spec, "minResources", resources);
 	if (rc == TP_OK && topo)
 		rc = tp_x_set(spec, "networkTopology", cJSON_Duplicate(topo, 1));
 	return rc;

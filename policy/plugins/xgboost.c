@@ -43,7 +43,8 @@ static int enforce_ml_policy(tp_expansion *x)
 		return TP_OK;
 	tp_podset *ps;
 	cJSON *c = tp_x_trainer_node(x, &ps);
-	if (!c)
+	/* upstream sets the environment only for a TrainJob with a trainer */
+	if (!c || !x->trainer)
 		return TP_OK;
 	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
 	char workers[32], addr[600];
