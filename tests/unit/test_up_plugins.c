@@ -84,25 +84,14 @@ static const char *hostfile(const cJSON *l)
 	return tp_get_str(ex_kind(l, "ConfigMap"), "data.hostfile");
 }
 
-static void mpi_no_policy(const char *ml)
+static void mpi_no_policy(void **state)
 {
+	const char *ml = *state;
 	cJSON *l = expand(tj("default", "trainJob", "{'numNodes':2}"), rt_with(ml, MPI_JOBS));
 	assert_null(ex_kind(l, "ConfigMap"));
 	assert_null(ex_kind(l, "Secret"));
 	assert_null(tp_get(ex_job(l, "node"), "template.spec.template.spec.volumes"));
 	cJSON_Delete(l);
-}
-
-static void mpi_nil(void **state)
-{
-	(void)state;
-	mpi_no_policy("");
-}
-
-static void mpi_null(void **state)
-{
-	(void)state;
-	mpi_no_policy("'mlPolicy':{}");
 }
 
 static void mpi_num_nodes(void **state)
@@ -449,25 +438,14 @@ static void plain_env(void **state)
 
 #define COSCHED "'podGroupPolicy':{'coscheduling':{'scheduleTimeoutSeconds':30}}"
 
-static void cosched_none(const char *pg)
+static void cosched_none(void **state)
 {
+	const char *pg = *state;
 	cJSON *l = expand(tj("default", "trainJob", "{'numNodes':2}"), rt_with(pg, TRAINER_ONLY));
 	assert_null(ex_kind(l, "PodGroup"));
 	assert_null(ex_key_str(ex_job(l, "node"), "template.spec.template.metadata.labels",
 			       "scheduling.x-k8s.io/pod-group"));
 	cJSON_Delete(l);
-}
-
-static void cs_no_policy(void **state)
-{
-	(void)state;
-	cosched_none("");
-}
-
-static void cs_no_cosched(void **state)
-{
-	(void)state;
-	cosched_none("'podGroupPolicy':{}");
 }
 
 static const cJSON *pod_group(const cJSON *l)
@@ -591,8 +569,8 @@ int main(void)
 	tp_json_init();
 	static const up_case cases[] = {
 		/* mpi_test.go */
-		UP_CASE("TestMPI/no action when mlPolicySource is nil", mpi_nil),
-		UP_CASE("TestMPI/no action when mlPolicySource mpi is null", mpi_null),
+		UP_ROW("TestMPI/no action when mlPolicySource is nil", mpi_no_policy, ""),
+		UP_ROW("TestMPI/no action when mlPolicySource mpi is null", mpi_no_policy, "'mlPolicy':{}"),
 		UP_CASE("TestMPI/trainJob numNodes is respected rather than mlPolicy one", mpi_num_nodes),
 		UP_CASE("TestMPI/trainJob numProcPerNode is respected rather than mlPolicy one",
 			mpi_num_proc),
@@ -649,8 +627,8 @@ int main(void)
 			plain_num_nodes),
 		UP_CASE("TestPlainML/trainJob trainer env are respected rather than runtimeInfo", plain_env),
 		/* coscheduling_test.go */
-		UP_CASE("TestCoScheduling/no action when podGroupPolicy is nil", cs_no_policy),
-		UP_CASE("TestCoScheduling/no action when coscheduling is nil", cs_no_cosched),
+		UP_ROW("TestCoScheduling/no action when podGroupPolicy is nil", cosched_none, ""),
+		UP_ROW("TestCoScheduling/no action when coscheduling is nil", cosched_none, "'podGroupPolicy':{}"),
 		UP_CASE("TestCoScheduling/succeeded to build PodGroup", cs_build),
 		UP_CASE("TestCoScheduling/succeeded to build PodGroup with multiple PodSets",
 			cs_build_multiple),

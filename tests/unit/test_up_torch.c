@@ -83,24 +83,13 @@ static void assert_pet(const cJSON *c, const char *nnodes, const char *nproc, co
 /* ============================ TestTorchEnforceMLPolicy (27 of 28) */
 
 /* Without mlPolicy, or with one that has no torch, nothing of torch's. */
-static void e_no_policy(const char *ml)
+static void e_no_policy(void **state)
 {
+	const char *ml = *state;
 	cJSON *l = expand(tj("trainJob", "rt", "{'numNodes':2}"), torch_rt("rt", ml, NODE_POD), NULL);
 	assert_null(ex_env(node_container(l), "PET_NNODES"));
 	assert_null(tp_get(node_container(l), "ports"));
 	cJSON_Delete(l);
-}
-
-static void e_no_ml_policy(void **state)
-{
-	(void)state;
-	e_no_policy("null");
-}
-
-static void e_no_torch(void **state)
-{
-	(void)state;
-	e_no_policy("{}");
 }
 
 static void e_num_nodes_from_trainjob(void **state)
@@ -654,8 +643,8 @@ int main(void)
 {
 	tp_json_init();
 	static const up_case cases[] = {
-		UP_CASE("TestTorchEnforceMLPolicy/no action when mlPolicySource is nil", e_no_ml_policy),
-		UP_CASE("TestTorchEnforceMLPolicy/no action when mlPolicySource torch is null", e_no_torch),
+		UP_ROW("TestTorchEnforceMLPolicy/no action when mlPolicySource is nil", e_no_policy, "null"),
+		UP_ROW("TestTorchEnforceMLPolicy/no action when mlPolicySource torch is null", e_no_policy, "{}"),
 		UP_CASE("TestTorchEnforceMLPolicy/trainJob numNodes is respected rather than mlPolicy one",
 			e_num_nodes_from_trainjob),
 		UP_ROW("TestTorchEnforceMLPolicy/nproc_per_node=auto with CPU limit", e_nproc, &nproc_rows[0]),
