@@ -262,6 +262,7 @@ typedef enum tp_kind {
 	TP_KIND_JOBSET,                   /* jobset.x-k8s.io/v1alpha2 JobSet */
 	TP_KIND_OUTDATED,                 /* kubeflow.org/v2alpha1 (pre-release guides) */
 	TP_KIND_PRIORITY_CLASS,           /* scheduling.k8s.io/v1 PriorityClass (Volcano rule) */
+	TP_KIND_CONFIGMAP,                /* v1 ConfigMap (a TrainJob's runtime snapshot) */
 	TP_KIND__COUNT
 } tp_kind;
 
@@ -420,10 +421,13 @@ typedef struct tp_keys {
 	const tp_curve_key *curve;
 } tp_keys;
 
-/* Expand a TrainJob (runtime looked up in opt->store) into a v1 List of the
+/* Expand a TrainJob into a v1 List of the
  * JobSet and its companion objects (MPI ConfigMap/Secret, Flux ConfigMap/
- * Secret, PodGroup), in the current arena if any. keys: see tp_keys; NULL is
- * no key at all. Errors that stop the expansion (missing runtime, patches
+ * Secret, PodGroup), in the current arena if any. The runtime is the
+ * TrainJob's runtime snapshot (ConfigMap <trainjob>-runtime-snapshot, as
+ * upstream's controller keeps it) when opt can find one, else the runtime it
+ * names, through opt->lookup or opt->store. keys: see tp_keys; NULL is no key
+ * at all. Errors that stop the expansion (missing runtime, patches
  * that do not merge, an incomplete key) are added to res and TP_ENOTFOUND /
  * TP_EINVAL returned (TP_EUNAVAILABLE when the runtime could not be looked
  * up, res then unavailable; TP_EUNSUPPORTED when runtimeRef names a kind or

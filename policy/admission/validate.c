@@ -68,6 +68,7 @@ int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const 
 		return TP_OK;
 	case TP_KIND_UNKNOWN:
 	case TP_KIND_PRIORITY_CLASS: /* looked up, never validated */
+	case TP_KIND_CONFIGMAP:
 	case TP_KIND__COUNT:
 		return TP_EUNSUPPORTED;
 	default:

@@ -51,6 +51,9 @@ tp_kind tp_kind_of(const cJSON *obj)
 	} else if (group_is(av, TP_APIVERSION_SCHEDULING)) {
 		if (!strcmp(kind, "PriorityClass"))
 			return TP_KIND_PRIORITY_CLASS;
+	} else if (group_is(av, "v1")) {
+		if (!strcmp(kind, "ConfigMap"))
+			return TP_KIND_CONFIGMAP;
 	} else if (!strncmp(av, "kubeflow.org/", 13) || !strcmp(av, "trainer.kubeflow.org/v2alpha1") ||
 		   !strcmp(av, "trainer.kubeflow.org/v2")) {
 		/* The pre-release API of older guides (kubeflow.org/v2alpha1). */
@@ -72,6 +75,7 @@ const char *tp_kind_name(tp_kind k)
 	case TP_KIND_JOBSET: return "JobSet";
 	case TP_KIND_OUTDATED: return "outdated kubeflow.org object";
 	case TP_KIND_PRIORITY_CLASS: return "PriorityClass";
+	case TP_KIND_CONFIGMAP: return "ConfigMap";
 	case TP_KIND_UNKNOWN:
 	case TP_KIND__COUNT: break;
 	}

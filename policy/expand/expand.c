@@ -154,8 +154,18 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_keys *keys,
 			      *group ? "." : "", group);
 		return TP_EUNSUPPORTED;
 	}
+	/* the runtime the TrainJob was started with, when upstream kept one */
+	cJSON *snapshot = NULL;
+	int rc = tp__runtime_snapshot(opt, trainjob, res, &snapshot);
+	if (rc == TP_OK) {
+		rc = tp_expand_with_runtime(opt, trainjob, snapshot, keys, out_list, res);
+		cJSON_Delete(snapshot);
+		return rc;
+	}
+	if (rc != TP_ENOTFOUND)
+		return rc;
 	const cJSON *rt = NULL;
-	int rc = tp__runtime_lookup(opt, trainjob, res, &rt);
+	rc = tp__runtime_lookup(opt, trainjob, res, &rt);
 	if (rc == TP_ENOTFOUND)
 		return not_found(opt, res, cluster, name->valuestring);
 	if (rc)

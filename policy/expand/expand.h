@@ -76,6 +76,12 @@ int tp_expand_check_template(tp_expansion *x);
 int tp_expand_info(tp_expansion *x);
 void tp_expand_info_free(tp_expansion *x);
 
+/* The TrainJob's runtime snapshot (expand/snapshot.c): TP_OK and *out (the
+ * caller's), TP_ENOTFOUND when there is none (build from the runtime), or an
+ * error in res: TP_EINVAL (a snapshot that is not the TrainJob's runtime),
+ * TP_EUNAVAILABLE (nobody could tell). */
+int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_result *res, cJSON **out);
+
 /* ------------------------------------------------------------ lookups */
 
 tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name);

@@ -85,6 +85,7 @@ const char *tp__resource_name(tp_kind k)
 	case TP_KIND_OME_CLUSTER_TRAINING_RUNTIME: return "clustertrainingruntimes." TP_GROUP_OME;
 	case TP_KIND_JOBSET: return "jobsets." TP_GROUP_JOBSET;
 	case TP_KIND_PRIORITY_CLASS: return "priorityclasses.scheduling.k8s.io";
+	case TP_KIND_CONFIGMAP: return "configmaps";
 	default: return "objects";
 	}
 }

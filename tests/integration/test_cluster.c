@@ -298,6 +298,79 @@ static void jobset_route_reads_its_trainjob_by_get(void **state)
 	free(body);
 }
 
+/* A JobSet is built from the runtime its TrainJob started with: the
+ * snapshot ConfigMap upstream's controller keeps, read by GET, not from the
+ * runtime edited since; a snapshot that is not the TrainJob's stops it. */
+#define SNAPSHOT_JSON(uid, yaml)                                                           \
+	"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"              \
+	"\"llama-runtime-snapshot\",\"namespace\":\"team-a\",\"ownerReferences\":[{"           \
+	"\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"name\":"     \
+	"\"llama\",\"uid\":\"" uid "\",\"controller\":true}]},\"data\":{\"runtime\":" yaml "}}"
+#define SNAPSHOT_YAML                                                                       \
+	"\"apiVersion: trainer.kubeflow.org/v1alpha1\\nkind: ClusterTrainingRuntime\\n"       \
+	"metadata: {name: torch}\\nspec:\\n  mlPolicy: {torch: {}}\\n  template:\\n"        \
+	"    spec:\\n      replicatedJobs:\\n      - name: node\\n        template:\\n"       \
+	"          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}\\n" \
+	"          spec: {template: {spec: {containers: [{name: node, image: snapshot-img}]}}}\\n\""
+
+static const char *patched_image(const cJSON *a)
+{
+	static char img[64];
+	tp_buf b = TP_BUF_INIT(0);
+	const char *p64 = tp_get_str(a, "response.patch");
+	assert_non_null(p64);
+	assert_int_equal(tp_base64_decode(p64, strlen(p64), &b), TP_OK);
+	assert_int_equal(tp_buf_add(&b, "", 1), TP_OK);
+	const char *hit = strstr(b.data, "snapshot-img") ? "snapshot-img"
+			  : strstr(b.data, "\"img\"")   ? "img"
+							 : "(none)";
+	snprintf(img, sizeof(img), "%s", hit);
+	tp_buf_free(&b);
+	return img;
+}
+
+static void jobset_is_built_from_the_runtime_snapshot(void **state)
+{
+	fx *x = *state;
+	assert_int_equal(tp_store_put(x->store, cJSON_Parse(RUNTIME_JSON("torch"))), TP_OK);
+	fa_put_object(x->fa, FA_TJ, TRAINJOB_JSON("llama", "torch"));
+	char *body = review("jobset.x-k8s.io", "v1alpha2", "JobSet", JOBSET_JSON("llama"));
+	/* no snapshot yet: the runtime as it is */
+	cJSON *a = answer(x, M_JOBSET, body, 5000);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_string_equal(patched_image(a), "img");
+	cJSON_Delete(a);
+	fa_stats st;
+	fa_get_stats(x->fa, FA_CM, &st);
+	assert_string_equal(st.last_path, "/api/v1/namespaces/team-a/configmaps/"
+					  "llama-runtime-snapshot");
+	/* the snapshot wins over the runtime edited since */
+	fa_put_object(x->fa, FA_CM, SNAPSHOT_JSON("tj-uid", SNAPSHOT_YAML));
+	a = answer(x, M_JOBSET, body, 5000);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_string_equal(patched_image(a), "snapshot-img");
+	cJSON_Delete(a);
+	/* another TrainJob's snapshot: upstream's build stops, so does this */
+	fa_put_object(x->fa, FA_CM, SNAPSHOT_JSON("other-uid", SNAPSHOT_YAML));
+	a = answer(x, M_JOBSET, body, 5000);
+	assert_false(tp_get_true(a, "response.allowed"));
+	assert_non_null(strstr(tp_get_str(a, "response.status.message"),
+			       "unable to get runtime snapshot: invalid runtime snapshot: a snapshot "
+			       "configmap exists but is owned by another object"));
+	cJSON_Delete(a);
+	/* the API server cannot be asked: an error answer, not a JobSet from the
+	 * wrong runtime */
+	fa_set_get_status(x->fa, FA_CM, 503);
+	a = answer(x, M_JOBSET, body, 5000);
+	long long code;
+	assert_true(tp_get_int(a, "response.status.code", &code));
+	assert_int_equal(code, 500);
+	assert_non_null(strstr(tp_get_str(a, "response.status.message"),
+			       "configmaps \"llama-runtime-snapshot\" could not be looked up"));
+	cJSON_Delete(a);
+	free(body);
+}
+
 /* ------------------------------------------------------------ certificates */
 
 #define WEBHOOK(name) "{\"name\":\"" name "\",\"clientConfig\":{\"service\":{\"name\":\"tw\"," \
@@ -541,6 +614,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(names_that_are_paths_are_never_sent, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(jobset_route_reads_its_trainjob_by_get, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(jobset_is_built_from_the_runtime_snapshot, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(managed_certs_from_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(two_replicas_converge_on_one_ca, setup, teardown),

@@ -615,14 +615,16 @@ static void check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const trainjobs[] = { "trainjobs" };
 	static const char *const jobsets[] = { "jobsets" };
 	static const char *const pcs[] = { "priorityclasses" };
+	static const char *const cms[] = { "configmaps" };
 	const struct need reads[] = {
 		{ "trainer.kubeflow.org", runtimes, 2, read_verbs, 3, NULL },
 		{ "trainer.kubeflow.org", trainjobs, 1, get_only, 1, NULL },
 		{ "jobset.x-k8s.io", jobsets, 1, get_only, 1, NULL },
 		{ "scheduling.k8s.io", pcs, 1, read_verbs, 3, NULL },
+		{ "", cms, 1, get_only, 1, NULL },
 	};
 	const cJSON *cr = dc_find_named(objs, "ClusterRole", "trainer-webhook");
-	role_is(cr, reads, 4, "ClusterRole trainer-webhook", p);
+	role_is(cr, reads, 5, "ClusterRole trainer-webhook", p);
 	if (cr)
 		bound(objs, "ClusterRoleBinding", cr, p);
 	int want_cr = 1, want_roles = 0;

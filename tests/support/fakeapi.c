@@ -35,6 +35,7 @@ static const struct fa_def {
 		     "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1", false },
 	[FA_MWC] = { "/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations",
 		     "MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1", false },
+	[FA_CM] = { "/api/v1", "configmaps", "ConfigMap", "v1", true },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };

@@ -28,6 +28,7 @@ enum {
 	FA_SECRET,  /* v1 secrets (namespaced) */
 	FA_VWC,     /* admissionregistration.k8s.io/v1 validatingwebhookconfigurations */
 	FA_MWC,     /* admissionregistration.k8s.io/v1 mutatingwebhookconfigurations */
+	FA_CM,      /* v1 configmaps (namespaced) */
 	FA_RESOURCES
 };
 
