@@ -5,7 +5,7 @@
  * TrainJob validator and the expansion call.
  *
  * Adding a framework is one file (plugins/<name>.c defining tp_plugin_<name>)
- * and one line in the table. Upstream keeps its plugins in a Go map, so its
+ * and one line in registry.c's PLUGINS list. Upstream keeps its plugins in a Go map, so its
  * order is unspecified; the table's order is the one order every answer and
  * every JobSet here comes in.
  */
@@ -40,9 +40,6 @@ typedef struct tp_plugin {
 	int (*pre_build)(tp_expansion *x);
 	int (*build)(tp_expansion *x);
 } tp_plugin;
-
-extern const tp_plugin tp_plugin_jobset, tp_plugin_torch, tp_plugin_mpi, tp_plugin_plainml,
-	tp_plugin_jax, tp_plugin_xgboost, tp_plugin_flux, tp_plugin_coscheduling, tp_plugin_volcano;
 
 /* The table, NULL-terminated (registry.c). */
 extern const tp_plugin *const tp_plugins[];

@@ -15,12 +15,23 @@
  */
 #include "policy/plugins/plugin.h"
 
-const tp_plugin *const tp_plugins[] = {
-	&tp_plugin_jobset,  &tp_plugin_torch,        &tp_plugin_mpi,
-	&tp_plugin_plainml, &tp_plugin_jax,          &tp_plugin_xgboost,
-	&tp_plugin_flux,    &tp_plugin_coscheduling, &tp_plugin_volcano,
-	NULL,
-};
+/* One line per plugin (plugins/<name>.c defines tp_plugin_<name>). */
+#define PLUGINS(X)        \
+	X(jobset)         \
+	X(torch)          \
+	X(mpi)            \
+	X(plainml)        \
+	X(jax)            \
+	X(xgboost)        \
+	X(flux)           \
+	X(coscheduling)   \
+	X(volcano)
+
+#define DECLARE(name) extern const tp_plugin tp_plugin_##name;
+PLUGINS(DECLARE)
+
+#define ENTRY(name) &tp_plugin_##name,
+const tp_plugin *const tp_plugins[] = { PLUGINS(ENTRY) NULL };
 
 /* One runtime-check phase over the table: the ML policy's or the pod
  * group policy's. */
