@@ -39,6 +39,9 @@
 #define SPACK_VOLUME     "spack-install"
 #define SPACK_PATH       "/opt/software"
 #define VIEW_ROOT        "/opt/view"
+#define NUM_NODES_NEEDED                                                                   \
+	"a TrainJob of a Flux runtime must set it: Flux lists one host per node in its broker " \
+	"configuration; write the node count, e.g. numNodes: 2"
 #define MODE_0755 493
 #define MODE_0400 256
 
@@ -64,9 +67,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	 * count must be there (upstream's controller dereferences it). */
 	if (tp_strict(ctx->opt) && !tp_get_int(ctx->job, "spec.trainer.numNodes", NULL))
 		return tp_result_add(ctx->res, TP_FIELD_REQUIRED, "spec.trainer.numNodes", NULL,
-				     "a TrainJob of a Flux runtime must set it: Flux lists one host "
-				     "per node in its broker configuration; write the node count, "
-				     "e.g. numNodes: 2");
+				     "%s", NUM_NODES_NEEDED);
 	return TP_OK;
 }
 
@@ -192,9 +193,8 @@ static bool num_nodes(tp_expansion *x, long long *nodes)
 {
 	if (tp_x_trainjob_num_nodes(x, nodes))
 		return true;
-	tp_result_add(x->res, TP_FIELD_REQUIRED, "spec.trainer.numNodes", NULL,
-		      "a TrainJob of a Flux runtime must set it: Flux lists one host per node in "
-		      "its broker configuration; write the node count, e.g. numNodes: 2");
+	tp_result_add(x->res, TP_FIELD_REQUIRED, "spec.trainer.numNodes", NULL, "%s",
+		      NUM_NODES_NEEDED);
 	return false;
 }
 

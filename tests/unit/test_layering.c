@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support/testutil.h"
 
@@ -50,19 +51,24 @@ static void read_symbols(int o)
 	pclose(p);
 }
 
+/* The objects of the library's sources (policy/ and its folders): the
+ * objects of files that are gone are no part of it. */
 static void load(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char pat[2][128];
-	snprintf(pat[0], sizeof(pat[0]), "%s/policy/*.o", build);
-	snprintf(pat[1], sizeof(pat[1]), "%s/policy/*/*.o", build);
+	const char *pat[2] = { "policy/*.c", "policy/*/*.c" };
 	nobjs = ndefs = nuses = 0;
 	memset(edge, 0, sizeof(edge));
 	for (int k = 0; k < 2; k++) {
 		glob_t g;
 		if (glob(pat[k], 0, NULL, &g) == 0)
-			for (size_t i = 0; i < g.gl_pathc && nobjs < MAX_OBJS; i++)
-				snprintf(objs[nobjs++], sizeof(objs[0]), "%.159s", g.gl_pathv[i]);
+			for (size_t i = 0; i < g.gl_pathc && nobjs < MAX_OBJS; i++) {
+				const char *src = g.gl_pathv[i];
+				snprintf(objs[nobjs], sizeof(objs[0]), "%.40s/%.*so", build,
+					 (int)strlen(src) - 1, src);
+				if (access(objs[nobjs], R_OK) == 0)
+					nobjs++;
+			}
 		globfree(&g);
 	}
 	if (nobjs < 10) {
@@ -96,15 +102,17 @@ static void no_circles_in_policy(void **state)
 {
 	(void)state;
 	load();
-	tp_buf b = TP_BUF_INIT(0);
+	static char circles[MAX_OBJS * 200];
+	size_t len = 0;
 	for (int o = 0; o < nobjs; o++) {
 		bool seen[MAX_OBJS] = { false };
-		if (reaches(o, o, seen))
-			tp_buf_addf(&b, "  %s calls back into itself through others\n", objs[o]);
+		if (reaches(o, o, seen) && len < sizeof(circles))
+			len += (size_t)snprintf(circles + len, sizeof(circles) - len,
+						"  %.159s calls back into itself through others\n",
+						objs[o]);
 	}
-	if (b.len)
-		fail_msg("calls in a circle:\n%s", b.data);
-	tp_buf_free(&b);
+	if (len)
+		fail_msg("calls in a circle:\n%s", circles);
 }
 
 /* The library's undefined symbols are its own, libc's and its libraries':
