@@ -10,11 +10,11 @@ COPY . .
 RUN sh tests/deps.sh && make
 
 # Runtime stage: only the shared libraries the binary links (libmicrohttpd with
-# GnuTLS, cJSON, libyaml, libcurl, OpenSSL) and CA certificates for the API server.
+# GnuTLS, cJSON, libyaml, libcurl, OpenSSL, PCRE2) and CA certificates for the API server.
 FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libgnutls30 libcjson1 libyaml-0-2 libcurl4 libssl3 ca-certificates \
+      libmicrohttpd12 libgnutls30 libcjson1 libyaml-0-2 libcurl4 libssl3 libpcre2-8-0 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/trainer-webhook /usr/local/bin/trainer-webhook
 # A numeric non-root user, so that runAsNonRoot can check it.

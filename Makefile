@@ -12,7 +12,7 @@
 
 CC       ?= cc
 BUILD    ?= build
-PKGS     := libmicrohttpd gnutls libcjson yaml-0.1 libcurl openssl
+PKGS     := libmicrohttpd gnutls libcjson yaml-0.1 libcurl openssl libpcre2-8
 CSTD     := -std=c17 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 OPT      ?= -O2 -g
