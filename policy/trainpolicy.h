@@ -356,6 +356,31 @@ typedef struct tp_lookup {
 	void *ctx;
 } tp_lookup;
 
+/*
+ * CustomResourceDefinitions (apiextensions.k8s.io/v1) whose schemas and
+ * x-kubernetes-validations rules the library checks objects against, as the
+ * API server does. Built once (each CRD compiled when added), then read by
+ * any number of threads; counted references let a new set replace an old
+ * one while requests still use it.
+ */
+typedef struct tp_crds tp_crds;
+
+int tp_crds_new(tp_crds **out);
+/* Compile one CRD (a parsed object, kept by nobody: it may be freed after).
+ * TP_EINVAL with why when it is no CRD or its schema cannot be compiled. A
+ * CRD for a group/kind already held replaces it. */
+int tp_crds_add(tp_crds *c, const cJSON *crd, char *why, size_t whylen);
+/* Served versions held ("TrainJob trainer.kubeflow.org/v1alpha1", ...). */
+size_t tp_crds_count(const tp_crds *c);
+/* Rules (x-kubernetes-validations) compiled, and of those how many use what
+ * the CEL interpreter does not support (they warn when they apply). */
+void tp_crds_rule_counts(const tp_crds *c, size_t *rules, size_t *unsupported);
+/* Whether a CRD serves kind in group (any version). */
+bool tp_crds_has_kind(const tp_crds *c, const char *group, const char *kind);
+tp_crds *tp_crds_ref(tp_crds *c);
+/* Drop a reference; the last frees. */
+void tp_crds_unref(tp_crds *c);
+
 typedef struct tp_options {
 	tp_profile profile;
 	bool no_schema;        /* skip the CRD schema / CEL layer */
@@ -363,6 +388,8 @@ typedef struct tp_options {
 				* (unless lookup is set: then the lookup reads it). */
 	const char *now;       /* RFC 3339 UTC "2026-08-21T10:15:30Z" for defaulting; NULL: clock */
 	const tp_lookup *lookup; /* NULL: store only */
+	const tp_crds *crds;   /* with a CRD for an object's kind, its schema and CEL
+				* rules replace the built-in schema checks of that kind */
 } tp_options;
 
 /* One object through opt->lookup, else opt->store (TP_ENOTFOUND when absent).

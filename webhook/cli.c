@@ -1,6 +1,7 @@
 /*
  * cli.c — what the commands share: the options every command takes
- * (--profile, --runtimes, --no-schema, --now) and the store they build.
+ * (--profile, --runtimes, --crds, --no-schema, --now) and the store and CRD
+ * set they build.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,10 @@ void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
 void tw_cli_free(tw_cli *c)
 {
 	free(c->runtimes);
+	free(c->crd_paths);
+	tp_crds_unref(c->crds);
+	c->crd_paths = NULL;
+	c->crds = NULL;
 	tp_store_free(c->store);
 	c->runtimes = NULL;
 	c->store = NULL;
@@ -69,7 +74,8 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		c->opt.no_schema = true;
 		return TW_CLI_TAKEN;
 	}
-	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now");
+	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
+		     !strcmp(a, "--crds");
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
@@ -85,6 +91,12 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 					       "2026-08-21T10:15:30Z", val),
 			       TW_CLI_USAGE;
 		c->opt.now = val;
+	} else if (!strcmp(a, "--crds")) {
+		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
+		if (!p)
+			return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
+		c->crd_paths = p;
+		c->crd_paths[c->ncrd_paths++] = val;
 	} else if (tw_cli_add_runtimes(c, val)) {
 		return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
 	}
@@ -102,6 +114,22 @@ int tw_cli_load_store(tw_cli *c)
 	}
 	c->opt.store = c->store;
 	return TP_OK;
+}
+
+int tw_cli_load_crds(tw_cli *c)
+{
+	if (!c->ncrd_paths)
+		return TP_OK;
+	if (!c->crds && tp_crds_new(&c->crds))
+		return TP_ENOMEM;
+	int first = TP_OK;
+	for (size_t i = 0; i < c->ncrd_paths; i++) {
+		int rc = tw_crds_load(c->crds, c->crd_paths[i], stderr, NULL);
+		if (rc && !first)
+			first = rc;
+	}
+	c->opt.crds = c->crds;
+	return first;
 }
 
 int tw_cli_keep(tw_cli *c, const cJSON *obj)

@@ -15,6 +15,9 @@ typedef struct tw_cli {
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;
 	tp_store *store;       /* what --runtimes loaded (and what a command adds) */
+	const char **crd_paths; /* --crds PATH, in order */
+	size_t ncrd_paths;
+	tp_crds *crds;         /* what they hold, compiled; opt.crds */
 } tw_cli;
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
@@ -42,6 +45,10 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path);
 /* Create the store and load every --runtimes path into it; problems are
  * reported on stderr. Sets opt.store. */
 int tw_cli_load_store(tw_cli *c);
+
+/* Compile the CRDs of every --crds path (problems on stderr); sets opt.crds.
+ * TP_OK with no --crds. */
+int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a
  * PriorityClass for Volcano's rule) joins the store as a copy, so that a

@@ -300,6 +300,8 @@ int tw_cmd_validate(int argc, char **argv)
 		rc = TP_ENOMEM;
 	if (!rc && tw_cli_load_store(&r.cli))
 		r.unreadable = true;
+	if (!rc && tw_cli_load_crds(&r.cli))
+		r.unreadable = true;
 	for (size_t i = 0; !rc && i < r.npaths; i++)
 		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
 			r.unreadable = true;

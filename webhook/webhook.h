@@ -118,4 +118,12 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 typedef int (*tw_file_fn)(const char *path, void *ctx);
 int tw_walk_manifests(const char *path, tw_file_fn fn, void *ctx, FILE *errf);
 
+/* ------------------------------------------------ CRDs (crds.c)
+ * Every CustomResourceDefinition in the files under path (a file, a folder,
+ * or "-") compiled into crds; other objects beside them are ignored.
+ * Problems are reported on errf (may be NULL): TP_EIO for an unreadable
+ * file, TP_EINVAL for a CRD that does not compile, TP_ENOTFOUND when path
+ * holds no CRD at all. *added (may be NULL) grows by the CRDs added. */
+int tw_crds_load(tp_crds *crds, const char *path, FILE *errf, size_t *added);
+
 #endif /* TW_WEBHOOK_H */

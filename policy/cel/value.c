@@ -1,0 +1,337 @@
+/*
+ * cel/value.c — CEL values over JSON: typing by schema, equality and
+ * ordering (heterogeneous, as the API server's CEL environment has them),
+ * lists and maps whether read from JSON or made by the expression, and
+ * string() of a value.
+ */
+#include "policy/schema/schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tp_cel_val tp_cel_bool(bool b) { return (tp_cel_val){ .kind = TP_CEL_BOOL, .b = b }; }
+tp_cel_val tp_cel_int(long long i) { return (tp_cel_val){ .kind = TP_CEL_INT, .i = i }; }
+tp_cel_val tp_cel_double(double d) { return (tp_cel_val){ .kind = TP_CEL_DOUBLE, .d = d }; }
+
+tp_cel_val tp_cel_string(const char *s, size_t n)
+{
+	return (tp_cel_val){ .kind = TP_CEL_STRING, .s = s, .n = n };
+}
+
+tp_cel_val tp_cel_error(tp_arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = tp_arena_vprintf(a, fmt, ap);
+	va_end(ap);
+	return (tp_cel_val){ .kind = TP_CEL_ERROR, .s = s ? s : "out of memory",
+			     .n = s ? strlen(s) : 13 };
+}
+
+tp_cel_val tp_cel_from_json(const cJSON *v, const tp_sch *sch)
+{
+	if (!v || cJSON_IsNull(v))
+		return (tp_cel_val){ .kind = TP_CEL_NULL };
+	if (cJSON_IsBool(v))
+		return tp_cel_bool(cJSON_IsTrue(v));
+	if (cJSON_IsString(v))
+		return tp_cel_string(v->valuestring, strlen(v->valuestring));
+	if (cJSON_IsNumber(v)) {
+		long long i;
+		bool number = sch && (sch->types & TP_SCH_NUMBER) && !(sch->types & TP_SCH_INTEGER);
+		if (!number && tp_json_is_int(v, &i))
+			return tp_cel_int(i);
+		return tp_cel_double(v->valuedouble);
+	}
+	tp_cel_val out = { .kind = cJSON_IsArray(v) ? TP_CEL_LIST : TP_CEL_MAP };
+	out.json = v;
+	out.sch = sch;
+	return out;
+}
+
+const char *tp_cel_type_name(const tp_cel_val *v)
+{
+	static const char *const names[] = { "null_type", "bool", "int", "uint", "double",
+					     "string", "bytes", "list", "map", "type", "error" };
+	return names[v->kind];
+}
+
+/* ------------------------------------------------------------ containers */
+
+size_t tp_cel_size(const tp_cel_val *v)
+{
+	if (v->json)
+		return (size_t)cJSON_GetArraySize(v->json);
+	return v->kind == TP_CEL_MAP ? v->count / 2 : v->count;
+}
+
+tp_cel_val tp_cel_list_at(const tp_cel_val *v, size_t i)
+{
+	if (!v->json)
+		return v->items[i];
+	const cJSON *it = v->json->child;
+	while (i-- && it)
+		it = it->next;
+	return tp_cel_from_json(it, v->sch ? v->sch->items : NULL);
+}
+
+tp_cel_val tp_cel_map_key_at(const tp_cel_val *m, size_t i)
+{
+	if (!m->json)
+		return m->items[2 * i];
+	const cJSON *it = m->json->child;
+	while (i-- && it)
+		it = it->next;
+	return it ? tp_cel_string(it->string, strlen(it->string)) : (tp_cel_val){ 0 };
+}
+
+/* k8s escapes property names that are no CEL identifiers: "__dash__" for
+ * '-', "__dot__", "__slash__", "__underscores__", and "__<keyword>__". */
+static const char *unescape_field(char *buf, size_t len, const char *name)
+{
+	static const struct { const char *from, *to; } esc[] = {
+		{ "__underscores__", "__" }, { "__dot__", "." }, { "__dash__", "-" },
+		{ "__slash__", "/" },
+	};
+	size_t o = 0;
+	size_t n = strlen(name);
+	if (n > 4 && !strncmp(name, "__", 2) && !strcmp(name + n - 2, "__") && n - 4 < len &&
+	    !strchr(name + 2, '.')) {
+		/* "__namespace__" and the other reserved words */
+		bool plain = true;
+		for (size_t k = 2; k < n - 2; k++)
+			plain &= name[k] != '_';
+		if (plain) {
+			memcpy(buf, name + 2, n - 4);
+			buf[n - 4] = '\0';
+			return buf;
+		}
+	}
+	for (size_t i = 0; name[i] && o + 3 < len;) {
+		size_t k;
+		for (k = 0; k < sizeof(esc) / sizeof(*esc); k++)
+			if (!strncmp(name + i, esc[k].from, strlen(esc[k].from)))
+				break;
+		if (k < sizeof(esc) / sizeof(*esc)) {
+			o += (size_t)snprintf(buf + o, len - o, "%s", esc[k].to);
+			i += strlen(esc[k].from);
+		} else {
+			buf[o++] = name[i++];
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const cJSON *json_member(const cJSON *obj, const char *name)
+{
+	for (const cJSON *c = obj ? obj->child : NULL; c; c = c->next)
+		if (c->string && !strcmp(c->string, name))
+			return c;
+	return NULL;
+}
+
+/* The member of a JSON object by its CEL field name (escapes undone). */
+static const cJSON *field_member(const cJSON *obj, const char *name, const char **real)
+{
+	const cJSON *m = json_member(obj, name);
+	*real = name;
+	if (!m && strstr(name, "__")) {
+		static _Thread_local char buf[256];
+		*real = unescape_field(buf, sizeof(buf), name);
+		m = json_member(obj, *real);
+	}
+	return m;
+}
+
+bool tp_cel_has_field(const tp_cel_val *m, const char *name)
+{
+	if (m->kind != TP_CEL_MAP)
+		return false;
+	const char *real;
+	if (m->json)
+		return field_member(m->json, name, &real) != NULL;
+	tp_cel_val key = tp_cel_string(name, strlen(name)), v;
+	return tp_cel_map_get(m, &key, &v) == 1;
+}
+
+int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out)
+{
+	if (m->json) {
+		const char *real;
+		const cJSON *v = field_member(m->json, name, &real);
+		if (!v)
+			return 0;
+		*out = tp_cel_from_json(v, tp__sch_member(m->sch, real));
+		return 1;
+	}
+	tp_cel_val key = tp_cel_string(name, strlen(name));
+	return tp_cel_map_get(m, &key, out);
+}
+
+int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out)
+{
+	if (m->json) {
+		if (key->kind != TP_CEL_STRING || memchr(key->s, '\0', key->n))
+			return 0;
+		char buf[512];
+		if (key->n >= sizeof(buf))
+			return 0;
+		memcpy(buf, key->s, key->n);
+		buf[key->n] = '\0';
+		const cJSON *v = json_member(m->json, buf);
+		if (!v)
+			return 0;
+		*out = tp_cel_from_json(v, tp__sch_member(m->sch, buf));
+		return 1;
+	}
+	for (size_t i = 0; i + 1 < m->count; i += 2)
+		if (tp_cel_equal(&m->items[i], key) == 1) {
+			*out = m->items[i + 1];
+			return 1;
+		}
+	return 0;
+}
+
+/* ------------------------------------------------------------ equality */
+
+static bool is_number(const tp_cel_val *v)
+{
+	return v->kind == TP_CEL_INT || v->kind == TP_CEL_UINT || v->kind == TP_CEL_DOUBLE;
+}
+
+/* Numbers of any kind compared by value (CEL's heterogeneous comparison). */
+static int compare_numbers(const tp_cel_val *a, const tp_cel_val *b)
+{
+	if (a->kind == TP_CEL_INT && b->kind == TP_CEL_INT)
+		return (a->i > b->i) - (a->i < b->i);
+	if (a->kind == TP_CEL_UINT && b->kind == TP_CEL_UINT)
+		return (a->u > b->u) - (a->u < b->u);
+	if (a->kind == TP_CEL_INT && b->kind == TP_CEL_UINT)
+		return a->i < 0 ? -1 : ((unsigned long long)a->i > b->u) - ((unsigned long long)a->i < b->u);
+	if (a->kind == TP_CEL_UINT && b->kind == TP_CEL_INT)
+		return -compare_numbers(b, a);
+	double x = a->kind == TP_CEL_DOUBLE ? a->d : a->kind == TP_CEL_INT ? (double)a->i : (double)a->u;
+	double y = b->kind == TP_CEL_DOUBLE ? b->d : b->kind == TP_CEL_INT ? (double)b->i : (double)b->u;
+	if (isnan(x) || isnan(y))
+		return 2;
+	return (x > y) - (x < y);
+}
+
+int tp_cel_compare(const tp_cel_val *a, const tp_cel_val *b)
+{
+	if (is_number(a) && is_number(b))
+		return compare_numbers(a, b);
+	if (a->kind != b->kind)
+		return 2;
+	if (a->kind == TP_CEL_BOOL)
+		return (a->b > b->b) - (a->b < b->b);
+	if (a->kind == TP_CEL_STRING || a->kind == TP_CEL_BYTES) {
+		size_t n = a->n < b->n ? a->n : b->n;
+		int c = memcmp(a->s, b->s, n);
+		return c ? (c > 0) - (c < 0) : (a->n > b->n) - (a->n < b->n);
+	}
+	return 2;
+}
+
+/* Lists with x-kubernetes-list-type set or map compare without order. */
+static bool unordered(const tp_cel_val *v)
+{
+	return v->json && v->sch && v->sch->list_type != TP_LIST_ATOMIC;
+}
+
+static int lists_equal(const tp_cel_val *a, const tp_cel_val *b)
+{
+	size_t n = tp_cel_size(a);
+	if (n != tp_cel_size(b))
+		return 0;
+	bool any_order = unordered(a) && unordered(b);
+	for (size_t i = 0; i < n; i++) {
+		tp_cel_val x = tp_cel_list_at(a, i);
+		int eq = 0;
+		for (size_t j = any_order ? 0 : i; j < (any_order ? n : i + 1) && eq != 1; j++) {
+			tp_cel_val y = tp_cel_list_at(b, j);
+			eq = tp_cel_equal(&x, &y);
+		}
+		if (eq != 1)
+			return eq;
+	}
+	return 1;
+}
+
+static int maps_equal(const tp_cel_val *a, const tp_cel_val *b)
+{
+	size_t n = tp_cel_size(a);
+	if (n != tp_cel_size(b))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		tp_cel_val k = tp_cel_map_key_at(a, i), x, y;
+		if (!tp_cel_map_get(a, &k, &x) || !tp_cel_map_get(b, &k, &y))
+			return 0;
+		int eq = tp_cel_equal(&x, &y);
+		if (eq != 1)
+			return eq;
+	}
+	return 1;
+}
+
+int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b)
+{
+	if (is_number(a) && is_number(b))
+		return compare_numbers(a, b) == 0;
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case TP_CEL_NULL: return 1;
+	case TP_CEL_LIST: return lists_equal(a, b);
+	case TP_CEL_MAP: return maps_equal(a, b);
+	case TP_CEL_TYPE: return a->n == b->n && !memcmp(a->s, b->s, a->n);
+	case TP_CEL_ERROR: return -1;
+	default: return tp_cel_compare(a, b) == 0;
+	}
+}
+
+/* ------------------------------------------------------------ string() */
+
+/* Go's strconv.FormatFloat(d, 'g', -1, 64) shape: the shortest digits that
+ * read back as d, %e past the exponent threshold (6 there; fmt's %v uses 21). */
+int tp_cel_format_double(double d, int threshold, char *buf, size_t len)
+{
+	if (isnan(d))
+		return snprintf(buf, len, "NaN");
+	if (isinf(d))
+		return snprintf(buf, len, d > 0 ? "+Inf" : "-Inf");
+	int p = 1;
+	for (; p < 17; p++) {
+		snprintf(buf, len, "%.*e", p - 1, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	snprintf(buf, len, "%.*e", p - 1, d);
+	int exp = atoi(strchr(buf, 'e') + 1);
+	if (exp < -4 || exp >= threshold)
+		return (int)strlen(buf);
+	int frac = p - 1 - exp;
+	return snprintf(buf, len, "%.*f", frac > 0 ? frac : 0, d);
+}
+
+const char *tp_cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n)
+{
+	char buf[64];
+	const char *s = NULL;
+	switch (v->kind) {
+	case TP_CEL_STRING:
+	case TP_CEL_BYTES:
+		*n = v->n;
+		return v->s;
+	case TP_CEL_BOOL: s = v->b ? "true" : "false"; break;
+	case TP_CEL_INT: snprintf(buf, sizeof(buf), "%lld", v->i); s = buf; break;
+	case TP_CEL_UINT: snprintf(buf, sizeof(buf), "%llu", v->u); s = buf; break;
+	case TP_CEL_DOUBLE: tp_cel_format_double(v->d, 6, buf, sizeof(buf)); s = buf; break;
+	default: return NULL;
+	}
+	*n = strlen(s);
+	return tp_arena_strdup(a, s);
+}

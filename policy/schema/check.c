@@ -1,0 +1,390 @@
+/*
+ * schema/check.c — kube-openapi's SchemaValidator, as kube-apiserver runs it
+ * on a custom resource: per node the type, allOf/anyOf/oneOf/not, string,
+ * format, number, array, enum and object validators, in that order, each
+ * applying by the kind of the data; and apiextensions' mapping of the
+ * results to field errors (kubeOpenAPIResultToFieldErrors): Required,
+ * NotSupported for enum, TooLong, TooMany, TypeInvalid, else Invalid with
+ * kube-openapi's sentence ("spec.x in body should be greater than or equal
+ * to 1"); composite messages (anyOf, int32 range) on the nil path.
+ */
+#include "policy/schema/schema.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ paths */
+
+size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
+{
+	size_t len = w->path.len;
+	if (len)
+		w->rc |= tp_buf_addc(&w->path, '.');
+	w->rc |= tp_buf_adds(&w->path, name);
+	return len;
+}
+
+size_t tp__sch_push_index(tp_sch_walk *w, long i)
+{
+	size_t len = w->path.len;
+	w->rc |= tp_buf_addf(&w->path, "[%ld]", i);
+	return len;
+}
+
+void tp__sch_pop(tp_sch_walk *w, size_t len)
+{
+	w->path.len = len;
+	if (w->path.data)
+		w->path.data[len] = '\0';
+}
+
+static const char *path_of(const tp_sch_walk *w)
+{
+	return w->path.data ? w->path.data : "";
+}
+
+/* ------------------------------------------------------------ errors */
+
+static const char *data_type(const cJSON *v)
+{
+	if (cJSON_IsObject(v))
+		return "object";
+	if (cJSON_IsArray(v))
+		return "array";
+	if (cJSON_IsString(v))
+		return "string";
+	if (cJSON_IsBool(v))
+		return "boolean";
+	if (cJSON_IsNumber(v))
+		return tp_json_is_int(v, NULL) ? "integer" : "number";
+	return "null";
+}
+
+/* Invalid with kube-openapi's sentence "<path> in body <fmt>". */
+static void invalid(tp_sch_walk *w, const cJSON *v, const char *fmt, ...) TP_PRINTF(3, 4);
+static void invalid(tp_sch_walk *w, const cJSON *v, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w),
+			       v ? tp_result_value(w->res, v) : "\"\"", "%s in body %s", path_of(w), msg);
+}
+
+/* A composite error (anyOf, oneOf, range): field.Invalid(nil, "", msg). */
+static void composite(tp_sch_walk *w, const char *fmt, ...) TP_PRINTF(2, 3);
+static void composite(tp_sch_walk *w, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, NULL, "\"\"", "%s", msg);
+}
+
+static void type_invalid(tp_sch_walk *w, const char *want, const char *got)
+{
+	w->blocking = true;
+	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w), tp_result_quote(w->res, got),
+			       "%s in body must be of type %s: \"%s\"", path_of(w), want, got);
+}
+
+/* %v of a float64 bound, as fmt prints it. */
+static const char *num(char *buf, size_t n, double d)
+{
+	tp_cel_format_double(d, 21, buf, n);
+	return buf;
+}
+
+/* ------------------------------------------------------------ type */
+
+static bool type_has(const tp_sch *s, const char *t)
+{
+	return !strcmp(s->type_name, t); /* a CRD schema names one type */
+}
+
+static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	if (!s->types && !*s->format)
+		return true;
+	if (cJSON_IsNull(v)) {
+		if (s->types && !s->nullable) {
+			type_invalid(w, s->type_name, "null");
+			return false;
+		}
+		return true;
+	}
+	const char *got = data_type(v);
+	bool numeric = s->types & (TP_SCH_INTEGER | TP_SCH_NUMBER);
+	bool integral = tp_json_is_int(v, NULL);
+	bool float_int = !strcmp(got, "number") && integral && (s->types & TP_SCH_INTEGER);
+	bool int_float = !strcmp(got, "integer") && (s->types & TP_SCH_NUMBER);
+	if (cJSON_IsNumber(v) && *s->format) {
+		/* JSON numbers decode as int64 or float64: never a "lower" format */
+		const char *fmt = integral ? "int64" : "double";
+		if (!(type_has(s, got) || !strcmp(fmt, s->format) || float_int || int_float)) {
+			type_invalid(w, s->format, fmt);
+			return false;
+		}
+	}
+	if (!numeric && *s->format && (cJSON_IsString(v) || cJSON_IsArray(v)))
+		return true;
+	if (!(type_has(s, got) || float_int || int_float)) {
+		type_invalid(w, s->type_name, got);
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ combinators */
+
+static void check_combinators(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	if (s->nany_of) {
+		size_t i;
+		for (i = 0; i < s->nany_of && !tp__sch_passes(s->any_of[i], v); i++)
+			;
+		if (i == s->nany_of) {
+			composite(w, "\"%s\" must validate at least one schema (anyOf)", path_of(w));
+			tp__sch_check(w, s->any_of[0], v); /* the first failure's reasons */
+		}
+	}
+	if (s->none_of) {
+		size_t ok = 0;
+		for (size_t i = 0; i < s->none_of; i++)
+			ok += tp__sch_passes(s->one_of[i], v);
+		if (ok != 1) {
+			char more[48];
+			snprintf(more, sizeof(more), ok ? "Found %zu valid alternatives" : "Found none valid",
+				 ok);
+			composite(w, "\"%s\" must validate one and only one schema (oneOf). %s",
+				  path_of(w), more);
+			if (!ok)
+				tp__sch_check(w, s->one_of[0], v);
+		}
+	}
+	if (s->nall_of) {
+		size_t bad = 0;
+		for (size_t i = 0; i < s->nall_of; i++)
+			bad += !tp__sch_passes(s->all_of[i], v);
+		if (bad) {
+			composite(w, "\"%s\" must validate all the schemas (allOf)", path_of(w));
+			for (size_t i = 0; i < s->nall_of; i++)
+				tp__sch_check(w, s->all_of[i], v);
+		}
+	}
+	if (s->not_schema && tp__sch_passes(s->not_schema, v))
+		composite(w, "\"%s\" must not validate the schema (not)", path_of(w));
+}
+
+/* ------------------------------------------------------------ string */
+
+static size_t runes(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	size_t n = runes(v->valuestring);
+	if (s->max_len >= 0 && (long long)n > s->max_len && (w->blocking = true))
+		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_LONG, path_of(w), NULL,
+				       "may not be more than %lld byte%s", s->max_len,
+				       s->max_len == 1 ? "" : "s");
+	if (s->min_len >= 0 && (long long)n < s->min_len)
+		invalid(w, v, "should be at least %lld chars long", s->min_len);
+	if (s->pattern &&
+	    tp_regex_match(s->pattern, v->valuestring, strlen(v->valuestring)) != 1)
+		invalid(w, v, "should match '%s'", s->pattern_text);
+}
+
+/* RFC 3339 date-time as strfmt's ParseDateTime takes it. */
+static bool is_date_time(const char *s)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10)
+		return false;
+	if ((s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+	    sscanf(s + 11, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
+		return false;
+	const char *p = s + 19;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d:%2d%n", &h, &mi, &n) == 2 && n == 5)
+		p += 6;
+	return !*p && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h < 24 && mi < 60 && sec < 61;
+}
+
+static void check_format(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	if (!strcmp(s->format, "date-time") || !strcmp(s->format, "datetime")) {
+		if (!is_date_time(v->valuestring))
+			w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w),
+					       tp_result_value(w->res, v),
+					       "%s in body must be of type %s: \"%s\"", path_of(w),
+					       s->format, v->valuestring),
+			w->blocking = true;
+	}
+}
+
+/* ------------------------------------------------------------ number */
+
+static void check_number(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	char b[64];
+	double d = v->valuedouble;
+	if (type_has(s, "integer") && !strcmp(s->format, "int32") && (d < -2147483648.0 || d > 2147483647.0))
+		composite(w, "Checked value must be of type integer with format int32 in %s", path_of(w));
+	if (s->has_max && (s->excl_max ? d >= s->max : d > s->max))
+		invalid(w, v, "should be less than %s%s", s->excl_max ? "" : "or equal to ",
+			num(b, sizeof(b), s->max));
+	if (s->has_min && (s->excl_min ? d <= s->min : d < s->min))
+		invalid(w, v, "should be greater than %s%s", s->excl_min ? "" : "or equal to ",
+			num(b, sizeof(b), s->min));
+}
+
+/* ------------------------------------------------------------ array */
+
+static void check_array(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	long i = 0;
+	if (s->items)
+		for (const cJSON *it = v->child; it; it = it->next, i++) {
+			size_t len = tp__sch_push_index(w, i);
+			tp__sch_check(w, s->items, it);
+			tp__sch_pop(w, len);
+		}
+	long long n = cJSON_GetArraySize(v);
+	if (s->min_items >= 0 && n < s->min_items)
+		invalid(w, v, "should have at least %lld items", s->min_items);
+	if (s->max_items >= 0 && n > s->max_items) {
+		char actual[32];
+		w->blocking = true;
+		snprintf(actual, sizeof(actual), "%lld", n);
+		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_MANY, path_of(w), actual,
+				       "must have at most %lld item%s", s->max_items,
+				       s->max_items == 1 ? "" : "s");
+	}
+	if (s->unique)
+		for (const cJSON *a = v->child; a; a = a->next)
+			for (const cJSON *b = a->next; b; b = b->next)
+				if (tp_json_equal(a, b)) {
+					invalid(w, v, "shouldn't contain duplicates");
+					return;
+				}
+}
+
+/* ------------------------------------------------------------ enum */
+
+static void check_enum(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	for (const cJSON *e = s->enum_values->child; e; e = e->next)
+		if (tp_json_equal(e, v))
+			return;
+	tp_buf b = TP_BUF_INIT(1 << 16);
+	int rc = tp_buf_adds(&b, "supported values: ");
+	for (const cJSON *e = s->enum_values->child; e; e = e->next) {
+		rc |= tp_buf_adds(&b, e == s->enum_values->child ? "" : ", ");
+		rc |= tp_buf_adds(&b, tp_result_value(w->res, e));
+	}
+	w->blocking = true;
+	if (!rc)
+		w->rc |= tp_result_add(w->res, TP_FIELD_UNSUPPORTED, path_of(w),
+				       tp_result_value(w->res, v), "%s", b.data);
+	tp_buf_free(&b);
+	w->rc |= rc;
+}
+
+/* ------------------------------------------------------------ object */
+
+static bool pruned_null(const tp_sch *p, const cJSON *m)
+{
+	return cJSON_IsNull(m) && p && !p->nullable; /* the API server drops it */
+}
+
+static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	long long n = cJSON_GetArraySize(v);
+	if (s->min_props >= 0 && n < s->min_props)
+		invalid(w, v, "should have at least %lld properties", s->min_props);
+	if (s->max_props >= 0 && n > s->max_props) {
+		char actual[32];
+		w->blocking = true;
+		snprintf(actual, sizeof(actual), "%lld", n);
+		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_MANY, path_of(w), actual,
+				       "must have at most %lld item%s", s->max_props,
+				       s->max_props == 1 ? "" : "s");
+	}
+	for (const cJSON *m = v->child; m; m = m->next) {
+		const tp_sch *p = tp__sch_prop(s, m->string);
+		if (!p)
+			p = s->additional;
+		if (!p || pruned_null(p, m))
+			continue;
+		if (w->skip_status && !w->path.len && !strcmp(m->string, "status"))
+			continue;
+		size_t len = tp__sch_push_name(w, m->string);
+		tp__sch_check(w, p, m);
+		tp__sch_pop(w, len);
+	}
+	for (size_t i = 0; i < s->nrequired; i++) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(v, s->required[i]);
+		if (m && !pruned_null(tp__sch_prop(s, s->required[i]), m))
+			continue;
+		size_t len = tp__sch_push_name(w, s->required[i]);
+		w->blocking = true;
+		w->rc |= tp_result_add(w->res, TP_FIELD_REQUIRED, path_of(w), NULL, "%s", "");
+		tp__sch_pop(w, len);
+	}
+}
+
+/* ------------------------------------------------------------ entry */
+
+void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	if (!s || !v)
+		return;
+	check_type(w, s, v);
+	if (cJSON_IsNull(v)) {
+		if (s->enum_values)
+			check_enum(w, s, v);
+		return;
+	}
+	check_combinators(w, s, v);
+	if (cJSON_IsString(v)) {
+		check_string(w, s, v);
+		if (*s->format)
+			check_format(w, s, v);
+	}
+	if (cJSON_IsNumber(v))
+		check_number(w, s, v);
+	if (cJSON_IsArray(v))
+		check_array(w, s, v);
+	if (s->enum_values)
+		check_enum(w, s, v);
+	if (cJSON_IsObject(v))
+		check_object(w, s, v);
+}
+
+bool tp__sch_passes(const tp_sch *s, const cJSON *v)
+{
+	tp_result *r = NULL;
+	if (tp_result_new(&r))
+		return false;
+	tp_sch_walk w = { .res = r, .path = TP_BUF_INIT(1 << 16) };
+	tp__sch_check(&w, s, v);
+	bool ok = tp_result_ok(r) && !w.rc;
+	tp_buf_free(&w.path);
+	tp_result_free(r);
+	return ok;
+}

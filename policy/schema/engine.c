@@ -1,0 +1,142 @@
+/*
+ * schema/engine.c — a custom resource through its CRD, in the order of
+ * apiextensions' customResourceStrategy: the kind and version served, unknown
+ * fields (strict field validation), defaults, the OpenAPI schema, list-type
+ * invariants (on UPDATE only when the old object kept them), then the CEL
+ * rules unless an error already blocks them.
+ */
+#include "policy/schema/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "trainer.kubeflow.org/v1alpha1" -> group, version (core "v1": group ""). */
+static bool split_api_version(const char *av, char *group, size_t n, const char **version)
+{
+	const char *slash = av ? strchr(av, '/') : NULL;
+	if (!slash) {
+		if (n)
+			group[0] = '\0';
+		*version = av;
+		return av != NULL;
+	}
+	snprintf(group, n, "%.*s", (int)(slash - av), av);
+	*version = slash + 1;
+	return true;
+}
+
+/* The group is served but not this version or kind: name what is. */
+static void not_served(const tp_crds *c, const char *group, const char *version,
+		       const char *kind, tp_result *res)
+{
+	tp_buf b = TP_BUF_INIT(1 << 16);
+	const char *hint = NULL;
+	bool kind_known = false;
+	int rc = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const tp_crd_version *v = &c->v[i];
+		if (strcmp(v->group, group))
+			continue;
+		rc |= tp_buf_addf(&b, "%s%s %s/%s", b.len ? ", " : "", v->kind, v->group, v->version);
+		kind_known |= kind && !strcmp(v->kind, kind);
+		if (kind && !strcasecmp(v->kind, kind) && strcmp(v->kind, kind))
+			hint = v->kind;
+	}
+	if (rc) {
+		tp_buf_free(&b);
+		return;
+	}
+	const char *path = kind_known ? "apiVersion" : "kind";
+	if (hint)
+		tp_result_add(res, TP_FIELD_PLAIN, path, NULL,
+			      "no matches for kind \"%s\" in version \"%s/%s\": did you mean kind "
+			      "\"%s\"? (served: %s)", kind, group, version, hint, b.data);
+	else
+		tp_result_add(res, TP_FIELD_PLAIN, path, NULL,
+			      "no matches for kind \"%s\" in version \"%s/%s\" (served: %s)",
+			      kind ? kind : "", group, version, b.data);
+	tp_buf_free(&b);
+}
+
+static bool old_lists_hold(const tp_sch *root, const cJSON *old)
+{
+	tp_result *r = NULL;
+	if (!old || tp_result_new(&r))
+		return true;
+	tp_sch_walk w = { .res = r, .path = TP_BUF_INIT(1 << 16) };
+	tp__sch_list_types(&w, root, old);
+	bool ok = tp_result_ok(r);
+	tp_buf_free(&w.path);
+	tp_result_free(r);
+	return ok;
+}
+
+static void check_object(const tp_crd_version *v, tp_operation op, const cJSON *obj,
+			 const cJSON *old, tp_result *res, tp_sch_walk *w)
+{
+	tp__sch_check(w, v->root, obj);
+	if (op != TP_OP_UPDATE || old_lists_hold(v->root, old))
+		tp__sch_list_types(w, v->root, obj);
+	if (w->blocking) {
+		w->rc |= tp_result_add(res, TP_FIELD_INVALID, NULL, "null", "%s",
+				       "some validation rules were not checked because the object "
+				       "was invalid; correct the existing errors to complete validation");
+		return;
+	}
+	tp_cel_budget budget = { .per_call = TP_CEL_PER_CALL_LIMIT,
+				 .remaining = TP_CEL_RUNTIME_BUDGET };
+	tp__sch_rules(w, v->root, obj, op == TP_OP_UPDATE ? old : NULL, &budget);
+}
+
+/* obj with its defaults, a copy only when one applies (the copy in the
+ * current arena, or owned by *owned when there is none). */
+static const cJSON *with_defaults(const tp_sch *root, const cJSON *obj, cJSON **owned, int *rc)
+{
+	*owned = NULL;
+	if (!tp__sch_needs_defaults(root, obj))
+		return obj;
+	cJSON *copy = cJSON_Duplicate(obj, true);
+	if (!copy || tp__sch_apply_defaults(root, copy)) {
+		*rc = TP_ENOMEM;
+		if (!tp_arena_current())
+			cJSON_Delete(copy);
+		return obj;
+	}
+	if (!tp_arena_current())
+		*owned = copy;
+	return copy;
+}
+
+int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,
+			const cJSON *old_obj, tp_result *res, bool *handled)
+{
+	*handled = false;
+	const tp_crds *c = opt ? opt->crds : NULL;
+	char group[256];
+	const char *version, *kind = tp_get_str(obj, "kind");
+	if (!c || !split_api_version(tp_get_str(obj, "apiVersion"), group, sizeof(group), &version) ||
+	    !tp__crds_find(c, group, NULL, NULL))
+		return TP_OK;
+	*handled = true;
+	const tp_crd_version *v = tp__crds_find(c, group, version, kind ? kind : "");
+	if (!v) {
+		not_served(c, group, version, kind, res);
+		return TP_OK;
+	}
+	if (!v->root || op == TP_OP_DELETE || op == TP_OP_CONNECT)
+		return TP_OK;
+	tp_sch_walk w = { .res = res, .path = TP_BUF_INIT(1 << 16),
+			  .skip_status = v->status_subresource };
+	tp__sch_unknown_fields(&w, v->root, obj, true);
+	tp__sch_pop(&w, 0);
+	int rc = TP_OK;
+	cJSON *owned_new, *owned_old;
+	const cJSON *o = with_defaults(v->root, obj, &owned_new, &rc);
+	const cJSON *old = old_obj ? with_defaults(v->root, old_obj, &owned_old, &rc) : NULL;
+	check_object(v, op, o, old, res, &w);
+	cJSON_Delete(owned_new);
+	if (old_obj)
+		cJSON_Delete(owned_old);
+	tp_buf_free(&w.path);
+	return rc ? rc : w.rc ? TP_ENOMEM : TP_OK;
+}

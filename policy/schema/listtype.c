@@ -1,0 +1,115 @@
+/*
+ * schema/listtype.c — the x-kubernetes-list-type invariants
+ * (apiextensions' structurallisttype): a set holds no value twice, a map no
+ * two items with the same keys. Each repeated value is reported once, at
+ * its first repetition, as Duplicate value.
+ */
+#include "policy/schema/schema.h"
+
+#include <string.h>
+
+/* Two list-map items have equal keys: each key field absent in both or
+ * present in both with equal values (a null item has no keys). */
+static bool same_keys(const tp_sch *s, const cJSON *x, const cJSON *y)
+{
+	for (size_t i = 0; i < s->nmap_keys; i++) {
+		const cJSON *fx = cJSON_IsObject(x) ? cJSON_GetObjectItemCaseSensitive(x, s->map_keys[i]) : NULL;
+		const cJSON *fy = cJSON_IsObject(y) ? cJSON_GetObjectItemCaseSensitive(y, s->map_keys[i]) : NULL;
+		if ((fx == NULL) != (fy == NULL) || (fx && !tp_json_equal(fx, fy)))
+			return false;
+	}
+	return true;
+}
+
+static bool same(const tp_sch *s, const cJSON *x, const cJSON *y)
+{
+	return s->list_type == TP_LIST_MAP ? same_keys(s, x, y) : tp_json_equal(x, y);
+}
+
+/* Whether item i repeats an earlier one for the first time (a value seen
+ * twice before was reported already). */
+static bool first_repeat(const tp_sch *s, const cJSON *list, const cJSON *item)
+{
+	int seen = 0;
+	for (const cJSON *it = list->child; it != item; it = it->next)
+		seen += same(s, it, item);
+	return seen == 1;
+}
+
+/* A list-map item's key, as the message shows it: {"name":"x"}. */
+static void duplicate_key(tp_sch_walk *w, const tp_sch *s, long i, const cJSON *item)
+{
+	tp_buf b = TP_BUF_INIT(1 << 16);
+	int rc = tp_buf_addc(&b, '{');
+	for (size_t k = 0; k < s->nmap_keys; k++) {
+		const cJSON *f = cJSON_IsObject(item) ? cJSON_GetObjectItemCaseSensitive(item, s->map_keys[k]) : NULL;
+		if (!f)
+			continue;
+		rc |= tp_buf_addf(&b, "%s\"%s\":%s", b.len > 1 ? "," : "", s->map_keys[k],
+				  tp_result_value(w->res, f));
+	}
+	rc |= tp_buf_addc(&b, '}');
+	size_t len = tp__sch_push_index(w, i);
+	if (!rc)
+		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, w->path.data, b.data, "%s", "");
+	tp__sch_pop(w, len);
+	tp_buf_free(&b);
+	w->rc |= rc;
+}
+
+static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	long i = 0;
+	if (!v->child || !v->child->next)
+		return;
+	if (s->list_type == TP_LIST_MAP)
+		for (const cJSON *it = v->child; it; it = it->next, i++)
+			if (!cJSON_IsObject(it) && !cJSON_IsNull(it)) {
+				size_t len = tp__sch_push_index(w, i);
+				w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, w->path.data,
+						       tp_result_value(w->res, it),
+						       "must be an object for an array of list-type map");
+				tp__sch_pop(w, len);
+				return;
+			}
+	i = 1;
+	for (const cJSON *it = v->child->next; it; it = it->next, i++) {
+		if (!first_repeat(s, v, it))
+			continue;
+		if (s->list_type == TP_LIST_MAP) {
+			duplicate_key(w, s, i, it);
+			continue;
+		}
+		size_t len = tp__sch_push_index(w, i);
+		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, w->path.data,
+				       tp_result_value(w->res, it), "%s", "");
+		tp__sch_pop(w, len);
+	}
+}
+
+void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	if (!s || !v)
+		return;
+	if (cJSON_IsArray(v)) {
+		if (s->list_type != TP_LIST_ATOMIC)
+			check_list(w, s, v);
+		long i = 0;
+		for (const cJSON *it = v->child; it && s->items; it = it->next, i++) {
+			size_t len = tp__sch_push_index(w, i);
+			tp__sch_list_types(w, s->items, it);
+			tp__sch_pop(w, len);
+		}
+		return;
+	}
+	if (!cJSON_IsObject(v))
+		return;
+	for (const cJSON *m = v->child; m; m = m->next) {
+		const tp_sch *p = tp__sch_member(s, m->string);
+		if (!p || (w->skip_status && !w->path.len && !strcmp(m->string, "status")))
+			continue;
+		size_t len = tp__sch_push_name(w, m->string);
+		tp__sch_list_types(w, p, m);
+		tp__sch_pop(w, len);
+	}
+}

@@ -1,0 +1,249 @@
+/*
+ * schema/rules.c — x-kubernetes-validations, as apiextensions' CEL validator
+ * runs them: pre-order over the object, each node's rules with self (and
+ * oldSelf where the old object correlates: same property, same map key, the
+ * list-map item with the same keys), in the words of its messages:
+ *   - a false rule: Invalid (or the rule's reason) at the node (plus
+ *     fieldPath) with message, messageExpression or "failed rule: <rule>";
+ *     the value shown for scalars, omitted for objects and arrays;
+ *   - an evaluation error: "<error> evaluating rule: <rule>", the overload
+ *     and cost-limit errors with their longer sentences;
+ *   - the object's cost budget spent: no further rule runs.
+ * Ratcheting (UPDATE): a rule without oldSelf that fails on a value equal to
+ * its old value warns instead of denying, as the API server's ratcheting does.
+ * A rule this interpreter cannot run gives a warning naming it, never a pass.
+ */
+#include "policy/schema/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct rules_walk {
+	tp_sch_walk *w;
+	tp_arena *a;     /* the temporaries of one rule evaluation */
+	tp_cel_budget *budget;
+	bool stopped;    /* the budget ran out: nothing more runs */
+} rules_walk;
+
+static const char *rule_text(tp_arena *a, const tp_sch_rule *r)
+{
+	const char *s = r->message && *r->message ? r->message : r->rule;
+	size_t off, len;
+	tp_go_trim_space(s, strlen(s), &off, &len);
+	return tp_arena_strndup(a, s + off, len);
+}
+
+/* The schema's type name, the value apiextensions shows for rule errors. */
+static const char *type_value(tp_result *res, const tp_sch *s)
+{
+	return tp_result_quote(res, s->type_name);
+}
+
+static void add(rules_walk *rw, bool ratchet, tp_field_type type, const char *path,
+		const char *value, const char *detail)
+{
+	tp_sch_walk *w = rw->w;
+	if (!ratchet) {
+		w->rc |= tp_result_add(w->res, type, path, value, "%s", detail);
+		return;
+	}
+	/* The text the error would have had, as a warning. */
+	tp_result *tmp = NULL;
+	tp_buf b = TP_BUF_INIT(1 << 16);
+	if (!tp_result_new(&tmp) && !tp_result_add(tmp, type, path, value, "%s", detail) &&
+	    !tp_field_error_format(tp_result_error_at(tmp, 0), &b))
+		w->rc |= tp_result_warn(w->res, "%s", b.data);
+	tp_buf_free(&b);
+	tp_result_free(tmp);
+}
+
+/* "spec.x" + fieldPath ".a.b" -> "spec.x.a.b" (fieldPath is relative). */
+static const char *rule_path(tp_arena *a, const char *base, const tp_sch_rule *r)
+{
+	if (!r->field_path || !*r->field_path)
+		return base;
+	const char *fp = r->field_path + (r->field_path[0] == '.');
+	if (!*base)
+		return fp;
+	return tp_arena_printf(a, "%s%s%s", base, fp[0] == '[' ? "" : ".", fp);
+}
+
+/* The detail of a false rule: messageExpression when it gives a usable
+ * string, else the message, else "failed rule: <rule>". */
+static const char *false_detail(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s,
+				const cJSON *v, const cJSON *old)
+{
+	if (r->message_expr) {
+		tp_cel_val m;
+		long long cost = 0;
+		if (!tp_cel_eval(r->message_expr, rw->a, v, old, s, rw->budget->per_call, &cost, &m) &&
+		    m.kind == TP_CEL_STRING) {
+			size_t off, len;
+			tp_go_trim_space(m.s, m.n, &off, &len);
+			rw->budget->remaining -= cost;
+			if (len && !memchr(m.s + off, '\n', len))
+				return tp_arena_strndup(rw->a, m.s + off, len);
+		}
+	}
+	if (r->message && *r->message)
+		return rule_text(rw->a, r);
+	return tp_arena_printf(rw->a, "failed rule: %s", rule_text(rw->a, r));
+}
+
+static void rule_failed(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, const cJSON *v,
+			const cJSON *old, bool ratchet)
+{
+	tp_sch_walk *w = rw->w;
+	const char *base = w->path.data ? w->path.data : "";
+	const char *path = rule_path(rw->a, base, r);
+	const char *detail = false_detail(rw, r, s, v, old);
+	bool scalar = !cJSON_IsObject(v) && !cJSON_IsArray(v);
+	const char *value = scalar ? tp_result_value(w->res, v) : NULL;
+	switch (r->reason) {
+	case TP_FIELD_FORBIDDEN:
+	case TP_FIELD_REQUIRED:
+		add(rw, ratchet, r->reason, path, NULL, detail);
+		break;
+	case TP_FIELD_DUPLICATE:
+		add(rw, ratchet, r->reason, path, value ? value : "null", "");
+		break;
+	default:
+		add(rw, ratchet, TP_FIELD_INVALID, path, value, detail);
+	}
+}
+
+static void rule_error(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, const char *err,
+		       bool ratchet)
+{
+	tp_sch_walk *w = rw->w;
+	const char *path = w->path.data ? w->path.data : "";
+	const char *text = rule_text(rw->a, r), *detail;
+	if (!strncmp(err, "no such overload", 16))
+		detail = tp_arena_printf(rw->a, "'%s': call arguments did not match a supported operator, "
+					 "function or macro signature for rule: %s", err, text);
+	else
+		detail = tp_arena_printf(rw->a, "%s evaluating rule: %s", err, text);
+	add(rw, ratchet, TP_FIELD_INVALID, path, type_value(w->res, s), detail);
+}
+
+static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, const cJSON *v,
+		     const cJSON *old)
+{
+	tp_sch_walk *w = rw->w;
+	const char *path = w->path.data ? w->path.data : "";
+	if (!r->expr) {
+		w->rc |= tp_result_warn(w->res, "%s: the x-kubernetes-validations rule %s was not "
+					"checked (%s)", *path ? path : "<root>", r->rule ? r->rule : "",
+					r->unsupported ? r->unsupported : "no rule");
+		return;
+	}
+	if (r->transition && !old && !r->optional_old_self)
+		return; /* transition rules need an old value to compare */
+	if (rw->budget->remaining <= 0) {
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s), "%s",
+				       "validation failed due to running out of cost budget, no further "
+				       "validation rules will be run");
+		rw->stopped = true;
+		return;
+	}
+	tp_cel_val out;
+	long long cost = 0;
+	int rc = tp_cel_eval(r->expr, rw->a, v, r->transition || r->optional_old_self ? old : NULL, s,
+			     rw->budget->per_call, &cost, &out);
+	bool ratchet = !r->transition && old && tp_json_equal(v, old);
+	if (rc == TP_ELIMIT) {
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s),
+				       "'operation cancelled: actual cost limit exceeded': no further "
+				       "validation rules will be run due to call cost exceeds limit for "
+				       "rule: %s", rule_text(rw->a, r));
+		rw->stopped = true;
+		return;
+	}
+	if (cost > rw->budget->remaining) {
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s), "%s",
+				       "validation failed due to running out of cost budget, no further "
+				       "validation rules will be run");
+		rw->stopped = true;
+		return;
+	}
+	rw->budget->remaining -= cost;
+	if (out.kind == TP_CEL_BOOL && out.b)
+		return;
+	if (out.kind == TP_CEL_ERROR)
+		rule_error(rw, r, s, out.s, ratchet);
+	else if (out.kind != TP_CEL_BOOL)
+		rule_error(rw, r, s, "no such overload", ratchet);
+	else
+		rule_failed(rw, r, s, v, old, ratchet);
+}
+
+/* The old item of a list-map with the keys of item, or NULL. */
+static const cJSON *old_item(const tp_sch *s, const cJSON *old_list, const cJSON *item)
+{
+	if (s->list_type != TP_LIST_MAP || !cJSON_IsArray(old_list) || !cJSON_IsObject(item))
+		return NULL;
+	for (const cJSON *o = old_list->child; o; o = o->next) {
+		size_t k;
+		for (k = 0; k < s->nmap_keys; k++) {
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, s->map_keys[k]);
+			const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, s->map_keys[k]);
+			if ((a == NULL) != (b == NULL) || (a && !tp_json_equal(a, b)))
+				break;
+		}
+		if (k == s->nmap_keys && cJSON_IsObject(o))
+			return o;
+	}
+	return NULL;
+}
+
+static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *old)
+{
+	tp_sch_walk *w = rw->w;
+	if (!s || !v || cJSON_IsNull(v) || rw->stopped)
+		return;
+	for (size_t i = 0; i < s->nrules && !rw->stopped; i++) {
+		run_rule(rw, &s->rules[i], s, v, old);
+		tp_arena_reset(rw->a);
+	}
+	for (size_t i = 0; i < s->nall_of && !rw->stopped; i++)
+		walk(rw, s->all_of[i], v, old);
+	if (cJSON_IsArray(v)) {
+		long i = 0;
+		for (const cJSON *it = v->child; it && s->items && !rw->stopped; it = it->next, i++) {
+			size_t len = tp__sch_push_index(w, i);
+			walk(rw, s->items, it, old_item(s, old, it));
+			tp__sch_pop(w, len);
+		}
+		return;
+	}
+	if (!cJSON_IsObject(v))
+		return;
+	for (const cJSON *m = v->child; m && !rw->stopped; m = m->next) {
+		const tp_sch *p = tp__sch_prop(s, m->string);
+		bool key = !p;
+		if (!p && !(p = s->additional))
+			continue;
+		if (w->skip_status && !w->path.len && !strcmp(m->string, "status"))
+			continue;
+		size_t len = w->path.len;
+		if (key)
+			w->rc |= tp_buf_addf(&w->path, "[%s]", m->string);
+		else
+			tp__sch_push_name(w, m->string);
+		const cJSON *o = cJSON_IsObject(old) ? cJSON_GetObjectItemCaseSensitive(old, m->string) : NULL;
+		walk(rw, p, m, o);
+		tp__sch_pop(w, len);
+	}
+}
+
+void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
+		   tp_cel_budget *budget)
+{
+	rules_walk rw = { .w = w, .budget = budget };
+	if (tp_arena_new(&rw.a, 16 << 20)) {
+		w->rc |= TP_ENOMEM;
+		return;
+	}
+	walk(&rw, s, v, old);
+	tp_arena_free(rw.a);
+}

@@ -1,0 +1,186 @@
+/*
+ * schema/schema.h — CustomResourceDefinition schemas compiled for checking,
+ * the API server's way. Internal to policy/; tests may include it.
+ *
+ * A CRD's openAPIV3Schema is compiled once (schema/compile.c) into a tree of
+ * tp_sch nodes that keep only what validation reads: no descriptions, the
+ * patterns compiled, the properties sorted for binary search, the CEL rules
+ * parsed. Everything lives in the tp_crds' arena and is never written again,
+ * so any number of threads read it at once.
+ *
+ * The files, bottom up: compile.c (CRD -> tree, tp_crds), check.c (the
+ * kube-openapi validators, in their order and words), prune.c (unknown fields
+ * and "did you mean"), defaults.c (defaults and null pruning), listtype.c
+ * (x-kubernetes-list-type set/map), rules.c (x-kubernetes-validations),
+ * engine.c (the strategy: what runs when, as apiextensions' strategy.go).
+ */
+#ifndef TP_SCHEMA_H
+#define TP_SCHEMA_H
+
+#include "policy/cel/cel.h"
+#include "policy/core/internal.h"
+#include "policy/core/regex.h"
+
+#include <string.h>
+
+/* OpenAPI types a node admits (a bit set: int-or-string admits two). */
+enum {
+	TP_SCH_OBJECT = 1 << 0,
+	TP_SCH_ARRAY = 1 << 1,
+	TP_SCH_STRING = 1 << 2,
+	TP_SCH_INTEGER = 1 << 3,
+	TP_SCH_NUMBER = 1 << 4,
+	TP_SCH_BOOLEAN = 1 << 5,
+};
+
+typedef enum tp_sch_list { TP_LIST_ATOMIC = 0, TP_LIST_SET, TP_LIST_MAP } tp_sch_list;
+
+typedef struct tp_sch tp_sch;
+
+typedef struct tp_sch_prop {
+	const char *name;
+	tp_sch *schema;
+} tp_sch_prop;
+
+/* One x-kubernetes-validations entry. */
+typedef struct tp_sch_rule {
+	const char *rule;        /* the source text, as the CRD wrote it */
+	tp_cel_expr *expr;       /* NULL when the rule uses what we do not support */
+	const char *unsupported; /* why expr is NULL */
+	const char *message;     /* NULL: "failed rule: <rule>" */
+	tp_cel_expr *message_expr;
+	const char *field_path;  /* ".spec.x" relative to the node, or NULL */
+	tp_field_type reason;    /* Invalid (default), Forbidden, Required, Duplicate */
+	bool transition;         /* refers to oldSelf */
+	bool optional_old_self;
+} tp_sch_rule;
+
+struct tp_sch {
+	unsigned types;        /* 0: any type (x-kubernetes-preserve-unknown-fields, int-or-string) */
+	const char *type_name; /* "integer", as written ("" when none) */
+	const char *format;    /* "" when none */
+	bool nullable, int_or_string, preserve_unknown, embedded;
+	bool defaults_below;   /* this node or a descendant carries a default */
+
+	tp_sch_prop *props; /* sorted by name */
+	size_t nprops;
+	tp_sch *additional; /* additionalProperties schema (maps), or NULL */
+	tp_sch *items;
+	const char **required;
+	size_t nrequired;
+	const cJSON *enum_values; /* array, or NULL */
+	const cJSON *default_value;
+
+	tp_regex *pattern;
+	const char *pattern_text;
+	bool has_min, has_max, excl_min, excl_max;
+	double min, max;
+	long long min_len, max_len, min_items, max_items, min_props, max_props; /* -1: none */
+	bool unique;
+
+	tp_sch_list list_type;
+	const char **map_keys;
+	size_t nmap_keys;
+
+	tp_sch **all_of, **any_of, **one_of;
+	size_t nall_of, nany_of, none_of;
+	tp_sch *not_schema;
+
+	tp_sch_rule *rules;
+	size_t nrules;
+};
+
+/* One served version of one kind. */
+typedef struct tp_crd_version {
+	const char *group, *version, *kind, *plural;
+	bool namespaced, status_subresource;
+	tp_sch *root; /* NULL: the version has no schema */
+} tp_crd_version;
+
+/* The set (public as tp_crds). */
+struct tp_crds {
+	tp_arena *arena;
+	tp_crd_version *v;
+	size_t n, cap;
+	int refs; /* atomically counted */
+	size_t regexes_n, regexes_cap;
+	tp_regex **regexes; /* owned, freed with the set */
+	tp_cel_expr **exprs; /* every parsed rule, released with the set */
+	size_t exprs_n, exprs_cap;
+	size_t rules, rules_unsupported;
+};
+
+/* The property name of an object schema, or NULL (binary search: inline so
+ * that cel/ reads schemas without calling into schema/). */
+static inline const tp_sch *tp__sch_prop(const tp_sch *s, const char *name)
+{
+	size_t lo = 0, hi = s ? s->nprops : 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, s->props[mid].name);
+		if (!c)
+			return s->props[mid].schema;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* The schema of a member of an object with schema s: a property, else
+ * additionalProperties, else NULL (unknown). */
+static inline const tp_sch *tp__sch_member(const tp_sch *s, const char *name)
+{
+	const tp_sch *p = tp__sch_prop(s, name);
+	return p ? p : s ? s->additional : NULL;
+}
+/* The served version of group/version/kind, or NULL. */
+const tp_crd_version *tp__crds_find(const tp_crds *c, const char *group, const char *version,
+				    const char *kind);
+
+/* ---------------------------------------------------------- the checks */
+
+/* Checking state shared by the walks: where errors go, the path being
+ * built ("spec.trainer.numNodes", "[0]"), and what to leave out. */
+typedef struct tp_sch_walk {
+	tp_result *res;
+	tp_buf path;
+	bool skip_status; /* the status subresource: not validated on the main resource */
+	bool blocking;    /* an error that stops the CEL rules (apiextensions' hasBlockingErr:
+			   * Required, NotSupported, TooLong, TooMany, TypeInvalid) */
+	int rc;
+} tp_sch_walk;
+
+/* Push ".name" (or "name" at the root) / "[i]" on w->path; pop back to len. */
+size_t tp__sch_push_name(tp_sch_walk *w, const char *name);
+size_t tp__sch_push_index(tp_sch_walk *w, long i);
+void tp__sch_pop(tp_sch_walk *w, size_t len);
+
+/* kube-openapi's SchemaValidator over v (which must not be NULL). */
+void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
+/* True when v would pass s (anyOf/oneOf/not branches), no errors written. */
+bool tp__sch_passes(const tp_sch *s, const cJSON *v);
+
+/* Unknown members below obj: 'unknown field "<path>"' (+ did you mean),
+ * as plain errors carrying the path. Returns how many. */
+size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, bool root);
+
+/* True when a default would be applied or a null pruned somewhere in v. */
+bool tp__sch_needs_defaults(const tp_sch *s, const cJSON *v);
+/* Apply defaults and prune nulls in place (v in the current arena). */
+int tp__sch_apply_defaults(const tp_sch *s, cJSON *v);
+
+/* x-kubernetes-list-type set/map duplicates (Duplicate value). */
+void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
+
+/* x-kubernetes-validations over v (old: the correlated old value or NULL). */
+void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
+		   tp_cel_budget *budget);
+
+/* Engine entry (schema/engine.c): validate obj against the CRD of its kind.
+ * *handled false when no CRD in opt->crds serves obj's group (nothing done). */
+int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,
+			const cJSON *old_obj, tp_result *res, bool *handled);
+
+#endif /* TP_SCHEMA_H */

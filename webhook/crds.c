@@ -1,0 +1,69 @@
+/*
+ * crds.c — CustomResourceDefinitions from files and folders (--crds), as
+ * `kubectl get crd -o yaml` prints them (one, or a List) or as upstream's
+ * manifests ship them. Each CRD is compiled once into a tp_crds set.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "webhook/webhook.h"
+
+#define MAX_CRD_FILE ((size_t)64 * 1024 * 1024)
+
+struct crd_load {
+	tp_crds *crds;
+	FILE *errf;
+	size_t added;
+	int rc;
+};
+
+static int add_crd_file(const char *path, void *ctx)
+{
+	struct crd_load *cl = ctx;
+	tp_buf b = TP_BUF_INIT(0);
+	tp_docs *docs = NULL;
+	tp_load_error err = { 0 };
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = MAX_CRD_FILE; /* a CRD with an embedded PodSpec is ~1 MiB */
+	int rc = tw_read_file(path, MAX_CRD_FILE, &b);
+	if (!rc)
+		rc = tp_load(b.data ? b.data : "", b.len, &lim, &docs, &err);
+	tp_buf_free(&b);
+	if (rc) {
+		if (cl->errf)
+			fprintf(cl->errf, "%s: %s\n", path, err.msg[0] ? err.msg : tp_strerror(rc));
+		tp_docs_free(docs);
+		return cl->rc = rc == TP_ENOMEM ? rc : TP_EIO, 0;
+	}
+	for (size_t i = 0; i < tp_docs_count(docs); i++) {
+		const cJSON *o = tp_docs_at(docs, i)->obj;
+		const char *kind = tp_get_str(o, "kind");
+		if (!kind || strcmp(kind, "CustomResourceDefinition"))
+			continue; /* a kustomization.yaml, or another object beside them */
+		char why[512] = "";
+		rc = tp_crds_add(cl->crds, o, why, sizeof(why));
+		if (rc && cl->errf)
+			fprintf(cl->errf, "%s: %s\n", path, why[0] ? why : tp_strerror(rc));
+		if (rc)
+			cl->rc = rc == TP_ENOMEM ? rc : TP_EINVAL;
+		else
+			cl->added++;
+	}
+	tp_docs_free(docs);
+	return cl->rc == TP_ENOMEM ? TP_ENOMEM : 0;
+}
+
+int tw_crds_load(tp_crds *crds, const char *path, FILE *errf, size_t *added)
+{
+	struct crd_load cl = { .crds = crds, .errf = errf };
+	int rc = tw_walk_manifests(path, add_crd_file, &cl, errf);
+	if (added)
+		*added += cl.added;
+	if (!rc && !cl.added && !cl.rc) {
+		if (errf)
+			fprintf(errf, "%s: no CustomResourceDefinition in it\n", path);
+		return TP_ENOTFOUND;
+	}
+	return rc ? rc : cl.rc;
+}
