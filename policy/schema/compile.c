@@ -393,8 +393,10 @@ static int add_version(comp *k, const cJSON *crd, const cJSON *ver)
 		.status_subresource = tp_get_object(ver, "subresources.status") != NULL,
 	};
 	const cJSON *schema = tp_get_object(ver, "schema.openAPIV3Schema");
+	size_t rules = c->rules;
 	if (schema && !(nv.root = compile_node(k, schema, 0)))
 		return k->rc;
+	nv.has_rules = c->rules > rules;
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->v[i].group, group) && !strcmp(c->v[i].version, name) &&
 		    !strcmp(c->v[i].kind, kind)) {

@@ -94,6 +94,7 @@ struct tp_sch {
 typedef struct tp_crd_version {
 	const char *group, *version, *kind, *plural;
 	bool namespaced, status_subresource;
+	bool has_rules; /* the schema holds x-kubernetes-validations (a CEL validator) */
 	tp_sch *root; /* NULL: the version has no schema */
 } tp_crd_version;
 

@@ -1,0 +1,209 @@
+/*
+ * test_crd_rules.c — every x-kubernetes-validations rule of the shipped CRDs
+ * (../shared/fixtures/upstream/crds: trainer.kubeflow.org's four and JobSet's)
+ * compiles, and each distinct rule allows one object and refuses another
+ * with the CRD's message at the CRD's path; plus the schema mistakes a user
+ * makes (a typo, a bad quantity, a wrong version or kind).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/testutil.h"
+
+static tp_crds *crds;
+
+static int load_crds(void **state)
+{
+	(void)state;
+	if (!tt_shared_dir())
+		return 0;
+	static const char *const files[] = {
+		"jobset.x-k8s.io_jobsets.yaml", "trainer.kubeflow.org_clustertrainingruntimes.yaml",
+		"trainer.kubeflow.org_optimizationjobs.yaml", "trainer.kubeflow.org_trainingruntimes.yaml",
+		"trainer.kubeflow.org_trainjobs.yaml",
+	};
+	if (tp_crds_new(&crds))
+		return -1;
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "fixtures/upstream/crds/%s", files[i]);
+		char *path = tt_shared_path(rel);
+		size_t len;
+		char *text = tt_read_file(path, &len);
+		free(path);
+		tp_docs *docs = NULL;
+		tp_load_error err;
+		tp_load_limits lim;
+		tp_load_limits_default(&lim);
+		lim.max_doc_bytes = 64 << 20;
+		char why[256];
+		int rc = text ? tp_load(text, len, &lim, &docs, &err) : TP_EIO;
+		free(text);
+		if (!rc)
+			rc = tp_crds_add(crds, tp_docs_at(docs, 0)->obj, why, sizeof(why));
+		tp_docs_free(docs);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int free_crds(void **state)
+{
+	(void)state;
+	tp_crds_unref(crds);
+	return 0;
+}
+
+static void every_rule_compiles(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	size_t rules, unsupported;
+	tp_crds_rule_counts(crds, &rules, &unsupported);
+	assert_int_equal(rules, 78);
+	assert_int_equal(unsupported, 0);
+	assert_int_equal(tp_crds_count(crds), 5);
+}
+
+/* Validate obj (UPDATE from old when given) with the CRDs only. */
+static tp_result *check(const char *obj_text, const char *old_text)
+{
+	cJSON *obj = tt_jsq(obj_text), *old = old_text ? tt_jsq(old_text) : NULL;
+	tp_options opt = { .crds = crds, .profile = TP_PROFILE_KUBEFLOW };
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	int rc = tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res);
+	assert_true(rc == TP_OK || rc == TP_EUNSUPPORTED);
+	cJSON_Delete(obj);
+	cJSON_Delete(old);
+	return res;
+}
+
+typedef struct rule_case {
+	const char *good, *bad, *old; /* old: both are UPDATEs from it */
+	const char *path, *detail;    /* the refusal of bad */
+} rule_case;
+
+#define TJ(spec) "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob','metadata':" \
+		 "{'name':'tj','namespace':'default'},'spec':{'runtimeRef':{'name':'torch'}" spec "}}"
+#define TJN(name) "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob','metadata':" \
+		  "{'name':'" name "'},'spec':{'runtimeRef':{'name':'torch'}}}"
+#define RT(spec) "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':" \
+		 "{'name':'rt'},'spec':{" spec "}}"
+#define JS(spec) "{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':" \
+		 "{'name':'js'},'spec':{" spec "}}"
+#define OJ(spec) "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'OptimizationJob','metadata':" \
+		 "{'name':'oj'},'spec':{" spec "'trainJobTemplate':{'spec':{'runtimeRef':{'name':'torch'}}}," \
+		 "'numTrials':4,'parallelTrials':2,'searchAlgorithm':{'random':{}},'objectives':[{'metric':'loss'}]," \
+		 "'parameters':[{'name':'lr','searchSpace':{'uniform':{'min':'0.1','max':'0.5'}}}]}}"
+
+static const rule_case cases[] = {
+	/* TrainJob */
+	{ TJN("ok-name"), TJN("Bad_Name"), NULL, "<nil>",
+	  "metadata.name must match RFC 1035 DNS label format" },
+	{ TJN("a"), TJN("a234567890123456789012345678901234567890123456789012345678901234"), NULL,
+	  "<nil>", "metadata.name must be no more than 63 characters" },
+	{ TJ(",'managedBy':'kueue.x-k8s.io/multikueue'"), TJ(",'managedBy':'me'"), NULL,
+	  "spec.managedBy", "ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue" },
+	{ TJ(",'trainer':{'numProcPerNode':1}"), TJ(",'trainer':{'numProcPerNode':0}"), NULL,
+	  "spec.trainer.numProcPerNode", "numProcPerNode must be greater than or equal to 1" },
+	{ TJ(",'initializer':{'dataset':{'storageUri':'hf://x'}}"),
+	  TJ(",'initializer':{'dataset':{'storageUri':'x'}}"), NULL,
+	  "spec.initializer.dataset.storageUri", "storageUri may be empty, or it must be a valid URI" },
+	{ TJ(",'initializer':{'model':{'storageUri':''}}"),
+	  TJ(",'initializer':{'model':{'storageUri':'://'}}"), NULL,
+	  "spec.initializer.model.storageUri", "storageUri may be empty, or it must be a valid URI" },
+	{ TJ(",'activeDeadlineSeconds':5"), TJ(",'activeDeadlineSeconds':6"), TJ(",'activeDeadlineSeconds':5"),
+	  "spec.activeDeadlineSeconds", "field is immutable" },
+	{ TJ(",'managedBy':'kueue.x-k8s.io/multikueue'"), TJ(",'managedBy':'trainer.kubeflow.org/trainjob-controller'"),
+	  TJ(",'managedBy':'kueue.x-k8s.io/multikueue'"), "spec.managedBy", "field is immutable" },
+	{ TJ(",'trainer':{'numNodes':2}"), TJ(",'trainer':{'numNodes':3}"), TJ(",'trainer':{'numNodes':2}"),
+	  "spec.trainer", "field is immutable" },
+	{ TJ(",'initializer':{'model':{'storageUri':'hf://a'}}"), TJ(",'initializer':{'model':{'storageUri':'hf://b'}}"),
+	  TJ(",'initializer':{'model':{'storageUri':'hf://a'}}"), "spec.initializer", "field is immutable" },
+	/* TrainingRuntime (ClusterTrainingRuntime shares the schema) */
+	{ RT("'mlPolicy':{'torch':{}}"), RT("'mlPolicy':{'torch':{},'mpi':{}}"), NULL, "spec.mlPolicy",
+	  "Only one of the policy can be configured" },
+	{ RT("'mlPolicy':{'mpi':{'numProcPerNode':1}}"), RT("'mlPolicy':{'mpi':{'numProcPerNode':0}}"), NULL,
+	  "spec.mlPolicy.mpi.numProcPerNode", "NumProcPerNode in mpiPolicy must be >= 1" },
+	{ RT("'mlPolicy':{'flux':{'numProcPerNode':2}}"), RT("'mlPolicy':{'flux':{'numProcPerNode':0}}"), NULL,
+	  "spec.mlPolicy.flux.numProcPerNode", "NumProcPerNode in fluxPolicy must be >= 1" },
+	{ RT("'mlPolicy':{'torch':{'envInjection':{'targets':[{'jobName':'node','containerNames':['trainer']}]}}}"),
+	  RT("'mlPolicy':{'torch':{'envInjection':{'targets':[{'jobName':'node','containerNames':['node']}]}}}"), NULL,
+	  "spec.mlPolicy.torch.envInjection.targets[0].containerNames",
+	  "containerNames must not include the main node container" },
+	{ RT("'template':{'spec':{'startupPolicy':{'startupPolicyOrder':'AnyOrder'},'replicatedJobs':"
+	     "[{'name':'a','template':{}},{'name':'b','dependsOn':[{'name':'a','status':'Ready'}],'template':{}}]}}"),
+	  RT("'template':{'spec':{'startupPolicy':{'startupPolicyOrder':'InOrder'},'replicatedJobs':"
+	     "[{'name':'a','template':{}},{'name':'b','dependsOn':[{'name':'a','status':'Ready'}],'template':{}}]}}"),
+	  NULL, "spec.template.spec", "StartupPolicy and DependsOn APIs are mutually exclusive" },
+	{ RT("'template':{'spec':{'network':{'subdomain':'a'}}}"), RT("'template':{'spec':{'network':{'subdomain':'b'}}}"),
+	  RT("'template':{'spec':{'network':{'subdomain':'a'}}}"), "spec.template.spec.network", "Value is immutable" },
+	{ RT("'template':{'spec':{'volumeClaimPolicies':[{'templates':[{'metadata':{'name':'v'}}]}]}}"),
+	  RT("'template':{'spec':{'volumeClaimPolicies':[{'templates':[{'metadata':{'name':'v','namespace':'x'}}]}]}}"),
+	  NULL, "spec.template.spec.volumeClaimPolicies[0]", "namespace cannot be set for VolumeClaimPolicies templates" },
+	/* JobSet */
+	{ JS("'replicatedJobs':[{'name':'a','template':{}}],'successPolicy':{'operator':'All'}"),
+	  JS("'replicatedJobs':[{'name':'a','template':{}}],'successPolicy':{'operator':'Any'}"),
+	  JS("'replicatedJobs':[{'name':'a','template':{}}],'successPolicy':{'operator':'All'}"),
+	  "spec.successPolicy", "Value is immutable" },
+	{ JS("'replicatedJobs':[{'name':'b','template':{},'dependsOn':[{'name':'a','status':'Ready'}]}]"),
+	  JS("'replicatedJobs':[{'name':'b','template':{},'dependsOn':[{'name':'a','status':'Complete'}]}]"),
+	  JS("'replicatedJobs':[{'name':'b','template':{},'dependsOn':[{'name':'a','status':'Ready'}]}]"),
+	  "spec.replicatedJobs[0].dependsOn", "Value is immutable" },
+	/* OptimizationJob: a member given first wins over the default after it
+	 * (cJSON reads the first of duplicate names) */
+	{ OJ(""), OJ("'numTrials':1,"), NULL, "spec", "parallelTrials cannot exceed numTrials" },
+	{ OJ(""), OJ("'searchAlgorithm':{'random':{},'grid':{}},"), NULL, "spec.searchAlgorithm",
+	  "exactly one of the fields in [random grid] must be set" },
+	{ OJ("'searchAlgorithm':{'grid':{}},'parameters':[{'name':'a','searchSpace':{'categorical':{'list':['x']}}}],"),
+	  OJ("'searchAlgorithm':{'grid':{}},"), NULL, "spec", "Grid search requires all parameters to be Categorical" },
+	{ OJ(""), OJ("'parameters':[{'name':'lr','searchSpace':{'uniform':{'min':'0.5','max':'0.1'}}}],"), NULL,
+	  "spec.parameters[0].searchSpace.uniform", "min must be strictly less than max" },
+	{ OJ("'parameters':[{'name':'lr','searchSpace':{'logUniform':{'min':'0.1','max':'1'}}}],"),
+	  OJ("'parameters':[{'name':'lr','searchSpace':{'logUniform':{'min':'0','max':'1'}}}],"), NULL,
+	  "spec.parameters[0].searchSpace.logUniform", "min must be strictly greater than 0" },
+	{ OJ(""), OJ("'parameters':[{'name':'lr','searchSpace':{}}],"), NULL,
+	  "spec.parameters[0].searchSpace", "exactly one of the fields in [uniform logUniform categorical" },
+	{ OJ(""), OJ("'trainJobTemplate':{'metadata':{'name':'x'},'spec':{'runtimeRef':{'name':'torch'}}},"), NULL,
+	  "spec.trainJobTemplate.metadata", "name and namespace cannot be set in a template." },
+	{ OJ(""), OJ("'numTrials':5,"), OJ(""), "spec", "OptimizationJobSpec is immutable" },
+};
+
+static void shipped_rules(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const rule_case *c = &cases[i];
+		tp_result *good = check(c->good, c->old ? c->old : NULL);
+		tp_result *bad = check(c->bad, c->old ? c->old : NULL);
+		bool refused = tt_has_error(bad, strcmp(c->path, "<nil>") ? c->path : "", c->detail);
+		bool allowed = !tt_has_error(good, strcmp(c->path, "<nil>") ? c->path : "", c->detail);
+		if (!refused || !allowed) {
+			print_message("case %zu (%s): allowed %d refused %d\n", i, c->detail, allowed, refused);
+			tt_dump(good);
+			tt_dump(bad);
+		}
+		tp_result_free(good);
+		tp_result_free(bad);
+		assert_true(refused && allowed);
+	}
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_rule_compiles),
+		cmocka_unit_test(shipped_rules),
+	};
+	return cmocka_run_group_tests(tests, load_crds, free_crds);
+}
