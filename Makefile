@@ -17,7 +17,11 @@ CSTD     := -std=c17 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 OPT      ?= -O2 -g
 CFLAGS   ?=
+# --version: git describe at build time, else this release number.
+VERSION  ?= 0.3.0
+GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null)
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   += -DTW_VERSION='"$(if $(GIT_VERSION),$(GIT_VERSION),$(VERSION))"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 

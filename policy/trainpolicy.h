@@ -215,6 +215,7 @@ typedef struct tp_load_limits {
 	int max_depth;          /* nesting of mappings/sequences (default 100) */
 	size_t max_aliases;     /* YAML alias uses, all documents (default 100) */
 	size_t max_docs;        /* documents, List items counted (default 10000) */
+	bool positions;         /* record each node's line and column (tp_docs_position) */
 } tp_load_limits;
 
 void tp_load_limits_default(tp_load_limits *l);
@@ -246,6 +247,15 @@ const tp_doc *tp_docs_at(const tp_docs *d, size_t i);
 /* Take ownership of document i's object (the slot becomes NULL). */
 cJSON *tp_docs_take(tp_docs *d, size_t i);
 void tp_docs_free(tp_docs *d);
+/* Where node (of a document of d) was written: its key for a member, its
+ * start for an array item or a root. Only when loaded with
+ * tp_load_limits.positions; false otherwise or for nodes made later. */
+bool tp_docs_position(const tp_docs *d, const cJSON *node, int *line, int *column);
+/* The position of the field path names under root ("spec.trainer.numNodes",
+ * "spec.replicatedJobs[0].name", "spec.labels[app]"): the deepest node of
+ * the path that exists; false when not even root has a position. */
+bool tp_docs_path_position(const tp_docs *d, const cJSON *root, const char *path, int *line,
+			   int *column);
 /* "<name>: document 2, line 14: <msg>" */
 int tp_load_error_format(const tp_load_error *err, const char *name, tp_buf *out);
 

@@ -11,17 +11,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fnmatch.h>
+
 #include "webhook/cli.h"
+#include "webhook/report.h"
 
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
 
 static const char validate_help[] =
 	"usage: trainer-webhook validate [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                                [-o text|json] [--no-schema] PATH...\n"
+	"                                [--crds PATH]... [-o text|json|github|junit|sarif]\n"
+	"                                [--quiet] [--exclude GLOB]... [--skip-kinds K1,K2]\n"
+	"                                [--no-schema] PATH...\n"
 	"\n"
 	"PATH is a file, a folder (searched for *.yaml, *.yml, *.json) or - for stdin.\n"
-	"Runtimes among the inputs resolve the TrainJobs' runtimeRef too.\n"
-	"exit status: 0 all allowed, 1 something denied, 2 unreadable input or usage\n";
+	"Runtimes among the inputs resolve the TrainJobs' runtimeRef too. --crds reads\n"
+	"CustomResourceDefinitions (files or folders): objects of their kinds are checked\n"
+	"against their schemas and CEL rules as the API server checks them.\n"
+	"exit status: 0 all allowed, 1 something denied, 2 unreadable input, no manifests\n"
+	"or usage\n";
 
 /* One input file and its objects. */
 struct input {
@@ -31,46 +39,113 @@ struct input {
 
 struct run {
 	tw_cli cli;
-	bool json, color;
+	tw_report_opts out;
+	const char **excludes;
+	size_t nexcludes;
+	const char *skip_kinds; /* "Kind1,Kind2" */
 	const char **paths;
 	size_t npaths;
 	struct input *in;
 	size_t nin, capin;
 	bool unreadable;
-	size_t allowed, denied, skipped;
-	cJSON *report; /* -o json: the objects array */
+	size_t allowed, denied, warned, skipped, files;
+	cJSON *report;     /* see report.h */
+	cJSON *objects;    /* report.objects */
+	cJSON *unread;     /* report.unreadable */
 };
 
 /* ------------------------------------------------------------ reading */
 
+static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", path, why);
+	r->unreadable = true;
+	cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "file", path);
+	cJSON_AddStringToObject(u, "reason", why);
+	cJSON_AddNumberToObject(u, "line", line);
+	cJSON_AddItemToArray(r->unread, u);
+}
+
+static bool excluded(const struct run *r, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	for (size_t i = 0; i < r->nexcludes; i++)
+		if (!fnmatch(r->excludes[i], path, 0) || (base && !fnmatch(r->excludes[i], base + 1, 0)))
+			return true;
+	return false;
+}
+
+/* A Helm chart's template is no manifest until rendered. */
+static bool helm_template(const tp_buf *b)
+{
+	return b->data && strstr(b->data, "{{") && strstr(b->data, "}}");
+}
+
+/* Nothing but comments, blank lines and document markers: no manifest. */
+static bool blank(const tp_buf *b)
+{
+	const char *p = b->data ? b->data : "", *end = p + b->len;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (n && *p != '#' && (n < 3 || strncmp(p, "---", 3)))
+			return false;
+		if (memchr(p, '\0', n))
+			return false; /* binary: the loader says what is wrong with it */
+		p += n + (nl != NULL);
+	}
+	return true;
+}
+
 static int add_input(const char *path, void *ctx)
 {
 	struct run *r = ctx;
+	if (excluded(r, path))
+		return 0;
 	tp_buf b = TP_BUF_INIT(0);
 	int rc = tw_read_file(path, MAX_INPUT, &b);
 	if (rc) {
-		fprintf(stderr, "%s: %s\n", path,
-			rc == TP_ELIMIT ? "larger than 64 MiB: not read" : "cannot read it");
-		r->unreadable = true;
+		unreadable(r, path, 0, "%s", rc == TP_ELIMIT ? "larger than 64 MiB: not read" : "cannot read it");
 		tp_buf_free(&b);
 		return 0; /* go on with the other files */
 	}
+	if (blank(&b)) {
+		tp_buf_free(&b);
+		return 0;
+	}
+	if (helm_template(&b)) {
+		fprintf(stderr, "%s: a Helm template ({{ ... }}): skipped; validate what `helm template` "
+				"renders\n", path);
+		tp_buf_free(&b);
+		return 0;
+	}
 	tp_docs *docs = NULL;
 	tp_load_error err = { 0 };
-	rc = tp_load(b.data ? b.data : "", b.len, NULL, &docs, &err);
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.positions = true;
+	rc = tp_load(b.data ? b.data : "", b.len, &lim, &docs, &err);
 	tp_buf_free(&b);
 	if (rc == TP_OK && tp_docs_count(docs) == 0) {
-		fprintf(stderr, "%s: no Kubernetes objects in it (an empty file?)\n", path);
-		r->unreadable = true;
 		tp_docs_free(docs);
-		return 0;
+		return 0; /* comments only: no manifest here */
 	}
 	if (rc) {
 		tp_buf msg = TP_BUF_INIT(0);
-		tp_load_error_format(&err, path, &msg);
-		fprintf(stderr, "%s\n", msg.data ? msg.data : tp_strerror(rc));
+		tp_load_error_format(&err, "", &msg);
+		unreadable(r, path, err.line, "%s", msg.data ? msg.data + (msg.data[0] == ':' ? 2 : 0)
+							      : tp_strerror(rc));
 		tp_buf_free(&msg);
-		r->unreadable = true;
 		tp_docs_free(docs);
 		return rc == TP_ENOMEM ? rc : 0;
 	}
@@ -100,47 +175,29 @@ static int store_referenced(struct run *r)
 	return TP_OK;
 }
 
-/* ------------------------------------------------------------ reporting */
+/* ------------------------------------------------------------ judging */
 
-static const char *where(const struct input *in, const tp_doc *d, char *buf, size_t n)
+static bool kind_skipped(const struct run *r, const char *kind)
 {
-	if (d->item)
-		snprintf(buf, n, "%s:%d.%d", in->file, d->index, d->item);
-	else
-		snprintf(buf, n, "%s:%d", in->file, d->index);
-	return buf;
+	if (!r->skip_kinds || !kind)
+		return false;
+	size_t n = strlen(kind);
+	for (const char *p = r->skip_kinds; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, kind, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
 }
 
-static void who(const cJSON *obj, char *buf, size_t n)
-{
-	const char *kind = tp_get_str(obj, "kind");
-	const char *ns = tp_meta_namespace(obj);
-	snprintf(buf, n, "%s/%s%s%s", kind ? kind : "(no kind)", ns, *ns ? "/" : "",
-		 tp_meta_name(obj));
-}
-
-static void print_text(struct run *r, const char *at, const char *name, const char *verdict,
-		       const tp_result *res, const char *errors)
-{
-	const char *on = "", *off = r->color ? "\033[0m" : "";
-	if (r->color)
-		on = !strcmp(verdict, "denied") ? "\033[31;1m"
-		     : !strcmp(verdict, "ok")	? "\033[32m"
-						: "\033[33m";
-	printf("%s %s: %s%s%s", at, name, on, verdict, off);
-	if (errors)
-		printf(": %s", errors);
-	for (size_t i = 0; res && i < tp_result_warning_count(res); i++)
-		printf("%s%s", i || errors ? "; warning: " : ": ", tp_result_warning_at(res, i));
-	putchar('\n');
-}
-
-static int add_json(struct run *r, const struct input *in, const tp_doc *d, const char *verdict,
-		    const tp_result *res, const char *errors)
+/* An object's record in the report (see report.h). */
+static cJSON *record(struct run *r, const struct input *in, const tp_doc *d, const char *verdict,
+		     const char *message)
 {
 	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddItemToArray(r->report, o))
-		return TP_ENOMEM;
+	if (!o || !cJSON_AddItemToArray(r->objects, o))
+		return NULL;
 	cJSON_AddStringToObject(o, "file", in->file);
 	cJSON_AddNumberToObject(o, "document", d->index);
 	if (d->item)
@@ -151,61 +208,85 @@ static int add_json(struct run *r, const struct input *in, const tp_doc *d, cons
 	cJSON_AddStringToObject(o, "namespace", tp_meta_namespace(d->obj));
 	cJSON_AddStringToObject(o, "name", tp_meta_name(d->obj));
 	cJSON_AddStringToObject(o, "verdict", verdict);
-	if (errors)
-		cJSON_AddStringToObject(o, "message", errors);
+	if (message)
+		cJSON_AddStringToObject(o, "message", message);
+	return o;
+}
+
+/* Where the field path names was written (the object's first line when the
+ * error names none). */
+static void place(cJSON *item, const struct input *in, const tp_doc *d, const char *path)
+{
+	int line = d->line, col = 1;
+	if (!path || !*path || !tp_docs_path_position(in->docs, d->obj, path, &line, &col)) {
+		if (path && *path)
+			tp_docs_path_position(in->docs, d->obj, "", &line, &col);
+	}
+	cJSON_AddNumberToObject(item, "line", line);
+	cJSON_AddNumberToObject(item, "column", col);
+}
+
+static int add_findings(cJSON *o, const struct input *in, const tp_doc *d, const tp_result *res)
+{
 	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
-	for (size_t i = 0; res && i < tp_result_error_count(res); i++) {
+	for (size_t i = 0; i < tp_result_error_count(res); i++) {
 		const tp_field_error *e = tp_result_error_at(res, i);
 		tp_buf one = TP_BUF_INIT(0);
 		tp_field_error_format(e, &one);
 		cJSON *je = cJSON_CreateObject();
 		cJSON_AddItemToArray(errs, je);
-		if (e->path)
+		if (e->path && e->type != TP_FIELD_PLAIN)
 			cJSON_AddStringToObject(je, "field", e->path);
 		cJSON_AddStringToObject(je, "detail", e->detail ? e->detail : "");
 		cJSON_AddStringToObject(je, "message", one.data ? one.data : "");
+		place(je, in, d, e->path);
 		tp_buf_free(&one);
 	}
 	cJSON *warns = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; res && i < tp_result_warning_count(res); i++)
-		cJSON_AddItemToArray(warns, cJSON_CreateString(tp_result_warning_at(res, i)));
-	return TP_OK;
+	for (size_t i = 0; i < tp_result_warning_count(res); i++) {
+		const char *w = tp_result_warning_at(res, i);
+		cJSON *jw = cJSON_CreateObject();
+		cJSON_AddItemToArray(warns, jw);
+		cJSON_AddStringToObject(jw, "message", w);
+		/* a warning that starts with the field it is about ("spec.x: ...") */
+		char field[256];
+		size_t n = strcspn(w, ": ");
+		snprintf(field, sizeof(field), "%.*s", (int)(n < sizeof(field) ? n : 0), w);
+		place(jw, in, d, w[n] == ':' && strchr(field, '.') ? field : NULL);
+	}
+	return errs && warns ? TP_OK : TP_ENOMEM;
 }
-
-/* ------------------------------------------------------------ judging */
 
 static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_result *res)
 {
-	char at[4200], name[1024];
-	where(in, d, at, sizeof(at));
-	who(d->obj, name, sizeof(name));
 	tp_result_clear(res);
+	const char *kind = tp_get_str(d->obj, "kind");
+	if (kind_skipped(r, kind) || (kind && !strcmp(kind, "CustomResourceDefinition"))) {
+		r->skipped++;
+		return record(r, in, d, "skipped", kind_skipped(r, kind) ? "--skip-kinds" :
+			      "a CustomResourceDefinition (give it with --crds)") ? TP_OK : TP_ENOMEM;
+	}
 	tp_store_rdlock(r->cli.store);
 	int rc = tp_validate(&r->cli.opt, TP_OP_CREATE, d->obj, NULL, res);
 	tp_store_unlock(r->cli.store);
 	if (rc == TP_ENOMEM)
 		return rc;
-	const char *verdict;
-	tp_buf msg = TP_BUF_INIT(0);
+	const char *verdict, *message = NULL;
 	if (rc == TP_EUNSUPPORTED) {
 		verdict = "skipped";
+		message = "not a kind trainer-webhook validates";
 		r->skipped++;
-		tp_buf_addf(&msg, "not a kind trainer-webhook validates");
 		tp_result_clear(res);
 	} else if (!tp_result_ok(res)) {
 		verdict = "denied";
 		r->denied++;
-		tp_result_format(res, &msg);
 	} else {
 		verdict = tp_result_warning_count(res) ? "warning" : "ok";
 		r->allowed++;
+		r->warned += tp_result_warning_count(res) > 0;
 	}
-	if (r->json)
-		rc = add_json(r, in, d, verdict, res, msg.data);
-	else
-		print_text(r, at, name, verdict, res, msg.data);
-	tp_buf_free(&msg);
-	return r->json ? rc : TP_OK;
+	cJSON *o = record(r, in, d, verdict, message);
+	return o ? add_findings(o, in, d, res) : TP_ENOMEM;
 }
 
 static int judge_all(struct run *r)
@@ -223,6 +304,16 @@ static int judge_all(struct run *r)
 
 /* ------------------------------------------------------------ command */
 
+static int add_str(const char ***v, size_t *n, const char *s)
+{
+	const char **p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p)
+		return TP_ENOMEM;
+	*v = p;
+	(*v)[(*n)++] = s;
+	return TP_OK;
+}
+
 static int parse_args(struct run *r, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -232,20 +323,25 @@ static int parse_args(struct run *r, int argc, char **argv)
 		if (took)
 			continue;
 		const char *a = argv[i];
+		bool takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--exclude") ||
+			     !strcmp(a, "--skip-kinds");
+		if (takes && ++i >= argc)
+			return tw_cli_usage(&r->cli, "%s needs a value", a);
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return tw_cli_usage(&r->cli, "-o needs text or json");
-			if (strcmp(argv[i], "text") && strcmp(argv[i], "json"))
-				return tw_cli_usage(&r->cli, "-o \"%s\": use text or json", argv[i]);
-			r->json = !strcmp(argv[i], "json");
+			if (tw_report_format_parse(argv[i], &r->out.format))
+				return tw_cli_usage(&r->cli, "-o \"%s\": use text, json, github, junit or sarif",
+						    argv[i]);
+		} else if (!strcmp(a, "--exclude")) {
+			if (add_str(&r->excludes, &r->nexcludes, argv[i]))
+				return tw_cli_usage(&r->cli, "out of memory");
+		} else if (!strcmp(a, "--skip-kinds")) {
+			r->skip_kinds = argv[i];
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			r->out.quiet = true;
 		} else if (a[0] == '-' && a[1]) {
 			return tw_cli_usage(&r->cli, "unknown option \"%s\"", a);
-		} else {
-			const char **p = realloc(r->paths, (r->npaths + 1) * sizeof(*p));
-			if (!p)
-				return tw_cli_usage(&r->cli, "out of memory");
-			r->paths = p;
-			r->paths[r->npaths++] = a;
+		} else if (add_str(&r->paths, &r->npaths, a)) {
+			return tw_cli_usage(&r->cli, "out of memory");
 		}
 	}
 	if (!r->npaths)
@@ -261,25 +357,29 @@ static void run_free(struct run *r)
 	}
 	free(r->in);
 	free(r->paths);
+	free(r->excludes);
 	cJSON_Delete(r->report);
 	tw_cli_free(&r->cli);
 }
 
 static int finish(struct run *r)
 {
-	if (r->json) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON_AddItemToObject(root, "objects", r->report);
-		r->report = NULL;
-		cJSON_AddNumberToObject(root, "allowed", (double)r->allowed);
-		cJSON_AddNumberToObject(root, "denied", (double)r->denied);
-		cJSON_AddNumberToObject(root, "skipped", (double)r->skipped);
-		cJSON_AddBoolToObject(root, "unreadable", r->unreadable);
-		char *text = cJSON_Print(root);
-		if (text)
-			printf("%s\n", text);
-		cJSON_free(text);
-		cJSON_Delete(root);
+	cJSON *s = cJSON_AddObjectToObject(r->report, "summary");
+	cJSON_AddNumberToObject(s, "objects", (double)(r->allowed + r->denied + r->skipped));
+	cJSON_AddNumberToObject(s, "files", (double)r->nin);
+	cJSON_AddNumberToObject(s, "allowed", (double)r->allowed);
+	cJSON_AddNumberToObject(s, "denied", (double)r->denied);
+	cJSON_AddNumberToObject(s, "warned", (double)r->warned);
+	cJSON_AddNumberToObject(s, "skipped", (double)r->skipped);
+	/* the counts at the top too, as -o json has always had them */
+	cJSON_AddNumberToObject(r->report, "allowed", (double)r->allowed);
+	cJSON_AddNumberToObject(r->report, "denied", (double)r->denied);
+	cJSON_AddNumberToObject(r->report, "skipped", (double)r->skipped);
+	r->out.version = TW_VERSION;
+	tw_report_print(r->report, &r->out, stdout);
+	if (!r->nin && !r->unreadable) {
+		fprintf(stderr, "trainer-webhook validate: no manifests found\n");
+		return TW_EXIT_USAGE;
 	}
 	if (r->unreadable)
 		return TW_EXIT_USAGE;
@@ -295,13 +395,18 @@ int tw_cmd_validate(int argc, char **argv)
 		run_free(&r);
 		return rc < 0 ? TW_EXIT_OK : rc;
 	}
-	r.color = !r.json && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	if (r.json && !(r.report = cJSON_CreateArray()))
+	r.out.color = r.out.format == TW_REPORT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	if (!(r.report = cJSON_CreateObject()) ||
+	    !(r.objects = cJSON_AddArrayToObject(r.report, "objects")) ||
+	    !(r.unread = cJSON_AddArrayToObject(r.report, "unreadable")))
 		rc = TP_ENOMEM;
 	if (!rc && tw_cli_load_store(&r.cli))
 		r.unreadable = true;
 	if (!rc && tw_cli_load_crds(&r.cli))
 		r.unreadable = true;
+	if (!rc && !r.cli.crds && !r.cli.opt.no_schema)
+		fprintf(stderr, "note: without --crds the built-in schema checks apply; give the "
+				"CRDs (--crds) for the API server's full schema and CEL rules\n");
 	for (size_t i = 0; !rc && i < r.npaths; i++)
 		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
 			r.unreadable = true;

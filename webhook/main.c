@@ -14,7 +14,8 @@ static const struct command {
 	{ "serve", tw_cmd_serve,
 	  "serve    [--listen ADDR] [--tls-cert F --tls-key F] [--runtimes PATH]... [--kube]" },
 	{ "validate", tw_cmd_validate,
-	  "validate [--profile kubeflow|strict] [--runtimes PATH]... [-o text|json] PATH..." },
+	  "validate [--profile kubeflow|strict] [--runtimes PATH]... [--crds PATH]...\n"
+	  "                           [-o text|json|github|junit|sarif] [--quiet] PATH..." },
 	{ "review", tw_cmd_review,
 	  "review   [--profile P] [--runtimes PATH]... [--path ROUTE] [FILE|-]" },
 	{ "expand", tw_cmd_expand,
@@ -22,6 +23,7 @@ static const struct command {
 	  "                           [--curve-key FILE] TRAINJOB" },
 	{ "certs", tw_cmd_certs,
 	  "certs    generate --service NAME --namespace NS [--dns NAME]... --out DIR | check ..." },
+	{ "completion", tw_cmd_completion, "completion bash|zsh" },
 };
 
 static int usage(FILE *f)
@@ -29,6 +31,7 @@ static int usage(FILE *f)
 	fprintf(f, "usage: trainer-webhook COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  trainer-webhook %s\n", commands[i].usage);
+	fprintf(f, "  trainer-webhook --version\n");
 	fprintf(f, "\nexit status: 0 allowed, 1 denied, 2 bad input or usage\n");
 	return TW_EXIT_USAGE;
 }
@@ -40,6 +43,10 @@ int main(int argc, char **argv)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return TW_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("trainer-webhook %s\n", TW_VERSION);
 		return TW_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

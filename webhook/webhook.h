@@ -22,6 +22,7 @@ int tw_cmd_review(int argc, char **argv);
 int tw_cmd_expand(int argc, char **argv);
 int tw_cmd_serve(int argc, char **argv);
 int tw_cmd_certs(int argc, char **argv);
+int tw_cmd_completion(int argc, char **argv);
 
 /* ------------------------------------------------------------ manifests */
 

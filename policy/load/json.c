@@ -278,6 +278,8 @@ static int load_one(tp_loader *ld, int doc, size_t *pos)
 		rc = not_an_object(ld, doc, from, root);
 	if (!rc)
 		rc = check_duplicates(ld, doc, from, root);
+	if (!rc && ld->pos)
+		rc = tp__pos_json(ld->pos, ld->data, from, *pos, root);
 	if (rc) {
 		cJSON_Delete(root);
 		return rc;

@@ -24,6 +24,7 @@ void tp_load_limits_default(tp_load_limits *l)
 	l->max_depth = 100;
 	l->max_aliases = 100;
 	l->max_docs = 10000;
+	l->positions = false;
 }
 
 /* A zero field keeps its default, so callers may set only what they mean. */
@@ -42,6 +43,7 @@ static void limits_resolve(tp_load_limits *out, const tp_load_limits *in)
 		out->max_aliases = in->max_aliases;
 	if (in->max_docs)
 		out->max_docs = in->max_docs;
+	out->positions = in->positions;
 }
 
 /* ------------------------------------------------------ whole-input checks */
@@ -164,6 +166,10 @@ int tp_load(const char *data, size_t len, const tp_load_limits *limits, tp_docs 
 	if (!ld.docs)
 		return tp__load_fail(&ld, TP_ENOMEM, 0, 0, 0, "out of memory");
 	ld.docs->in_arena = tp_arena_current() != NULL;
+	if (ld.lim.positions && !(ld.pos = ld.docs->pos = tp__pos_new())) {
+		free(ld.docs);
+		return tp__load_fail(&ld, TP_ENOMEM, 0, 0, 0, "out of memory");
+	}
 	if (!data)
 		data = ld.data = "";
 
@@ -208,6 +214,7 @@ void tp_docs_free(tp_docs *d)
 	if (!d)
 		return;
 	docs_clear(d);
+	tp__pos_free(d->pos);
 	free(d->v);
 	free(d);
 }

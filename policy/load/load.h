@@ -20,11 +20,23 @@
  * before they cost much memory (a cJSON node is about 64 bytes). */
 #define TP_LOAD_MAX_ALIAS_NODES ((size_t)100000)
 
+/* Node positions (load/positions.c): a side table, node -> line, column. */
+typedef struct tp_posmap tp_posmap;
+tp_posmap *tp__pos_new(void);
+void tp__pos_free(tp_posmap *m);
+/* Record (or overwrite) where node was written. TP_OK or TP_ENOMEM; a NULL
+ * map records nothing. */
+int tp__pos_put(tp_posmap *m, const cJSON *node, int line, int col);
+/* Every node of root, parsed from data[from..end), placed by a walk of the
+ * text (the text must be the valid JSON root came from). */
+int tp__pos_json(tp_posmap *m, const char *data, size_t from, size_t end, const cJSON *root);
+
 /* The object list tp_load hands back. */
 struct tp_docs {
 	tp_doc *v;
 	size_t n, cap;
 	bool in_arena; /* objects were made in an arena: never cJSON_Delete them */
+	tp_posmap *pos; /* when positions were asked for */
 };
 
 /* One tp_load call: the input, the limits in force and where results go.
@@ -37,6 +49,7 @@ typedef struct tp_loader {
 	tp_docs *docs;
 	size_t objects; /* objects added so far, List items counted */
 	size_t nonempty; /* documents that were not empty */
+	tp_posmap *pos;  /* where nodes go when positions are recorded, else NULL */
 } tp_loader;
 
 /* Record the error (code, 1-based document/line/column or 0) and return code. */

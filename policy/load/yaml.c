@@ -46,11 +46,11 @@ typedef struct frame {
 	cJSON *tail;
 	size_t count;  /* members or items linked so far */
 	char *anchor;  /* malloc'd name, recorded once the node is complete */
-	int line;      /* where the node starts */
+	int line, col; /* where the node starts */
 	/* mappings only */
 	char *key;      /* pending key (cJSON memory), NULL when a key comes next */
 	bool key_merge; /* the pending key is << */
-	int key_line;
+	int key_line, key_col;
 	int *key_lines; /* line of each member's key, for duplicate messages */
 	size_t key_lines_cap;
 	tp_keyset ks;
@@ -292,9 +292,15 @@ static int not_a_mapping(ybuild *b, const char *what)
 }
 
 /* A finished node goes to its parent (takes v). */
-static int put_value(ybuild *b, cJSON *v, int line)
+static int put_value(ybuild *b, cJSON *v, int line, int col)
 {
 	frame *f = top(b);
+	/* where it was written: a member at its key, an item or a root where it starts */
+	bool member = f && !cJSON_IsArray(f->node) && !f->key_merge;
+	if (tp__pos_put(b->ld->pos, v, member ? f->key_line : line, member ? f->key_col : col)) {
+		cJSON_Delete(v);
+		return oom(b);
+	}
 	if (!f) {
 		if (cJSON_IsNull(v)) { /* an empty document */
 			cJSON_Delete(v);
@@ -349,6 +355,7 @@ static int set_key(ybuild *b, char *key)
 	}
 	f->key = key;
 	f->key_line = (int)b->mark.line + 1;
+	f->key_col = (int)b->mark.column + 1;
 	return TP_OK;
 }
 
@@ -403,7 +410,8 @@ static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 	const yaml_char_t *an = map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
 	frame *f = &b->st[b->depth];
 	*f = (frame){ .node = map ? cJSON_CreateObject() : cJSON_CreateArray(),
-		      .line = (int)ev->start_mark.line + 1 };
+		      .line = (int)ev->start_mark.line + 1,
+		      .col = (int)ev->start_mark.column + 1 };
 	if (an)
 		f->anchor = strdup((const char *)an);
 	if (!f->node || (an && !f->anchor)) {
@@ -424,14 +432,14 @@ static int on_end(ybuild *b)
 	f->node = NULL;
 	char *an = f->anchor;
 	f->anchor = NULL;
-	int line = f->line;
+	int line = f->line, col = f->col;
 	frame_release(f);
 	b->depth--;
 	if (an && (rc = anchor_add(b, an, v))) {
 		cJSON_Delete(v);
 		return rc;
 	}
-	return put_value(b, v, line);
+	return put_value(b, v, line, col);
 }
 
 static cJSON *scalar_json(ybuild *b, const tp_yaml_scalar *sc, const char *s, size_t n, int *rc)
@@ -521,7 +529,7 @@ static int on_scalar(ybuild *b, const yaml_event_t *ev)
 		cJSON_Delete(v);
 		return rc;
 	}
-	return put_value(b, v, (int)ev->start_mark.line + 1);
+	return put_value(b, v, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1);
 }
 
 /* An alias used as a key: only scalars can stand for a JSON member name. */
@@ -560,7 +568,7 @@ static int on_alias(ybuild *b, const yaml_event_t *ev)
 		return merge_add(b, f, target, false);
 	int rc = TP_OK;
 	cJSON *v = copy_node(b, target, (int)b->depth + 1, &rc);
-	return v ? put_value(b, v, (int)ev->start_mark.line + 1) : rc;
+	return v ? put_value(b, v, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1) : rc;
 }
 
 static int on_document_end(ybuild *b)

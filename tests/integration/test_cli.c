@@ -95,6 +95,190 @@ static const char *runtime_yaml =
 	"                  containers:\n                    - name: node\n"
 	"                      image: pytorch\n";
 
+
+/* ------------------------------------------------------------ CI output */
+
+/* The mistakes a new user makes, each on a known line. */
+static const char *mistakes_yaml =
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"            /* 1 */
+	"kind: TrainJob\n"
+	"metadata:\n  name: typo\n"
+	"spec:\n"                                                /* 5 */
+	"  runtimeRef:\n    name: torch-distributed\n"
+	"  trainer:\n"                                           /* 8 */
+	"    numProcPerNod: 4\n"                                 /* 9 */
+	"    resourcesPerNode:\n      limits:\n"
+	"        memory: 4gi\n"                                  /* 12 */
+	"        cpu: \"two\"\n"                                 /* 13 */
+	"---\n"
+	"apiVersion: trainer.kubeflow.org/v1\n"                  /* 15 */
+	"kind: TrainJob\nmetadata:\n  name: wrong-version\n"
+	"spec:\n  runtimeRef:\n    name: torch-distributed\n"
+	"---\n"
+	"apiVersion: trainer.kubeflow.org/v1alpha1\n"            /* 23 */
+	"kind: Trainjob\n"                                       /* 24 */
+	"metadata:\n  name: wrong-kind\n";
+
+static char *crds_dir(void)
+{
+	return tt_shared_path("fixtures/upstream/crds");
+}
+
+static void validate_crds_positions_text(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	mkdir(tpath("m"), 0755);
+	write_text("m/bad.yaml", mistakes_yaml);
+	char *crds = crds_dir(), *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "validate --crds %s %s", crds, tpath("m"));
+	assert_int_equal(rc, 1);
+	contains(out, "bad.yaml:9:5: TrainJob/typo: denied: unknown field \"spec.trainer.numProcPerNod\"; "
+		      "did you mean \"numProcPerNode\"?");
+	contains(out, "bad.yaml:12:9: TrainJob/typo: denied: spec.trainer.resourcesPerNode.limits.memory: "
+		      "Invalid value: \"4gi\": spec.trainer.resourcesPerNode.limits.memory in body should match '^(\\+|-)?");
+	contains(out, "bad.yaml:13:9: TrainJob/typo: denied: spec.trainer.resourcesPerNode.limits.cpu: "
+		      "Invalid value: \"two\"");
+	contains(out, "bad.yaml:15:1: TrainJob/wrong-version: denied: no matches for kind \"TrainJob\" in "
+		      "version \"trainer.kubeflow.org/v1\"");
+	contains(out, "bad.yaml:24:1: Trainjob/wrong-kind: denied: no matches for kind \"Trainjob\" in version "
+		      "\"trainer.kubeflow.org/v1alpha1\": did you mean kind \"TrainJob\"?");
+	contains(out, "3 objects in 1 file: 0 allowed, 3 denied, 0 with warnings, 0 skipped");
+	assert_null(strstr(err, "without --crds"));
+	free(out);
+	free(err);
+	/* without the CRDs: the built-in layer, and one note saying what is missing */
+	rc = run(&out, &err, "validate %s", tpath("m"));
+	contains(err, "note: without --crds the built-in schema checks apply");
+	assert_null(strstr(strstr(err, "note:") + 1, "note: without --crds")); /* said once */
+	free(out);
+	free(err);
+	free(crds);
+}
+
+static void validate_github_and_sarif(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	mkdir(tpath("m"), 0755);
+	write_text("m/bad.yaml", mistakes_yaml);
+	char *crds = crds_dir(), *out = NULL;
+	assert_int_equal(run(&out, NULL, "validate -o github --crds %s %s", crds, tpath("m")), 1);
+	contains(out, "bad.yaml,line=9,col=5,title=TrainJob/typo::unknown field \"spec.trainer.numProcPerNod\"");
+	contains(out, "::error file=");
+	free(out);
+	assert_int_equal(run(&out, NULL, "validate -o sarif --crds %s %s", crds, tpath("m")), 1);
+	cJSON *s = tt_json(out);
+	assert_string_equal(tp_get_str(s, "version"), "2.1.0");
+	const cJSON *run0 = cJSON_GetArrayItem(tp_get_array(s, "runs"), 0);
+	assert_string_equal(tp_get_str(run0, "tool.driver.name"), "trainer-webhook");
+	const cJSON *results = tp_get_array(run0, "results"), *r;
+	assert_int_equal(cJSON_GetArraySize(results), 6); /* the typo's object has 4 */
+	cJSON_ArrayForEach(r, results) {
+		assert_string_equal(tp_get_str(r, "ruleId"), "admission-denied");
+		assert_string_equal(tp_get_str(r, "level"), "error");
+		assert_non_null(tp_get_str(r, "message.text"));
+		const cJSON *loc = cJSON_GetArrayItem(tp_get_array(r, "locations"), 0);
+		assert_non_null(strstr(tp_get_str(loc, "physicalLocation.artifactLocation.uri"), "bad.yaml"));
+		long long line = 0;
+		assert_true(tp_get_int(loc, "physicalLocation.region.startLine", &line) && line >= 1);
+	}
+	cJSON_Delete(s);
+	free(out);
+	free(crds);
+}
+
+static void validate_junit_against_schema(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	mkdir(tpath("m"), 0755);
+	write_text("m/bad.yaml", mistakes_yaml);
+	write_text("m/rt.yaml", runtime_yaml);
+	char *crds = crds_dir(), cmd[1024], *junit = NULL;
+	assert_int_equal(run(&junit, NULL, "validate -o junit --crds %s %s", crds, tpath("m")), 1);
+	write_text("junit.xml", junit);
+	free(junit);
+	char *xsd = realpath("tests/support/junit.xsd", NULL);
+	assert_non_null(xsd);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout --schema %s %s", xsd, tpath("junit.xml"));
+	char *err = NULL;
+	int rc = tt_run(cmd, NULL, &err);
+	if (rc)
+		print_message("%s\n", err);
+	assert_int_equal(rc, 0);
+	char *xml = tt_read_file(tpath("junit.xml"), NULL);
+	contains(xml, "tests=\"4\" failures=\"3\"");
+	contains(xml, "<failure type=\"denied\"");
+	free(xml);
+	free(err);
+	free(xsd);
+	free(crds);
+}
+
+static void validate_json_positions_and_unreadable(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	mkdir(tpath("m"), 0755);
+	write_text("m/bad.yaml", mistakes_yaml);
+	write_text("m/broken.yaml", "kind: [\n");
+	char *crds = crds_dir(), *out = NULL;
+	assert_int_equal(run(&out, NULL, "validate -o json --crds %s %s", crds, tpath("m")), 2);
+	cJSON *j = tt_json(out);
+	const cJSON *first = cJSON_GetArrayItem(tp_get_array(j, "objects"), 0);
+	const cJSON *e = cJSON_GetArrayItem(tp_get_array(first, "errors"), 0);
+	long long line = 0, col = 0;
+	assert_true(tp_get_int(e, "line", &line) && tp_get_int(e, "column", &col));
+	assert_int_equal(line, 9);
+	assert_int_equal(col, 5);
+	const cJSON *u = cJSON_GetArrayItem(tp_get_array(j, "unreadable"), 0);
+	assert_non_null(strstr(tp_get_str(u, "file"), "broken.yaml"));
+	assert_non_null(tp_get_str(u, "reason"));
+	cJSON_Delete(j);
+	free(out);
+	free(crds);
+}
+
+static void validate_filters_and_edges(void **state)
+{
+	(void)state;
+	mkdir(tpath("f"), 0755);
+	write_text("f/rt.yaml", runtime_yaml);
+	write_text("f/job.yaml", trainjob_yaml);
+	write_text("f/chart.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n");
+	char *out = NULL, *err = NULL;
+	/* --quiet: problems only; --exclude and --skip-kinds */
+	assert_int_equal(run(&out, &err, "validate --quiet %s", tpath("f")), 1);
+	assert_null(strstr(out, ": ok"));
+	contains(out, "TrainJob/team-a/mnist: denied");
+	contains(err, "chart.yaml: a Helm template ({{ ... }}): skipped");
+	free(out);
+	free(err);
+	assert_int_equal(run(&out, NULL, "validate --exclude 'job.*' %s", tpath("f")), 0);
+	assert_null(strstr(out, "mnist"));
+	free(out);
+	assert_int_equal(run(&out, NULL, "validate --skip-kinds TrainJob,Foo %s", tpath("f")), 0);
+	contains(out, "1 skipped");
+	free(out);
+	/* an input with no manifest at all */
+	mkdir(tpath("empty"), 0755);
+	write_text("empty/notes.yaml", "# nothing here\n");
+	assert_int_equal(run(NULL, &err, "validate %s", tpath("empty")), 2);
+	contains(err, "no manifests found");
+	free(err);
+	assert_int_equal(run(&out, NULL, "--version"), 0);
+	contains(out, "trainer-webhook ");
+	free(out);
+	assert_int_equal(run(&out, NULL, "completion bash"), 0);
+	contains(out, "complete -o filenames -F _trainer_webhook trainer-webhook");
+	free(out);
+	assert_int_equal(run(&out, NULL, "completion zsh"), 0);
+	contains(out, "#compdef trainer-webhook");
+	free(out);
+	assert_int_equal(run(NULL, NULL, "completion fish"), 2);
+}
+
 /* ------------------------------------------------------------ validate */
 
 static void validate_example_runtimes_pass(void **state)
@@ -122,9 +306,9 @@ static void validate_resolves_runtimes_among_inputs(void **state)
 	 * not "must be created before". */
 	int rc = run(&out, &err, "validate %s %s", tpath("job.yaml"), tpath("runtime.yaml"));
 	assert_int_equal(rc, 1);
-	contains(out, "TrainJob/team-a/mnist: denied: spec.trainer.env: Invalid value: ");
+	/* file:line:col of the field the error names (spec.trainer.env) */
+	contains(out, "job.yaml:12:5: TrainJob/team-a/mnist: denied: spec.trainer.env: Invalid value: ");
 	contains(out, "must not have reserved envs, invalid envs configured: [PET_NNODES]");
-	contains(out, "job.yaml:1 ");
 	free(out);
 	free(err);
 	/* Alone, the TrainJob cannot find its runtime. */
@@ -236,7 +420,7 @@ static void validate_bad_input_exits_2(void **state)
 {
 	(void)state;
 	write_text("empty.yaml", "");
-	expect_exit2("empty.yaml", "empty.yaml: no YAML or JSON document found");
+	expect_exit2("empty.yaml", "no manifests found"); /* nothing to judge: exit 2 */
 	unsigned char garbage[4096];
 	for (size_t i = 0; i < sizeof(garbage); i++)
 		garbage[i] = (unsigned char)(i * 2654435761u >> 13);
@@ -665,6 +849,11 @@ int main(void)
 		cmocka_unit_test(validate_upstream_fixtures_as_upstream),
 		cmocka_unit_test(validate_bad_input_exits_2),
 		cmocka_unit_test(validate_usage_errors_exit_2),
+		cmocka_unit_test(validate_crds_positions_text),
+		cmocka_unit_test(validate_github_and_sarif),
+		cmocka_unit_test(validate_junit_against_schema),
+		cmocka_unit_test(validate_json_positions_and_unreadable),
+		cmocka_unit_test(validate_filters_and_edges),
 		cmocka_unit_test(review_deny_and_allow),
 		cmocka_unit_test(review_strict_action),
 		cmocka_unit_test(review_reads_stdin),

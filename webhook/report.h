@@ -1,0 +1,37 @@
+/*
+ * report.h — rendering `validate`'s report (report.c).
+ *
+ * The report is JSON: { "objects": [ { file, document, item?, line, kind,
+ * namespace, name, verdict, message?, errors: [ { field?, detail, message,
+ * line, column } ], warnings: [ { message, line, column } ] } ],
+ * "unreadable": [ { file, reason, line } ], "summary": { objects, files,
+ * allowed, denied, warned, skipped } }.
+ */
+#ifndef TW_REPORT_H
+#define TW_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "webhook/webhook.h"
+
+typedef enum tw_report_format {
+	TW_REPORT_TEXT,
+	TW_REPORT_JSON,
+	TW_REPORT_GITHUB,
+	TW_REPORT_JUNIT,
+	TW_REPORT_SARIF,
+} tw_report_format;
+
+typedef struct tw_report_opts {
+	tw_report_format format;
+	bool quiet;          /* text: problems only */
+	bool color;          /* text: ANSI colours */
+	const char *version; /* SARIF's tool version */
+} tw_report_opts;
+
+/* "text", "json", "github", "junit", "sarif": TP_OK, else TP_EINVAL. */
+int tw_report_format_parse(const char *s, tw_report_format *out);
+void tw_report_print(const cJSON *report, const tw_report_opts *o, FILE *out);
+
+#endif /* TW_REPORT_H */
