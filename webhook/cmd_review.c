@@ -123,6 +123,10 @@ int tw_cmd_review(int argc, char **argv)
 		tw_cli_free(&c);
 		return bad_input("cannot load --runtimes", "review");
 	}
+	if (tw_cli_load_crds(&c)) {
+		tw_cli_free(&c);
+		return bad_input("cannot load --crds", "review");
+	}
 	int code = answer(&c, &a, route);
 	tw_cli_free(&c);
 	return code;

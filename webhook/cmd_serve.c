@@ -317,9 +317,20 @@ static int start_all(tw_serve_args *a, struct running *r)
 	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	if (!store)
 		return -1;
+	if (tw_cli_load_crds(&a->cli)) {
+		tw_log(TW_LOG_ERROR, "cannot load --crds (see above); fix the CustomResourceDefinitions");
+		tp_store_free(store);
+		return -1;
+	}
+	/* --kube without --crds: the cluster's own CRDs */
+	if (a->kube && !a->cli.crds && !a->cli.opt.no_schema && !tp_crds_new(&a->cli.crds)) {
+		size_t n = tw_kube_crds_fetch(r->api, a->cli.crds);
+		tw_log(TW_LOG_INFO, "%zu of the webhook's CRDs read from the cluster", n);
+		a->cli.opt.crds = a->cli.crds;
+	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store };
-	so.base.opt = a->cli.opt;
+	so.base.opt = a->cli.opt; /* opt.crds: compiled once, read by every request */
 	so.base.max_body = a->max_body;
 	so.base.strict_warn = a->strict_warn;
 	so.cluster.api = r->api;

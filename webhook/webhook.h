@@ -127,4 +127,11 @@ int tw_walk_manifests(const char *path, tw_file_fn fn, void *ctx, FILE *errf);
  * holds no CRD at all. *added (may be NULL) grows by the CRDs added. */
 int tw_crds_load(tp_crds *crds, const char *path, FILE *errf, size_t *added);
 
+/* (kube_crds.c) The CRDs of the webhook's kinds, as the cluster has them,
+ * GET by name (tw_kube_crd_names, NULL-terminated) into crds; returns how
+ * many were added. One that is missing or unreadable is logged and left out. */
+struct tw_kubeapi;
+extern const char *const tw_kube_crd_names[];
+size_t tw_kube_crds_fetch(struct tw_kubeapi *api, tp_crds *crds);
+
 #endif /* TW_WEBHOOK_H */

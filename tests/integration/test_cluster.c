@@ -95,6 +95,8 @@ static char *review(const char *group, const char *version, const char *kind, co
 	return s;
 }
 
+static const tp_crds *answer_crds; /* the CRDs the answers check with (NULL: none) */
+
 /* One admission answer as the server gives it: cache (the store, which
  * keeps the runtimes) then the fake API server, within deadline_ms. */
 static cJSON *answer(fx *x, const char *path, const char *body, long deadline_ms)
@@ -102,7 +104,8 @@ static cJSON *answer(fx *x, const char *path, const char *body, long deadline_ms
 	tw_cluster cl = { .api = x->api,
 			  .cached = (1u << TP_KIND_CLUSTER_TRAINING_RUNTIME) |
 				    (1u << TP_KIND_TRAINING_RUNTIME) };
-	tw_config cfg = { .opt = { .profile = TP_PROFILE_KUBEFLOW, .now = "2026-11-23T10:00:00Z" },
+	tw_config cfg = { .opt = { .profile = TP_PROFILE_KUBEFLOW, .now = "2026-11-23T10:00:00Z",
+				   .crds = answer_crds },
 			  .store = x->store };
 	tw_resolver rs;
 	tw_resolver_init(&rs, &cl, x->store, x->arena,
@@ -376,6 +379,69 @@ static void jobset_is_built_from_the_runtime_snapshot(void **state)
 #define WEBHOOK(name) "{\"name\":\"" name "\",\"clientConfig\":{\"service\":{\"name\":\"tw\"," \
 		      "\"namespace\":\"" NS "\",\"path\":\"/x\"}}}"
 
+
+/* ------------------------------------------------------------ CRDs */
+
+/* The trainjobs CRD of ../shared as the API server returns it (JSON). */
+static char *trainjobs_crd_json(void)
+{
+	char *path = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
+	size_t len;
+	char *text = tt_read_file(path, &len);
+	free(path);
+	assert_non_null(text);
+	tp_docs *docs = NULL;
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = 16 << 20;
+	assert_int_equal(tp_load(text, len, &lim, &docs, NULL), TP_OK);
+	free(text);
+	char *json = cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
+	tp_docs_free(docs);
+	return json;
+}
+
+#define QUANTITY_JOB                                                                       \
+	"{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":" \
+	"{\"name\":\"q\",\"namespace\":\"team-a\"},\"spec\":{\"runtimeRef\":{\"name\":\"torch\"}," \
+	"\"trainer\":{\"resourcesPerNode\":{\"limits\":{\"memory\":\"4gi\"}}}}}"
+
+static void kube_crds_are_the_clusters(void **state)
+{
+	fx *x = *state;
+	TT_REQUIRE_SHARED();
+	char *crd = trainjobs_crd_json();
+	fa_put_object(x->fa, FA_CRD, crd);
+	free(crd);
+	tp_crds *crds = NULL;
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	/* one of the five is installed: the others are 404s, left to the built-in checks */
+	assert_int_equal(tw_kube_crds_fetch(x->api, crds), 1);
+	assert_true(tp_crds_has_kind(crds, "trainer.kubeflow.org", "TrainJob"));
+	assert_false(tp_crds_has_kind(crds, "jobset.x-k8s.io", "JobSet"));
+	answer_crds = crds;
+	char *body = review("trainer.kubeflow.org", "v1alpha1", "TrainJob", QUANTITY_JOB);
+	cJSON *a = answer(x, V_TRAINJOB, body, 5000);
+	answer_crds = NULL;
+	assert_false(tp_get_true(a, "response.allowed"));
+	assert_non_null(strstr(tp_get_str(a, "response.status.message"),
+			       "spec.trainer.resourcesPerNode.limits.memory: Invalid value: \"4gi\": "
+			       "spec.trainer.resourcesPerNode.limits.memory in body should match"));
+	cJSON_Delete(a);
+	/* without the CRD the built-in layer does not know quantities' pattern */
+	a = answer(x, V_TRAINJOB, body, 5000);
+	const char *msg = tp_get_str(a, "response.status.message");
+	assert_true(!msg || !strstr(msg, "should match"));
+	cJSON_Delete(a);
+	free(body);
+	tp_crds_unref(crds);
+	/* an API server that cannot answer: nothing added, nothing refused */
+	fa_set_get_status(x->fa, FA_CRD, 500);
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	assert_int_equal(tw_kube_crds_fetch(x->api, crds), 0);
+	tp_crds_unref(crds);
+}
+
 static void put_configs(fx *x)
 {
 	fa_put_object(x->fa, FA_VWC,
@@ -609,6 +675,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(runtime_only_get_can_see_is_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(not_found_is_a_verdict, setup, teardown),
+		cmocka_unit_test_setup_teardown(kube_crds_are_the_clusters, setup, teardown),
 		cmocka_unit_test_setup_teardown(api_error_is_an_error_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(slow_api_ends_within_the_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(names_that_are_paths_are_never_sent, setup,

@@ -536,6 +536,8 @@ struct need {
 	const char *const *verbs;
 	int nverbs;
 	const char *name; /* resourceNames: [name], or NULL */
+	const char *const *names; /* resourceNames: these (when nnames) */
+	int nnames;
 };
 
 static bool rule_is(const cJSON *r, const struct need *n)
@@ -544,7 +546,9 @@ static bool rule_is(const cJSON *r, const struct need *n)
 	return str_set_is(tp_get_array(r, "apiGroups"), &n->group, 1) &&
 	       str_set_is(tp_get_array(r, "resources"), n->resources, n->nres) &&
 	       str_set_is(tp_get_array(r, "verbs"), n->verbs, n->nverbs) &&
-	       (n->name ? str_set_is(names, &n->name, 1) : !names);
+	       (n->nnames ? str_set_is(names, n->names, n->nnames)
+	       : n->name  ? str_set_is(names, &n->name, 1)
+			  : !names);
 }
 
 static const char *const read_verbs[] = { "get", "list", "watch" };
@@ -616,15 +620,21 @@ static void check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const jobsets[] = { "jobsets" };
 	static const char *const pcs[] = { "priorityclasses" };
 	static const char *const cms[] = { "configmaps" };
+	static const char *const crds[] = { "customresourcedefinitions" };
+	int ncrd = 0;
+	while (tw_kube_crd_names[ncrd])
+		ncrd++;
 	const struct need reads[] = {
 		{ "trainer.kubeflow.org", runtimes, 2, read_verbs, 3, NULL },
 		{ "trainer.kubeflow.org", trainjobs, 1, get_only, 1, NULL },
 		{ "jobset.x-k8s.io", jobsets, 1, get_only, 1, NULL },
 		{ "scheduling.k8s.io", pcs, 1, read_verbs, 3, NULL },
 		{ "", cms, 1, get_only, 1, NULL },
+		/* the CRDs serve --kube reads, by the names it reads them by */
+		{ "apiextensions.k8s.io", crds, 1, get_only, 1, NULL, tw_kube_crd_names, ncrd },
 	};
 	const cJSON *cr = dc_find_named(objs, "ClusterRole", "trainer-webhook");
-	role_is(cr, reads, 5, "ClusterRole trainer-webhook", p);
+	role_is(cr, reads, 6, "ClusterRole trainer-webhook", p);
 	if (cr)
 		bound(objs, "ClusterRoleBinding", cr, p);
 	int want_cr = 1, want_roles = 0;

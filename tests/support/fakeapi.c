@@ -36,6 +36,8 @@ static const struct fa_def {
 	[FA_MWC] = { "/apis/admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations",
 		     "MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1", false },
 	[FA_CM] = { "/api/v1", "configmaps", "ConfigMap", "v1", true },
+	[FA_CRD] = { "/apis/apiextensions.k8s.io/v1", "customresourcedefinitions",
+		     "CustomResourceDefinition", "apiextensions.k8s.io/v1", false },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };

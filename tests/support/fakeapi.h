@@ -29,6 +29,7 @@ enum {
 	FA_VWC,     /* admissionregistration.k8s.io/v1 validatingwebhookconfigurations */
 	FA_MWC,     /* admissionregistration.k8s.io/v1 mutatingwebhookconfigurations */
 	FA_CM,      /* v1 configmaps (namespaced) */
+	FA_CRD,     /* apiextensions.k8s.io/v1 customresourcedefinitions */
 	FA_RESOURCES
 };
 
