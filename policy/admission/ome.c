@@ -14,6 +14,7 @@
  * The schema layer checks OME's Go types (there is no CEL in OME's CRDs).
  */
 #include "policy/admission/runtime.h"
+#include "policy/schema/schema.h"
 
 #include <stdio.h>
 
@@ -46,7 +47,11 @@ int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kin
 		return TP_OK; /* DELETE and CONNECT are always allowed */
 	bool strict = tp_strict(opt);
 	tp__rt_flavor f = { .ome = true, .guides = strict, .schema = !(opt && opt->no_schema) };
-	if (f.schema)
+	bool by_crd = false; /* the CRD's schema ran: the built-in one stands aside */
+	int rc = tp__schema_layer(opt, op, obj, old_obj, res, &by_crd);
+	if (rc)
+		return rc;
+	if (f.schema && !by_crd)
 		tp__runtime_schema(&f, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res);
 	check_replicas(res, obj);
 	if (strict)

@@ -12,6 +12,7 @@
  * updates.
  */
 #include "policy/admission/runtime.h"
+#include "policy/schema/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -77,7 +78,11 @@ int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind
 	bool strict = tp_strict(opt);
 	bool schema = !(opt && opt->no_schema);
 	tp__rt_flavor f = { .ome = false, .guides = strict, .schema = schema };
-	if (schema)
+	bool by_crd = false; /* the CRD's schema ran: the built-in one stands aside */
+	int rc = tp__schema_layer(opt, op, obj, old_obj, res, &by_crd);
+	if (rc)
+		return rc;
+	if (schema && !by_crd)
 		tp__runtime_schema(&f, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res);
 
 	bool cluster = kind == TP_KIND_CLUSTER_TRAINING_RUNTIME;

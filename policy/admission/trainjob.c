@@ -11,6 +11,7 @@
  *      jobset, torch (with TorchTune), mpi, xgboost, volcano.
  */
 #include "policy/plugins/plugin.h"
+#include "policy/schema/schema.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -180,7 +181,10 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 		opt = &defaults;
 	if (op != TP_OP_CREATE && op != TP_OP_UPDATE)
 		return TP_OK; /* upstream validates nothing on DELETE */
-	int rc = opt->no_schema ? TP_OK : tp__trainjob_schema(opt, op, obj, old_obj, res);
+	bool by_crd = false; /* the CRD's schema ran: the built-in one stands aside */
+	int rc = tp__schema_layer(opt, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res, &by_crd);
+	if (!rc && !opt->no_schema && !by_crd)
+		rc = tp__trainjob_schema(opt, op, obj, old_obj, res);
 	if (rc)
 		return rc;
 	tp_kind kind;

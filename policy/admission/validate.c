@@ -2,7 +2,8 @@
  * admission/validate.c — tp_validate: one entry point that sends an object to the
  * validator of its kind (runtimes of both API groups, TrainJobs, JobSets),
  * and the verdict on objects of the pre-release kubeflow.org API. With
- * opt->crds, the object's CRD is checked first (schema/engine.c).
+ * opt->crds, the object's CRD is checked (schema/engine.c) in place of the
+ * built-in schema layer, by each kind's validator.
  */
 #include "policy/core/internal.h"
 #include "policy/schema/schema.h"
@@ -60,29 +61,24 @@ int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const 
 		return TP_OK;
 	if (op == TP_OP_UPDATE && (!old_obj || cJSON_IsNull(old_obj)))
 		old_obj = NULL;
-	/* With the object's CRD, the API server's own checks run from it and
-	 * replace the built-in schema layer (no error said twice). */
-	bool by_crd = false;
-	tp_options with_crd;
-	int rc = tp__schema_validate(opt, op, obj, old_obj, res, &by_crd);
-	if (rc)
-		return rc;
-	if (by_crd) {
-		with_crd = *opt;
-		with_crd.no_schema = true;
-		opt = &with_crd;
-		if (k == TP_KIND_UNKNOWN || k == TP_KIND_OUTDATED)
-			return TP_OK; /* a kind only its CRD knows (OptimizationJob) */
-	}
 	switch (k) {
 	case TP_KIND_TRAINJOB:
 		return tp_validate_trainjob(opt, op, obj, old_obj, res);
-	case TP_KIND_JOBSET:
-		return tp_validate_jobset(opt, op, obj, old_obj, res);
+	case TP_KIND_JOBSET: {
+		bool by_crd;
+		int rc = tp__schema_layer(opt, op, obj, old_obj, res, &by_crd);
+		return rc ? rc : tp_validate_jobset(opt, op, obj, old_obj, res);
+	}
 	case TP_KIND_OUTDATED:
 		deny_outdated(obj, res);
 		return TP_OK;
-	case TP_KIND_UNKNOWN:
+	case TP_KIND_UNKNOWN: {
+		/* a kind only its CRD knows (OptimizationJob), or a version or kind
+		 * of a served group that no CRD serves */
+		bool by_crd;
+		int rc = tp__schema_layer(opt, op, obj, old_obj, res, &by_crd);
+		return rc ? rc : by_crd ? TP_OK : TP_EUNSUPPORTED;
+	}
 	case TP_KIND_PRIORITY_CLASS: /* looked up, never validated */
 	case TP_KIND_CONFIGMAP:
 	case TP_KIND__COUNT:

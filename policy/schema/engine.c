@@ -109,6 +109,18 @@ static const cJSON *with_defaults(const tp_sch *root, const cJSON *obj, cJSON **
 	return copy;
 }
 
+/* The fields the runtime guides document beyond upstream's CRD (RULES.md):
+ * known in the strict profile, each with a warning. */
+static const char *const guide_fields[] = {
+	"spec.mlPolicy.torch.numProcPerNode", "spec.mlPolicy.torch.elasticPolicy", NULL,
+};
+
+static bool is_runtime_kind(const char *group, const char *kind)
+{
+	return !strcmp(group, TP_GROUP_TRAINER) && kind &&
+	       (!strcmp(kind, "TrainingRuntime") || !strcmp(kind, "ClusterTrainingRuntime"));
+}
+
 int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,
 			const cJSON *old_obj, tp_result *res, bool *handled)
 {
@@ -129,6 +141,8 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 		return TP_OK;
 	tp_sch_walk w = { .res = res, .path = TP_BUF_INIT(1 << 16),
 			  .skip_status = v->status_subresource };
+	if (tp_strict(opt) && is_runtime_kind(group, kind))
+		w.guide_fields = guide_fields;
 	tp__sch_unknown_fields(&w, v->root, obj, true);
 	tp__sch_pop(&w, 0);
 	int rc = TP_OK;
@@ -141,4 +155,13 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 		cJSON_Delete(owned_old);
 	tp_buf_free(&w.path);
 	return rc ? rc : w.rc ? TP_ENOMEM : TP_OK;
+}
+
+int tp__schema_layer(const tp_options *opt, tp_operation op, const cJSON *obj,
+		     const cJSON *old_obj, tp_result *res, bool *by_crd)
+{
+	*by_crd = false;
+	if (opt && opt->no_schema)
+		return TP_OK;
+	return tp__schema_validate(opt, op, obj, old_obj, res, by_crd);
 }

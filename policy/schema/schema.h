@@ -148,6 +148,8 @@ typedef struct tp_sch_walk {
 	tp_result *res;
 	tp_buf path;
 	bool skip_status; /* the status subresource: not validated on the main resource */
+	const char *const *guide_fields; /* strict profile: fields the runtime guides
+					  * document beyond the CRD (known, with a warning) */
 	bool blocking;    /* an error that stops the CEL rules (apiextensions' hasBlockingErr:
 			   * Required, NotSupported, TooLong, TooMany, TypeInvalid) */
 	int rc;
@@ -178,6 +180,12 @@ void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
 /* x-kubernetes-validations over v (old: the correlated old value or NULL). */
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
 		   tp_cel_budget *budget);
+
+/* The schema layer's CRD half, for the kinds' validators: nothing when
+ * opt->no_schema; else tp__schema_validate. *by_crd true when the CRDs
+ * answered for obj's group (then the built-in schema checks stand aside). */
+int tp__schema_layer(const tp_options *opt, tp_operation op, const cJSON *obj,
+		     const cJSON *old_obj, tp_result *res, bool *by_crd);
 
 /* Engine entry (schema/engine.c): validate obj against the CRD of its kind.
  * *handled false when no CRD in opt->crds serves obj's group (nothing done). */

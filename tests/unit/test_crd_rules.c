@@ -198,12 +198,57 @@ static void shipped_rules(void **state)
 	}
 }
 
+/* The fields the runtime guides document beyond upstream's CRD: known in
+ * strict (with a warning each), unknown to kubeflow; no error said twice. */
+static void guide_fields_in_strict(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	const char *rt = RT("'mlPolicy':{'torch':{'numProcPerNode':'auto','elasticPolicy':{'minNodes':1,"
+			    "'maxNodes':2}}},'template':{'spec':{}}");
+	cJSON *obj = tt_jsq(rt);
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	tp_options strict = { .crds = crds, .profile = TP_PROFILE_STRICT };
+	assert_int_equal(tp_validate(&strict, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_false(tt_has_error(res, "spec.mlPolicy.torch.numProcPerNode", NULL));
+	assert_true(tt_has_warning(res, "spec.mlPolicy.torch.numProcPerNode: a field the runtime guides "
+					"document but upstream's CRD does not have"));
+	assert_true(tt_has_warning(res, "spec.mlPolicy.torch.elasticPolicy: a field the runtime guides"));
+	tp_result_clear(res);
+	tp_options kf = { .crds = crds, .profile = TP_PROFILE_KUBEFLOW };
+	assert_int_equal(tp_validate(&kf, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_true(tt_has_error(res, "spec.mlPolicy.torch.numProcPerNode",
+				 "unknown field \"spec.mlPolicy.torch.numProcPerNode\""));
+	cJSON_Delete(obj);
+	/* mpiImplementation Intel: the guides' value, warned about by its own rule */
+	obj = tt_jsq(RT("'mlPolicy':{'mpi':{'mpiImplementation':'Intel'}},'template':{'spec':{}}"));
+	tp_result_clear(res);
+	assert_int_equal(tp_validate(&strict, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_false(tt_has_error(res, "spec.mlPolicy.mpi.mpiImplementation", NULL));
+	tp_result_clear(res);
+	assert_int_equal(tp_validate(&kf, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_true(tt_has_error(res, "spec.mlPolicy.mpi.mpiImplementation", "supported values: \"OpenMPI\", \"\""));
+	cJSON_Delete(obj);
+	/* one policy too many: said once, by the CRD's rule */
+	obj = tt_jsq(RT("'mlPolicy':{'torch':{},'mpi':{}},'template':{'spec':{}}"));
+	tp_result_clear(res);
+	assert_int_equal(tp_validate(&strict, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	size_t n = 0;
+	for (size_t i = 0; i < tp_result_error_count(res); i++)
+		n += strstr(tp_result_error_at(res, i)->detail, "Only one of the policy") != NULL;
+	assert_int_equal(n, 1);
+	cJSON_Delete(obj);
+	tp_result_free(res);
+}
+
 int main(void)
 {
 	tp_json_init();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_rule_compiles),
 		cmocka_unit_test(shipped_rules),
+		cmocka_unit_test(guide_fields_in_strict),
 	};
 	return cmocka_run_group_tests(tests, load_crds, free_crds);
 }
