@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "webhook/cli.h"
+#include "webhook/kube.h"
+#include "webhook/kubeapi.h"
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
 {
@@ -75,7 +77,7 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		return TW_CLI_TAKEN;
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
-		     !strcmp(a, "--crds");
+		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig");
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
@@ -91,6 +93,8 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 					       "2026-08-21T10:15:30Z", val),
 			       TW_CLI_USAGE;
 		c->opt.now = val;
+	} else if (!strcmp(a, "--kubeconfig")) {
+		c->kubeconfig = val;
 	} else if (!strcmp(a, "--crds")) {
 		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
 		if (!p)
@@ -116,10 +120,38 @@ int tw_cli_load_store(tw_cli *c)
 	return TP_OK;
 }
 
+/* The CRDs of the cluster --kubeconfig names. */
+static int crds_from_cluster(tw_cli *c)
+{
+	tw_kube_config kc = { 0 };
+	tw_kubeconfig_files files;
+	tw_kubeapi *api = NULL;
+	char err[512] = "";
+	int rc = TP_EUNAVAILABLE;
+	if (!tw_kubeconfig_load(c->kubeconfig, &kc, &files, err, sizeof(err)) &&
+	    !tw_kubeapi_new(&kc, &api, err, sizeof(err))) {
+		size_t n = tw_kube_crds_fetch(api, c->crds);
+		fprintf(stderr, "%zu CRD%s read from %s\n", n, n == 1 ? "" : "s", tw_kubeapi_server(api));
+		rc = TP_OK;
+	} else {
+		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s\n", c->cmd, err);
+	}
+	tw_kubeapi_free(api);
+	tw_kubeconfig_done(&files);
+	tw_kube_config_free(&kc);
+	return rc;
+}
+
 int tw_cli_load_crds(tw_cli *c)
 {
-	if (!c->ncrd_paths)
+	if (!c->ncrd_paths && !c->kubeconfig)
 		return TP_OK;
+	if (!c->ncrd_paths) {
+		if (!c->crds && tp_crds_new(&c->crds))
+			return TP_ENOMEM;
+		c->opt.crds = c->crds;
+		return crds_from_cluster(c);
+	}
 	if (!c->crds && tp_crds_new(&c->crds))
 		return TP_ENOMEM;
 	int first = TP_OK;

@@ -18,6 +18,7 @@ typedef struct tw_cli {
 	const char **crd_paths; /* --crds PATH, in order */
 	size_t ncrd_paths;
 	tp_crds *crds;         /* what they hold, compiled; opt.crds */
+	const char *kubeconfig; /* --kubeconfig: the CRDs from that cluster (no --crds) */
 } tw_cli;
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
@@ -46,8 +47,8 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path);
  * reported on stderr. Sets opt.store. */
 int tw_cli_load_store(tw_cli *c);
 
-/* Compile the CRDs of every --crds path (problems on stderr); sets opt.crds.
- * TP_OK with no --crds. */
+/* Compile the CRDs of every --crds path, or read them from the cluster of
+ * --kubeconfig (problems on stderr); sets opt.crds. TP_OK with neither. */
 int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a

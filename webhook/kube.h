@@ -34,4 +34,14 @@ int tw_kube_read_token(const char *path, char **out);
  * the kubelet mounts it, into out. 0, or -1 when there is none. */
 int tw_kube_namespace(const char *sa_dir, char *out, size_t n);
 
+/* (kubeconfig.c) A kubeconfig's current context: server, CA and bearer
+ * token (inline data in private temporary files, named in f, removed by
+ * tw_kubeconfig_done). 0, or -1 with the reason in err. */
+typedef struct tw_kubeconfig_files {
+	char ca[64], token[64];
+} tw_kubeconfig_files;
+int tw_kubeconfig_load(const char *path, tw_kube_config *c, tw_kubeconfig_files *f, char *err,
+		       size_t errlen);
+void tw_kubeconfig_done(tw_kubeconfig_files *f);
+
 #endif /* TW_KUBE_H */

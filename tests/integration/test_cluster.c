@@ -435,6 +435,41 @@ static void kube_crds_are_the_clusters(void **state)
 	cJSON_Delete(a);
 	free(body);
 	tp_crds_unref(crds);
+	/* validate --kubeconfig: the same CRD, read by the offline command */
+	char dir[] = "/tmp/tw-kc-XXXXXX", cfg[128], job[128], cmd[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(cfg, sizeof(cfg), "%s/kubeconfig", dir);
+	snprintf(job, sizeof(job), "%s/job.json", dir);
+	FILE *f = fopen(cfg, "w");
+	fprintf(f, "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+		   "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%u\n"
+		   "users:\n- name: me\n  user:\n    token: secret-token\n"
+		   "contexts:\n- name: test\n  context:\n    cluster: fake\n    user: me\n",
+		fa_port(x->fa));
+	fclose(f);
+	f = fopen(job, "w");
+	fputs(QUANTITY_JOB, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s validate --profile kubeflow --kubeconfig %s %s", tt_bin(), cfg, job);
+	char *out = NULL, *err = NULL;
+	assert_int_equal(tt_run(cmd, &out, &err), 1);
+	assert_non_null(strstr(err, "1 CRD read from http://127.0.0.1:"));
+	assert_non_null(strstr(out, "job.json:1:"));
+	assert_non_null(strstr(out, "limits.memory in body should match"));
+	free(out);
+	free(err);
+	/* a kubeconfig whose user needs a plugin: said, exit 2 */
+	f = fopen(cfg, "w");
+	fputs("apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n  cluster:\n"
+	      "    server: https://example.invalid\nusers:\n- name: u\n  user:\n    exec:\n"
+	      "      command: gke-gcloud-auth-plugin\ncontexts:\n- name: c\n  context:\n"
+	      "    cluster: k\n    user: u\n", f);
+	fclose(f);
+	assert_int_equal(tt_run(cmd, NULL, &err), 2);
+	assert_non_null(strstr(err, "authenticates by client certificate or a plugin"));
+	free(err);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 	/* an API server that cannot answer: nothing added, nothing refused */
 	fa_set_get_status(x->fa, FA_CRD, 500);
 	assert_int_equal(tp_crds_new(&crds), TP_OK);

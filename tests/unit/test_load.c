@@ -681,9 +681,68 @@ static void arena_loads_free_at_once(void **state)
 	tp_arena_free(a);
 }
 
+
+/* Positions (tp_load_limits.positions): a member at its key, an item where
+ * it starts; paths from error messages resolve to the deepest node. */
+static void pos_is(const tp_docs *d, const cJSON *root, const char *path, int line, int col)
+{
+	int l = 0, c = 0;
+	assert_true(tp_docs_path_position(d, root, path, &l, &c));
+	if (l != line || c != col)
+		print_message("%s: got %d:%d, want %d:%d\n", path, l, c, line, col);
+	assert_int_equal(l, line);
+	assert_int_equal(c, col);
+}
+
+static void positions_yaml_and_json(void **state)
+{
+	(void)state;
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.positions = true;
+	const char *yaml = "apiVersion: v1\n"
+			   "kind: X\n"
+			   "metadata:\n"
+			   "  labels:\n"
+			   "    trainer.kubeflow.org/framework: torch\n"
+			   "spec:\n"
+			   "  list:\n"
+			   "    - name: a\n"
+			   "    - name: b\n"
+			   "      value: \"\xc3\xa9t\xc3\xa9\"\n";
+	tp_docs *d = NULL;
+	assert_int_equal(tp_load(yaml, strlen(yaml), &lim, &d, NULL), TP_OK);
+	const cJSON *o = tp_docs_at(d, 0)->obj;
+	pos_is(d, o, "kind", 2, 1);
+	pos_is(d, o, "metadata.labels.trainer.kubeflow.org/framework", 5, 5);
+	pos_is(d, o, "spec.list[1]", 9, 7);
+	pos_is(d, o, "spec.list[1].value", 10, 7);
+	pos_is(d, o, "spec.list[1].missing.deeper", 9, 7); /* the deepest that exists */
+	pos_is(d, o, "Spec.List", 7, 3);                        /* Go-cased paths of upstream */
+	tp_docs_free(d);
+
+	const char *json = "{\"apiVersion\": \"v1\", \"kind\": \"X\",\n"
+			   " \"spec\": {\"a\": [1, {\"b\": \"\xc3\xa9\"}, 3],\n"
+			   "   \"c\": {\"d\": true}}}";
+	assert_int_equal(tp_load(json, strlen(json), &lim, &d, NULL), TP_OK);
+	o = tp_docs_at(d, 0)->obj;
+	pos_is(d, o, "kind", 1, 22);
+	pos_is(d, o, "spec.a[1].b", 2, 21);
+	pos_is(d, o, "spec.a[2]", 2, 32); /* columns count characters: é is one */
+	pos_is(d, o, "spec.c.d", 3, 10);
+	tp_docs_free(d);
+
+	/* not asked: nothing recorded */
+	assert_int_equal(tp_load(json, strlen(json), NULL, &d, NULL), TP_OK);
+	int l, c;
+	assert_false(tp_docs_path_position(d, tp_docs_at(d, 0)->obj, "kind", &l, &c));
+	tp_docs_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(positions_yaml_and_json),
 		cmocka_unit_test(yaml_many_documents),
 		cmocka_unit_test(yaml_list_expanded),
 		cmocka_unit_test(json_fast_path),
