@@ -101,6 +101,10 @@ valgrind: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 # a big cluster behind the fake API server (store_rss.c).
 bench: all $(BENCH_BIN)
 	tests/bench/run.sh $(BIN)
+	@# the same with the CRD engine on (the shipped CRDs from ../shared)
+	@if [ -d ../shared/fixtures/upstream/crds ]; then \
+	  echo "bench: again with --crds ../shared/fixtures/upstream/crds"; \
+	  BENCH_SERVE_ARGS="--crds $$(cd ../shared/fixtures/upstream/crds && pwd)" tests/bench/run.sh $(BIN); fi
 	$(BUILD)/tests/bench/store_rss $(BIN)
 
 deps:

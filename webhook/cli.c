@@ -3,6 +3,7 @@
  * (--profile, --runtimes, --crds, --no-schema, --now) and the store and CRD
  * set they build.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,7 @@ int tw_cli_load_crds(tw_cli *c)
 			first = rc;
 	}
 	c->opt.crds = c->crds;
+	malloc_trim(0); /* the CRDs' parsed text is gone: give its pages back */
 	return first;
 }
 

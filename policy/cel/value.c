@@ -146,13 +146,21 @@ static const cJSON *field_member(const cJSON *obj, const char *name, const char 
 	return m;
 }
 
+/* An absent property whose schema has a default: the API server would have
+ * written it before any rule runs (structural defaulting), so it is there. */
+static const tp_sch *defaulted(const tp_cel_val *m, const char *real)
+{
+	const tp_sch *p = tp__sch_prop(m->sch, real);
+	return p && p->default_value ? p : NULL;
+}
+
 bool tp_cel_has_field(const tp_cel_val *m, const char *name)
 {
 	if (m->kind != TP_CEL_MAP)
 		return false;
 	const char *real;
 	if (m->json)
-		return field_member(m->json, name, &real) != NULL;
+		return field_member(m->json, name, &real) != NULL || defaulted(m, real) != NULL;
 	tp_cel_val key = tp_cel_string(name, strlen(name)), v;
 	return tp_cel_map_get(m, &key, &v) == 1;
 }
@@ -162,9 +170,10 @@ int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out)
 	if (m->json) {
 		const char *real;
 		const cJSON *v = field_member(m->json, name, &real);
-		if (!v)
+		const tp_sch *d = v ? NULL : defaulted(m, real);
+		if (!v && !d)
 			return 0;
-		*out = tp_cel_from_json(v, tp__sch_member(m->sch, real));
+		*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, real) : d);
 		return 1;
 	}
 	tp_cel_val key = tp_cel_string(name, strlen(name));
@@ -182,9 +191,10 @@ int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out)
 		memcpy(buf, key->s, key->n);
 		buf[key->n] = '\0';
 		const cJSON *v = json_member(m->json, buf);
-		if (!v)
+		const tp_sch *d = v ? NULL : defaulted(m, buf);
+		if (!v && !d)
 			return 0;
-		*out = tp_cel_from_json(v, tp__sch_member(m->sch, buf));
+		*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, buf) : d);
 		return 1;
 	}
 	for (size_t i = 0; i + 1 < m->count; i += 2)

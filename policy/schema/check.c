@@ -27,8 +27,16 @@ size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
 
 size_t tp__sch_push_index(tp_sch_walk *w, long i)
 {
+	/* every item of every list: no printf here */
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long u = i < 0 ? 0 : (unsigned long)i;
+	*--p = ']';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	*--p = '[';
 	size_t len = w->path.len;
-	w->rc |= tp_buf_addf(&w->path, "[%ld]", i);
+	w->rc |= tp_buf_add(&w->path, p, (size_t)(buf + sizeof(buf) - p));
 	return len;
 }
 
@@ -45,6 +53,35 @@ static const char *path_of(const tp_sch_walk *w)
 }
 
 /* ------------------------------------------------------------ errors */
+
+/* A walk without a result only asks whether the value passes (anyOf,
+ * oneOf, not): the first error ends it, nothing is formatted or allocated. */
+static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char *value,
+	       const char *fmt, ...) TP_PRINTF(5, 6);
+static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char *value,
+	       const char *fmt, ...)
+{
+	if (!w->res) {
+		w->failed = true;
+		return TP_OK;
+	}
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tp_result_add(w->res, type, path, value, "%s", msg);
+}
+
+static const char *val(tp_sch_walk *w, const cJSON *v)
+{
+	return w->res ? tp_result_value(w->res, v) : NULL;
+}
+
+static const char *quote(tp_sch_walk *w, const char *s)
+{
+	return w->res ? tp_result_quote(w->res, s) : NULL;
+}
 
 static const char *data_type(const cJSON *v)
 {
@@ -70,8 +107,8 @@ static void invalid(tp_sch_walk *w, const cJSON *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w),
-			       v ? tp_result_value(w->res, v) : "\"\"", "%s in body %s", path_of(w), msg);
+	w->rc |= add(w, TP_FIELD_INVALID, path_of(w),
+			       v ? val(w, v) : "\"\"", "%s in body %s", path_of(w), msg);
 }
 
 /* A composite error (anyOf, oneOf, range): field.Invalid(nil, "", msg). */
@@ -83,13 +120,13 @@ static void composite(tp_sch_walk *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, NULL, "\"\"", "%s", msg);
+	w->rc |= add(w, TP_FIELD_INVALID, NULL, "\"\"", "%s", msg);
 }
 
 static void type_invalid(tp_sch_walk *w, const char *want, const char *got)
 {
 	w->blocking = true;
-	w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w), tp_result_quote(w->res, got),
+	w->rc |= add(w, TP_FIELD_INVALID, path_of(w), quote(w, got),
 			       "%s in body must be of type %s: \"%s\"", path_of(w), want, got);
 }
 
@@ -102,9 +139,20 @@ static const char *num(char *buf, size_t n, double d)
 
 /* ------------------------------------------------------------ type */
 
-static bool type_has(const tp_sch *s, const char *t)
+/* The data's OpenAPI type as a TP_SCH_* bit, and its name. */
+static unsigned data_bit(const cJSON *v)
 {
-	return !strcmp(s->type_name, t); /* a CRD schema names one type */
+	if (cJSON_IsObject(v))
+		return TP_SCH_OBJECT;
+	if (cJSON_IsArray(v))
+		return TP_SCH_ARRAY;
+	if (cJSON_IsString(v))
+		return TP_SCH_STRING;
+	if (cJSON_IsBool(v))
+		return TP_SCH_BOOLEAN;
+	if (cJSON_IsNumber(v))
+		return tp_json_is_int(v, NULL) ? TP_SCH_INTEGER : TP_SCH_NUMBER;
+	return 0;
 }
 
 static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
@@ -118,23 +166,22 @@ static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		}
 		return true;
 	}
-	const char *got = data_type(v);
+	unsigned got = data_bit(v);
 	bool numeric = s->types & (TP_SCH_INTEGER | TP_SCH_NUMBER);
-	bool integral = tp_json_is_int(v, NULL);
-	bool float_int = !strcmp(got, "number") && integral && (s->types & TP_SCH_INTEGER);
-	bool int_float = !strcmp(got, "integer") && (s->types & TP_SCH_NUMBER);
-	if (cJSON_IsNumber(v) && *s->format) {
+	/* an integer is a number too (kube-openapi's isIntFloat) */
+	bool ok = (s->types & got) || (got == TP_SCH_INTEGER && (s->types & TP_SCH_NUMBER));
+	if (got & (TP_SCH_INTEGER | TP_SCH_NUMBER) && *s->format) {
 		/* JSON numbers decode as int64 or float64: never a "lower" format */
-		const char *fmt = integral ? "int64" : "double";
-		if (!(type_has(s, got) || !strcmp(fmt, s->format) || float_int || int_float)) {
+		const char *fmt = got == TP_SCH_INTEGER ? "int64" : "double";
+		if (!ok && strcmp(fmt, s->format)) {
 			type_invalid(w, s->format, fmt);
 			return false;
 		}
 	}
-	if (!numeric && *s->format && (cJSON_IsString(v) || cJSON_IsArray(v)))
+	if (!numeric && *s->format && (got & (TP_SCH_STRING | TP_SCH_ARRAY)))
 		return true;
-	if (!(type_has(s, got) || float_int || int_float)) {
-		type_invalid(w, s->type_name, got);
+	if (!ok) {
+		type_invalid(w, s->type_name, data_type(v));
 		return false;
 	}
 	return true;
@@ -144,7 +191,9 @@ static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 static void check_combinators(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	if (s->nany_of) {
+	/* x-kubernetes-int-or-string's anyOf [integer, string]: decided by type */
+	bool int_or_string = s->int_or_string && (cJSON_IsString(v) || tp_json_is_int(v, NULL));
+	if (s->nany_of && !int_or_string) {
 		size_t i;
 		for (i = 0; i < s->nany_of && !tp__sch_passes(s->any_of[i], v); i++)
 			;
@@ -195,7 +244,7 @@ static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	size_t n = runes(v->valuestring);
 	if (s->max_len >= 0 && (long long)n > s->max_len && (w->blocking = true))
-		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_LONG, path_of(w), NULL,
+		w->rc |= add(w, TP_FIELD_TOO_LONG, path_of(w), NULL,
 				       "may not be more than %lld byte%s", s->max_len,
 				       s->max_len == 1 ? "" : "s");
 	if (s->min_len >= 0 && (long long)n < s->min_len)
@@ -229,8 +278,8 @@ static void check_format(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	if (!strcmp(s->format, "date-time") || !strcmp(s->format, "datetime")) {
 		if (!is_date_time(v->valuestring))
-			w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path_of(w),
-					       tp_result_value(w->res, v),
+			w->rc |= add(w, TP_FIELD_INVALID, path_of(w),
+					       val(w, v),
 					       "%s in body must be of type %s: \"%s\"", path_of(w),
 					       s->format, v->valuestring),
 			w->blocking = true;
@@ -243,7 +292,8 @@ static void check_number(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	char b[64];
 	double d = v->valuedouble;
-	if (type_has(s, "integer") && !strcmp(s->format, "int32") && (d < -2147483648.0 || d > 2147483647.0))
+	if ((s->types & TP_SCH_INTEGER) && !strcmp(s->format, "int32") &&
+	    (d < -2147483648.0 || d > 2147483647.0))
 		composite(w, "Checked value must be of type integer with format int32 in %s", path_of(w));
 	if (s->has_max && (s->excl_max ? d >= s->max : d > s->max))
 		invalid(w, v, "should be less than %s%s", s->excl_max ? "" : "or equal to ",
@@ -271,7 +321,7 @@ static void check_array(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		char actual[32];
 		w->blocking = true;
 		snprintf(actual, sizeof(actual), "%lld", n);
-		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_MANY, path_of(w), actual,
+		w->rc |= add(w, TP_FIELD_TOO_MANY, path_of(w), actual,
 				       "must have at most %lld item%s", s->max_items,
 				       s->max_items == 1 ? "" : "s");
 	}
@@ -301,16 +351,20 @@ static void check_enum(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 			return;
 	if (guide_value(w, v))
 		return;
+	if (!w->res) {
+		w->failed = true;
+		return;
+	}
 	tp_buf b = TP_BUF_INIT(1 << 16);
 	int rc = tp_buf_adds(&b, "supported values: ");
 	for (const cJSON *e = s->enum_values->child; e; e = e->next) {
 		rc |= tp_buf_adds(&b, e == s->enum_values->child ? "" : ", ");
-		rc |= tp_buf_adds(&b, tp_result_value(w->res, e));
+		rc |= tp_buf_adds(&b, val(w, e));
 	}
 	w->blocking = true;
 	if (!rc)
-		w->rc |= tp_result_add(w->res, TP_FIELD_UNSUPPORTED, path_of(w),
-				       tp_result_value(w->res, v), "%s", b.data);
+		w->rc |= add(w, TP_FIELD_UNSUPPORTED, path_of(w),
+				       val(w, v), "%s", b.data);
 	tp_buf_free(&b);
 	w->rc |= rc;
 }
@@ -331,7 +385,7 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		char actual[32];
 		w->blocking = true;
 		snprintf(actual, sizeof(actual), "%lld", n);
-		w->rc |= tp_result_add(w->res, TP_FIELD_TOO_MANY, path_of(w), actual,
+		w->rc |= add(w, TP_FIELD_TOO_MANY, path_of(w), actual,
 				       "must have at most %lld item%s", s->max_props,
 				       s->max_props == 1 ? "" : "s");
 	}
@@ -349,11 +403,14 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	}
 	for (size_t i = 0; i < s->nrequired; i++) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(v, s->required[i]);
-		if (m && !pruned_null(tp__sch_prop(s, s->required[i]), m))
+		const tp_sch *p = tp__sch_prop(s, s->required[i]);
+		if (m && !pruned_null(p, m))
 			continue;
+		if (p && p->default_value)
+			continue; /* the API server writes the default first */
 		size_t len = tp__sch_push_name(w, s->required[i]);
 		w->blocking = true;
-		w->rc |= tp_result_add(w->res, TP_FIELD_REQUIRED, path_of(w), NULL, "%s", "");
+		w->rc |= add(w, TP_FIELD_REQUIRED, path_of(w), NULL, "%s", "");
 		tp__sch_pop(w, len);
 	}
 }
@@ -362,7 +419,7 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	if (!s || !v)
+	if (!s || !v || w->failed)
 		return;
 	check_type(w, s, v);
 	if (cJSON_IsNull(v)) {
@@ -388,13 +445,8 @@ void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 bool tp__sch_passes(const tp_sch *s, const cJSON *v)
 {
-	tp_result *r = NULL;
-	if (tp_result_new(&r))
-		return false;
-	tp_sch_walk w = { .res = r, .path = TP_BUF_INIT(1 << 16) };
+	tp_sch_walk w = { .res = NULL, .path = TP_BUF_INIT(1 << 16) };
 	tp__sch_check(&w, s, v);
-	bool ok = tp_result_ok(r) && !w.rc;
 	tp_buf_free(&w.path);
-	tp_result_free(r);
-	return ok;
+	return !w.failed;
 }

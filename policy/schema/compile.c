@@ -69,21 +69,36 @@ static unsigned type_bits(const char *t)
 	return 0;
 }
 
-static int keep_regex(comp *k, tp_regex *re)
+/* The compiled pattern for text, shared by every schema node that writes
+ * the same one (CRDs repeat the quantity pattern a hundred times). */
+static tp_regex *pattern_of(comp *k, const char *text)
 {
 	tp_crds *c = k->c;
+	for (size_t i = 0; i < c->regexes_n; i++)
+		if (!strcmp(c->regex_texts[i], text))
+			return c->regexes[i];
 	if (c->regexes_n == c->regexes_cap) {
 		size_t cap = c->regexes_cap ? c->regexes_cap * 2 : 64;
 		tp_regex **v = realloc(c->regexes, cap * sizeof(*v));
-		if (!v) {
-			tp_regex_free(re);
-			return comp_fail(k, TP_ENOMEM, "out of memory");
+		if (v)
+			c->regexes = v;
+		const char **t = v ? realloc(c->regex_texts, cap * sizeof(*t)) : NULL;
+		if (!t) {
+			comp_fail(k, TP_ENOMEM, "out of memory");
+			return NULL;
 		}
-		c->regexes = v;
+		c->regex_texts = t;
 		c->regexes_cap = cap;
 	}
-	c->regexes[c->regexes_n++] = re;
-	return TP_OK;
+	char why[256];
+	tp_regex *re = NULL;
+	if (tp_regex_compile(text, &re, why, sizeof(why))) {
+		comp_fail(k, TP_EINVAL, "pattern %s: %s", text, why);
+		return NULL;
+	}
+	c->regexes[c->regexes_n] = re;
+	c->regex_texts[c->regexes_n++] = tp_arena_strdup(c->arena, text);
+	return re;
 }
 
 /* CEL trees hold compiled regular expressions outside the arena: each is
@@ -124,9 +139,21 @@ static void compile_props(comp *k, tp_sch *s, const cJSON *props, int depth)
 		tp_sch_prop *pr = &s->props[s->nprops++];
 		pr->name = tp_arena_strdup(k->c->arena, p->string);
 		pr->schema = compile_node(k, p, depth + 1);
-		s->defaults_below |= pr->schema && pr->schema->defaults_below;
 	}
 	qsort(s->props, s->nprops, sizeof(*s->props), by_name);
+	for (s->hcap = 4; s->hcap < 2 * s->nprops; s->hcap *= 2)
+		;
+	if (!(s->htab = tp_arena_alloc(k->c->arena, s->hcap * sizeof(*s->htab)))) {
+		comp_fail(k, TP_ENOMEM, "out of memory");
+		return;
+	}
+	memset(s->htab, 0, s->hcap * sizeof(*s->htab));
+	for (size_t i = 0; i < s->nprops; i++) {
+		uint32_t h = tp__sch_hash(s->props[i].name) & (s->hcap - 1);
+		while (s->htab[h])
+			h = (h + 1) & (s->hcap - 1);
+		s->htab[h] = (uint32_t)i + 1;
+	}
 }
 
 static tp_sch **compile_list(comp *k, const cJSON *arr, size_t *n, int depth)
@@ -240,17 +267,34 @@ static void compile_value_checks(comp *k, tp_sch *s, const cJSON *j)
 		s->enum_values = cJSON_Duplicate(v, true);
 	if ((v = cJSON_GetObjectItemCaseSensitive(j, "default"))) {
 		s->default_value = cJSON_Duplicate(v, true);
-		s->defaults_below = true;
 	}
 	const char *pat = tp_get_str(j, "pattern");
 	if (pat) {
-		char why[256];
 		s->pattern_text = tp_arena_strdup(k->c->arena, pat);
-		if (tp_regex_compile(pat, &s->pattern, why, sizeof(why)))
-			comp_fail(k, TP_EINVAL, "pattern %s: %s", pat, why);
-		else
-			keep_regex(k, s->pattern);
+		s->pattern = pattern_of(k, pat);
 	}
+}
+
+static void below_from(tp_sch *s, const tp_sch *child)
+{
+	if (child) {
+		s->rules_below |= child->rules_below;
+		s->lists_below |= child->lists_below;
+	}
+}
+
+/* Which walks need to go under this node (the CEL and list-type walks skip
+ * the subtrees that hold nothing for them). */
+static void mark_below(tp_sch *s)
+{
+	s->rules_below = s->nrules > 0;
+	s->lists_below = s->list_type != TP_LIST_ATOMIC;
+	for (size_t i = 0; i < s->nprops; i++)
+		below_from(s, s->props[i].schema);
+	below_from(s, s->additional);
+	below_from(s, s->items);
+	for (size_t i = 0; i < s->nall_of; i++)
+		below_from(s, s->all_of[i]);
 }
 
 static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
@@ -284,11 +328,9 @@ static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
 		compile_props(k, s, v, depth);
 	if (cJSON_IsObject(v = cJSON_GetObjectItemCaseSensitive(j, "additionalProperties")) && !k->rc) {
 		s->additional = compile_node(k, v, depth + 1);
-		s->defaults_below |= s->additional && s->additional->defaults_below;
 	}
 	if (cJSON_IsObject(v = cJSON_GetObjectItemCaseSensitive(j, "items")) && !k->rc) {
 		s->items = compile_node(k, v, depth + 1);
-		s->defaults_below |= s->items && s->items->defaults_below;
 	}
 	s->required = string_list(k, cJSON_GetObjectItemCaseSensitive(j, "required"), &s->nrequired);
 	const char *lt = tp_get_str(j, "x-kubernetes-list-type");
@@ -303,6 +345,8 @@ static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
 		s->not_schema = compile_node(k, v, depth + 1);
 	if (cJSON_IsArray(v = cJSON_GetObjectItemCaseSensitive(j, "x-kubernetes-validations")))
 		compile_rules(k, s, v);
+	if (!k->rc)
+		mark_below(s);
 	return k->rc ? NULL : s;
 }
 
@@ -330,6 +374,7 @@ static void crds_free(tp_crds *c)
 	for (size_t i = 0; i < c->regexes_n; i++)
 		tp_regex_free(c->regexes[i]);
 	free(c->regexes);
+	free(c->regex_texts);
 	free(c->v);
 	tp_arena_free(c->arena);
 	free(c);

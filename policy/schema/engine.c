@@ -1,7 +1,8 @@
 /*
  * schema/engine.c — a custom resource through its CRD, in the order of
  * apiextensions' customResourceStrategy: the kind and version served, unknown
- * fields (strict field validation), defaults, the OpenAPI schema, list-type
+ * fields (strict field validation), the OpenAPI schema (defaults read where
+ * the API server would have written them), list-type
  * invariants (on UPDATE only when the old object kept them), then the CEL
  * rules unless an error already blocks them.
  */
@@ -90,25 +91,6 @@ static void check_object(const tp_crd_version *v, tp_operation op, const cJSON *
 	tp__sch_rules(w, v->root, obj, op == TP_OP_UPDATE ? old : NULL, &budget);
 }
 
-/* obj with its defaults, a copy only when one applies (the copy in the
- * current arena, or owned by *owned when there is none). */
-static const cJSON *with_defaults(const tp_sch *root, const cJSON *obj, cJSON **owned, int *rc)
-{
-	*owned = NULL;
-	if (!tp__sch_needs_defaults(root, obj))
-		return obj;
-	cJSON *copy = cJSON_Duplicate(obj, true);
-	if (!copy || tp__sch_apply_defaults(root, copy)) {
-		*rc = TP_ENOMEM;
-		if (!tp_arena_current())
-			cJSON_Delete(copy);
-		return obj;
-	}
-	if (!tp_arena_current())
-		*owned = copy;
-	return copy;
-}
-
 /* The fields the runtime guides document beyond upstream's CRD (RULES.md):
  * known in the strict profile, each with a warning. */
 static const char *const guide_fields[] = {
@@ -145,16 +127,11 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 		w.guide_fields = guide_fields;
 	tp__sch_unknown_fields(&w, v->root, obj, true);
 	tp__sch_pop(&w, 0);
-	int rc = TP_OK;
-	cJSON *owned_new, *owned_old;
-	const cJSON *o = with_defaults(v->root, obj, &owned_new, &rc);
-	const cJSON *old = old_obj ? with_defaults(v->root, old_obj, &owned_old, &rc) : NULL;
-	check_object(v, op, o, old, res, &w);
-	cJSON_Delete(owned_new);
-	if (old_obj)
-		cJSON_Delete(owned_old);
+	/* Defaults are not copied in: a property the API server would default
+	 * reads as its default where it matters (required, CEL, list keys). */
+	check_object(v, op, obj, old_obj, res, &w);
 	tp_buf_free(&w.path);
-	return rc ? rc : w.rc ? TP_ENOMEM : TP_OK;
+	return w.rc ? TP_ENOMEM : TP_OK;
 }
 
 int tp__schema_layer(const tp_options *opt, tp_operation op, const cJSON *obj,

@@ -10,11 +10,20 @@
 
 /* Two list-map items have equal keys: each key field absent in both or
  * present in both with equal values (a null item has no keys). */
+/* A key field of an item, its schema's default when absent (the API server
+ * writes defaults before this check: ports' protocol "TCP"). */
+static const cJSON *key_field(const tp_sch *s, const cJSON *item, const char *key)
+{
+	const cJSON *f = cJSON_IsObject(item) ? cJSON_GetObjectItemCaseSensitive(item, key) : NULL;
+	const tp_sch *p = f || !cJSON_IsObject(item) ? NULL : tp__sch_prop(s->items, key);
+	return f ? f : p ? p->default_value : NULL;
+}
+
 static bool same_keys(const tp_sch *s, const cJSON *x, const cJSON *y)
 {
 	for (size_t i = 0; i < s->nmap_keys; i++) {
-		const cJSON *fx = cJSON_IsObject(x) ? cJSON_GetObjectItemCaseSensitive(x, s->map_keys[i]) : NULL;
-		const cJSON *fy = cJSON_IsObject(y) ? cJSON_GetObjectItemCaseSensitive(y, s->map_keys[i]) : NULL;
+		const cJSON *fx = key_field(s, x, s->map_keys[i]);
+		const cJSON *fy = key_field(s, y, s->map_keys[i]);
 		if ((fx == NULL) != (fy == NULL) || (fx && !tp_json_equal(fx, fy)))
 			return false;
 	}
@@ -42,7 +51,7 @@ static void duplicate_key(tp_sch_walk *w, const tp_sch *s, long i, const cJSON *
 	tp_buf b = TP_BUF_INIT(1 << 16);
 	int rc = tp_buf_addc(&b, '{');
 	for (size_t k = 0; k < s->nmap_keys; k++) {
-		const cJSON *f = cJSON_IsObject(item) ? cJSON_GetObjectItemCaseSensitive(item, s->map_keys[k]) : NULL;
+		const cJSON *f = key_field(s, item, s->map_keys[k]);
 		if (!f)
 			continue;
 		rc |= tp_buf_addf(&b, "%s\"%s\":%s", b.len > 1 ? "," : "", s->map_keys[k],
@@ -89,7 +98,7 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	if (!s || !v)
+	if (!s || !s->lists_below || !v)
 		return;
 	if (cJSON_IsArray(v)) {
 		if (s->list_type != TP_LIST_ATOMIC)

@@ -23,6 +23,7 @@ typedef struct rules_walk {
 	tp_arena *a;     /* the temporaries of one rule evaluation */
 	tp_cel_budget *budget;
 	bool stopped;    /* the budget ran out: nothing more runs */
+	bool reset;      /* a is ours: reset after each rule */
 } rules_walk;
 
 static const char *rule_text(tp_arena *a, const tp_sch_rule *r)
@@ -199,11 +200,12 @@ static const cJSON *old_item(const tp_sch *s, const cJSON *old_list, const cJSON
 static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *old)
 {
 	tp_sch_walk *w = rw->w;
-	if (!s || !v || cJSON_IsNull(v) || rw->stopped)
+	if (!s || !s->rules_below || !v || cJSON_IsNull(v) || rw->stopped)
 		return;
 	for (size_t i = 0; i < s->nrules && !rw->stopped; i++) {
 		run_rule(rw, &s->rules[i], s, v, old);
-		tp_arena_reset(rw->a);
+		if (rw->reset)
+			tp_arena_reset(rw->a);
 	}
 	for (size_t i = 0; i < s->nall_of && !rw->stopped; i++)
 		walk(rw, s->all_of[i], v, old);
@@ -239,11 +241,16 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
 		   tp_cel_budget *budget)
 {
-	rules_walk rw = { .w = w, .budget = budget };
-	if (tp_arena_new(&rw.a, 16 << 20)) {
+	/* temporaries in the request's arena when there is one (freed with it) */
+	rules_walk rw = { .w = w, .budget = budget, .a = tp_arena_current() };
+	tp_arena *own = NULL;
+	if (!rw.a && tp_arena_new(&own, 16 << 20)) {
 		w->rc |= TP_ENOMEM;
 		return;
 	}
+	if (own)
+		rw.a = own;
+	rw.reset = own != NULL;
 	walk(&rw, s, v, old);
-	tp_arena_free(rw.a);
+	tp_arena_free(own);
 }

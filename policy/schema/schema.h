@@ -10,7 +10,7 @@
  *
  * The files, bottom up: compile.c (CRD -> tree, tp_crds), check.c (the
  * kube-openapi validators, in their order and words), prune.c (unknown fields
- * and "did you mean"), defaults.c (defaults and null pruning), listtype.c
+ * and "did you mean"), listtype.c
  * (x-kubernetes-list-type set/map), rules.c (x-kubernetes-validations),
  * engine.c (the strategy: what runs when, as apiextensions' strategy.go).
  */
@@ -21,6 +21,7 @@
 #include "policy/core/internal.h"
 #include "policy/core/regex.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* OpenAPI types a node admits (a bit set: int-or-string admits two). */
@@ -60,10 +61,13 @@ struct tp_sch {
 	const char *type_name; /* "integer", as written ("" when none) */
 	const char *format;    /* "" when none */
 	bool nullable, int_or_string, preserve_unknown, embedded;
-	bool defaults_below;   /* this node or a descendant carries a default */
+	bool rules_below;      /* this node or one under it has x-kubernetes-validations */
+	bool lists_below;      /* ... an x-kubernetes-list-type set or map */
 
 	tp_sch_prop *props; /* sorted by name */
 	size_t nprops;
+	uint32_t *htab;     /* open addressing: 1 + index into props, 0 empty */
+	uint32_t hcap;      /* a power of two, at least twice nprops */
 	tp_sch *additional; /* additionalProperties schema (maps), or NULL */
 	tp_sch *items;
 	const char **required;
@@ -105,28 +109,36 @@ struct tp_crds {
 	size_t n, cap;
 	int refs; /* atomically counted */
 	size_t regexes_n, regexes_cap;
-	tp_regex **regexes; /* owned, freed with the set */
+	tp_regex **regexes; /* owned, freed with the set; one per distinct pattern */
+	const char **regex_texts; /* their patterns */
 	tp_cel_expr **exprs; /* every parsed rule, released with the set */
 	size_t exprs_n, exprs_cap;
 	size_t rules, rules_unsupported;
 };
 
-/* The property name of an object schema, or NULL (binary search: inline so
- * that cel/ reads schemas without calling into schema/). */
+/* FNV-1a of a property name (the props' hash table). */
+static inline uint32_t tp__sch_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* The property name of an object schema, or NULL: one hash, usually one
+ * strcmp (inline so that cel/ reads schemas without calling into schema/). */
 static inline const tp_sch *tp__sch_prop(const tp_sch *s, const char *name)
 {
-	size_t lo = 0, hi = s ? s->nprops : 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(name, s->props[mid].name);
-		if (!c)
-			return s->props[mid].schema;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+	if (!s || !s->nprops)
+		return NULL;
+	uint32_t mask = s->hcap - 1;
+	for (uint32_t i = tp__sch_hash(name) & mask;; i = (i + 1) & mask) {
+		uint32_t slot = s->htab[i];
+		if (!slot)
+			return NULL;
+		if (!strcmp(s->props[slot - 1].name, name))
+			return s->props[slot - 1].schema;
 	}
-	return NULL;
 }
 
 /* The schema of a member of an object with schema s: a property, else
@@ -150,6 +162,7 @@ typedef struct tp_sch_walk {
 	bool skip_status; /* the status subresource: not validated on the main resource */
 	const char *const *guide_fields; /* strict profile: fields the runtime guides
 					  * document beyond the CRD (known, with a warning) */
+	bool failed;      /* a walk without res (does it pass?) met an error */
 	bool blocking;    /* an error that stops the CEL rules (apiextensions' hasBlockingErr:
 			   * Required, NotSupported, TooLong, TooMany, TypeInvalid) */
 	int rc;
@@ -168,11 +181,6 @@ bool tp__sch_passes(const tp_sch *s, const cJSON *v);
 /* Unknown members below obj: 'unknown field "<path>"' (+ did you mean),
  * as plain errors carrying the path. Returns how many. */
 size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, bool root);
-
-/* True when a default would be applied or a null pruned somewhere in v. */
-bool tp__sch_needs_defaults(const tp_sch *s, const cJSON *v);
-/* Apply defaults and prune nulls in place (v in the current arena). */
-int tp__sch_apply_defaults(const tp_sch *s, cJSON *v);
 
 /* x-kubernetes-list-type set/map duplicates (Duplicate value). */
 void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);

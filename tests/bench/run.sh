@@ -156,13 +156,14 @@ NG_PORT=$(free_port)
 mkdir -p "$TMP/webhook" "$TMP/nginx"
 (cd "$TMP/webhook" && exec $PRIO taskset -c "$SRV_CPUS" "$BIN" serve --listen "127.0.0.1:$WH_PORT" \
 	--metrics-listen "127.0.0.1:$WH_MPORT" --tls-cert "$CERTS/tls.crt" --tls-key "$CERTS/tls.key" \
-	--runtimes "$RUNTIMES" --log-level warn --shutdown-grace 2) >"$TMP/webhook/log" 2>&1 &
+	--runtimes "$RUNTIMES" --log-level warn --shutdown-grace 2 ${BENCH_SERVE_ARGS:-}) \
+	>"$TMP/webhook/log" 2>&1 &
 WH_PID=$!
 
 # What the webhook answers on each route: nginx sends the same bytes.
-"$BIN" review --runtimes "$RUNTIMES" --path "$TJ_ROUTE" "$TJ_FILE" >"$TMP/answer1" ||
+"$BIN" review --runtimes "$RUNTIMES" ${BENCH_SERVE_ARGS:-} --path "$TJ_ROUTE" "$TJ_FILE" >"$TMP/answer1" ||
 	die "review of $TJ_FILE is not an allow"
-"$BIN" review --runtimes "$RUNTIMES" --path "$CTR_ROUTE" "$CTR_FILE" >"$TMP/answer2" ||
+"$BIN" review --runtimes "$RUNTIMES" ${BENCH_SERVE_ARGS:-} --path "$CTR_ROUTE" "$CTR_FILE" >"$TMP/answer2" ||
 	die "review of $CTR_FILE is not an allow"
 nginx_text() { # a file's bytes as the inside of an nginx '...' string
 	grep -q "[\$']" "$1" && die "$1 has \$ or ' (cannot go in nginx's return)"
