@@ -20,6 +20,7 @@
 #include "certs/certs.h"
 #include "webhook/certmgr.h"
 #include "webhook/metrics.h"
+#include "webhook/crds_follow.h"
 #include "webhook/serve.h"
 #include "webhook/server.h"
 #include "webhook/watch.h"
@@ -223,6 +224,8 @@ struct running {
 	tw_watch *watch;
 	tw_certmgr *certs;
 	tw_store_sink sinks[W_COUNT];
+	tw_watch *crd_watch;       /* --kube without --crds: the cluster's CRDs */
+	tw_crds_follow *follow;
 	struct covers covers;
 };
 
@@ -260,6 +263,12 @@ static void stop_helpers(struct running *r)
 	}
 	tw_certmgr_stop(r->certs);
 	r->certs = NULL;
+	if (r->srv)
+		tw_server_set_ready_check(r->srv, TW_READY_CRDS, shutting_down, NULL);
+	tw_watch_stop(r->crd_watch);
+	r->crd_watch = NULL;
+	tw_crds_follow_free(r->follow);
+	r->follow = NULL;
 }
 
 static void stop_all(struct running *r)
@@ -283,6 +292,17 @@ static int start_watch(struct running *r, tp_store *store, char *err, size_t n)
 	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds, .nkinds = W_COUNT,
 			     .name = "runtimes", .metrics = true };
 	return tw_watch_start(&wo, &r->watch, err, n);
+}
+
+/* The cluster's CRDs of the webhook's kinds, by name, into the server. */
+static int start_crds(struct running *r, char *err, size_t n)
+{
+	tw_watch_kind kinds[TW_CRDS_FOLLOW_MAX];
+	if (!(r->follow = tw_crds_follow_new(r->srv)))
+		return snprintf(err, n, "out of memory"), -1;
+	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds,
+			     .nkinds = tw_crds_follow_kinds(r->follow, kinds), .name = "crds" };
+	return tw_watch_start(&wo, &r->crd_watch, err, n);
 }
 
 static int start_certs(const tw_serve_args *a, struct running *r, char *err, size_t n)
@@ -322,15 +342,10 @@ static int start_all(tw_serve_args *a, struct running *r)
 		tp_store_free(store);
 		return -1;
 	}
-	/* --kube without --crds: the cluster's own CRDs */
-	if (a->kube && !a->cli.crds && !a->cli.opt.no_schema && !tp_crds_new(&a->cli.crds)) {
-		size_t n = tw_kube_crds_fetch(r->api, a->cli.crds);
-		tw_log(TW_LOG_INFO, "%zu of the webhook's CRDs read from the cluster", n);
-		a->cli.opt.crds = a->cli.crds;
-	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store };
-	so.base.opt = a->cli.opt; /* opt.crds: compiled once, read by every request */
+	so.base.opt = a->cli.opt;
+	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */
 	so.base.max_body = a->max_body;
 	so.base.strict_warn = a->strict_warn;
 	so.cluster.api = r->api;
@@ -340,15 +355,21 @@ static int start_all(tw_serve_args *a, struct running *r)
 		so.ready[TW_READY_WATCH] = starting;
 	if (a->manage_certs) /* not ready before the manager has a pair and a bundle */
 		so.ready[TW_READY_CERTS] = starting;
+	bool follow = a->kube && !a->cli.crds && !a->cli.opt.no_schema;
+	if (follow) /* not ready before the CRDs' first lists */
+		so.ready[TW_READY_CRDS] = starting;
 	if (tw_server_start(&so, &r->srv, err, sizeof(err)) ||
 	    tw_metrics_serve(a->metrics_listen, &r->ms, err, sizeof(err)) ||
 	    (a->kube && start_watch(r, store, err, sizeof(err))) ||
+	    (follow && start_crds(r, err, sizeof(err))) ||
 	    (a->manage_certs && start_certs(a, r, err, sizeof(err)))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
 		return -1;
 	}
 	if (r->watch)
 		tw_server_set_ready_check(r->srv, TW_READY_WATCH, watch_ready, r->watch);
+	if (r->crd_watch)
+		tw_server_set_ready_check(r->srv, TW_READY_CRDS, watch_ready, r->crd_watch);
 	char ns[256];
 	if (a->kube && !a->manage_certs && a->service[0] &&
 	    (a->namespace_ || !tw_kube_namespace(NULL, ns, sizeof(ns)))) {

@@ -109,6 +109,7 @@ typedef struct request {
 	int status;            /* 0 until an early answer is chosen */
 	const char *error;     /* that answer's text */
 	tw_store_ref *store;
+	tp_crds *crds; /* the CRDs current when the request started */
 	tw_outcome oc;
 } request;
 
@@ -124,6 +125,7 @@ static void request_free(request *r)
 	tp_buf_free(&r->body);
 	tp_buf_free(&r->out);
 	tw_server_store_release(r->store);
+	tp_crds_unref(r->crds);
 	arena_give(r->arena);
 	free(r);
 }
@@ -322,6 +324,7 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 		return send_error(s, c, r, 503, "the runtime store is not loaded yet");
 	tw_config cfg = s->opt.base;
 	cfg.store = r->store->store;
+	cfg.opt.crds = r->crds = tw_server_crds_acquire(s);
 	/* Lookups (the cache, then the API server) end inside the request's
 	 * ?timeout=, and hold nothing once the answer is written. */
 	tw_resolver rs;

@@ -145,6 +145,24 @@ void tw_server_set_store(tw_server *s, tp_store *store)
 	tw_metrics_store_set(store);
 }
 
+void tw_server_set_crds(tw_server *s, tp_crds *crds)
+{
+	tp_crds_ref(crds);
+	pthread_mutex_lock(&s->store_lock);
+	tp_crds *old = s->crds;
+	s->crds = crds;
+	pthread_mutex_unlock(&s->store_lock);
+	tp_crds_unref(old);
+}
+
+tp_crds *tw_server_crds_acquire(tw_server *s)
+{
+	pthread_mutex_lock(&s->store_lock);
+	tp_crds *c = tp_crds_ref(s->crds);
+	pthread_mutex_unlock(&s->store_lock);
+	return c;
+}
+
 void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg)
 {
 	if (slot < 0 || slot >= TW_READY__COUNT)
@@ -268,6 +286,8 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 	 * finds the server up but without its store. */
 	if (o->store)
 		tw_server_set_store(s, o->store);
+	tw_server_set_crds(s, o->crds);
+	s->opt.base.opt.crds = NULL; /* each request takes the current set */
 	for (int i = 0; i < TW_READY__COUNT; i++) {
 		s->ready[i] = o->ready[i];
 		s->ready_arg[i] = o->ready_arg[i];
@@ -355,6 +375,7 @@ void tw_server_free(tw_server *s)
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
 	tw_server_store_release(s->store);
+	tp_crds_unref(s->crds);
 	pthread_mutex_destroy(&s->store_lock);
 	tw_http_thread_cleanup();
 	free(s);

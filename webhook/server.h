@@ -25,7 +25,7 @@
 typedef bool (*tw_ready_fn)(void *arg, char *why, size_t whylen);
 
 /* The conditions a replica may wait for, besides its serving pair. */
-enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY__COUNT };
+enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY_CRDS, TW_READY__COUNT };
 
 typedef struct tw_server_opts {
 	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
@@ -35,6 +35,7 @@ typedef struct tw_server_opts {
 	tp_store *store;      /* the first store, served from the first request on; the
 			       * server takes it, even when it fails to start */
 	tw_cluster cluster;   /* the API server lookups go to, and what the store caches */
+	tp_crds *crds;        /* the first CRDs (a reference is taken; NULL: none yet) */
 	tw_ready_fn ready[TW_READY__COUNT]; /* the first readiness checks (NULL: none) */
 	void *ready_arg[TW_READY__COUNT];
 } tw_server_opts;
@@ -51,6 +52,7 @@ typedef struct tw_server {
 	unsigned short port;
 	pthread_mutex_t store_lock; /* guards store */
 	tw_store_ref *store;        /* NULL until the first load */
+	tp_crds *crds;              /* the CRDs requests check with (guarded by store_lock) */
 	atomic_bool draining;       /* answers say Connection: close */
 	atomic_int in_flight;       /* requests between headers and completion */
 	tw_ready_fn ready[TW_READY__COUNT]; /* more conditions for /readyz */
@@ -76,6 +78,12 @@ void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg
  * everything. */
 void tw_server_drain(tw_server *s, unsigned grace_ms);
 void tw_server_free(tw_server *s);
+
+/* The CRDs requests check with from now on (a reference is taken; NULL:
+ * none, the built-in schema checks). Requests that started keep theirs. */
+void tw_server_set_crds(tw_server *s, tp_crds *crds);
+/* The current CRDs with a reference (release with tp_crds_unref), or NULL. */
+tp_crds *tw_server_crds_acquire(tw_server *s);
 
 /* The current store with a reference (NULL before the first load). */
 tw_store_ref *tw_server_store_acquire(tw_server *s);

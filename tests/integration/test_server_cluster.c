@@ -241,6 +241,69 @@ static void two_replicas_share_one_ca(void **state)
 	"\"name\":\"tj\",\"namespace\":\"team-a\"},\"spec\":{\"runtimeRef\":{\"name\":\""         \
 	runtime "\"}}},\"oldObject\":null,\"dryRun\":false}}"
 
+
+/* serve --kube without --crds follows the cluster's CRDs of its kinds: the
+ * schema the answers check is the installed one, and a CRD deleted leaves
+ * its kinds to the built-in checks. */
+#define QUANTITY_REVIEW                                                                         \
+	"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"     \
+	"\"uid\":\"u-8\",\"kind\":{\"group\":\"trainer.kubeflow.org\",\"version\":\"v1alpha1\"," \
+	"\"kind\":\"TrainJob\"},\"operation\":\"CREATE\",\"namespace\":\"team-a\",\"object\":{" \
+	"\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":{" \
+	"\"name\":\"tj\",\"namespace\":\"team-a\"},\"spec\":{\"runtimeRef\":{\"name\":\"x\"},"     \
+	"\"trainer\":{\"resourcesPerNode\":{\"limits\":{\"memory\":\"4gi\"}}}}},"                \
+	"\"oldObject\":null,\"dryRun\":false}}"
+
+static bool quantity_refused(sp_server *s)
+{
+	sp_resp r;
+	const char *body = QUANTITY_REVIEW;
+	assert_int_equal(sp_https(NULL, s, "POST", V_TJ, "application/json", body, strlen(body), 0,
+				  &r), 0);
+	cJSON *a = tt_json(r.body);
+	const char *msg = tp_get_str(a, "response.status.message");
+	bool refused = msg && strstr(msg, "spec.trainer.resourcesPerNode.limits.memory in body "
+					  "should match");
+	cJSON_Delete(a);
+	sp_resp_free(&r);
+	return refused;
+}
+
+static bool not_refused(void *arg)
+{
+	return !quantity_refused(arg);
+}
+
+static void cluster_crds_are_followed(void **state)
+{
+	fx *x = *state;
+	TT_REQUIRE_SHARED();
+	char *path = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
+	size_t len;
+	char *text = tt_read_file(path, &len);
+	free(path);
+	tp_docs *docs = NULL;
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = 16 << 20;
+	assert_int_equal(tp_load(text, len, &lim, &docs, NULL), TP_OK);
+	free(text);
+	char *crd = cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
+	tp_docs_free(docs);
+	fa_put_object(x->fa, FA_CRD, crd);
+	free(crd);
+	start(x, &x->a, "a", NULL);
+	assert_true(wait_ready(&x->a, 10000 * sp_slow()));
+	trust_published(x, &x->a);
+	assert_true(quantity_refused(&x->a));
+	/* the CRD goes: the built-in checks, which know no quantity pattern */
+	fa_push(x->fa, FA_CRD, "{\"type\":\"DELETED\",\"object\":{\"apiVersion\":"
+			       "\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\","
+			       "\"metadata\":{\"name\":\"trainjobs.trainer.kubeflow.org\","
+			       "\"resourceVersion\":\"99\"}}}");
+	assert_true(tt_wait_until(not_refused, &x->a, 5000 * sp_slow()));
+}
+
 static void unanswerable_lookup_is_an_error_answer(void **state)
 {
 	fx *x = *state;
@@ -387,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unanswerable_lookup_is_an_error_answer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(strict_action_warn, setup, teardown),
+		cmocka_unit_test_setup_teardown(cluster_crds_are_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(file_pair_must_cover_the_service, setup, teardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -554,6 +554,7 @@ static bool rule_is(const cJSON *r, const struct need *n)
 static const char *const read_verbs[] = { "get", "list", "watch" };
 static const char *const get_only[] = { "get" };
 static const char *const write_verbs[] = { "get", "update", "list", "watch" };
+static const char *const follow_verbs[] = { "list", "watch" };
 
 /* A role's rules are exactly needs[] (any order); problems name the role. */
 static void role_is(const cJSON *role, const struct need *needs, int n, const char *what,
@@ -630,8 +631,8 @@ static void check_rbac(const cJSON *objs, dc_probs *p)
 		{ "jobset.x-k8s.io", jobsets, 1, get_only, 1, NULL },
 		{ "scheduling.k8s.io", pcs, 1, read_verbs, 3, NULL },
 		{ "", cms, 1, get_only, 1, NULL },
-		/* the CRDs serve --kube reads, by the names it reads them by */
-		{ "apiextensions.k8s.io", crds, 1, get_only, 1, NULL, tw_kube_crd_names, ncrd },
+		/* the CRDs serve --kube follows, by the names it watches them by */
+		{ "apiextensions.k8s.io", crds, 1, follow_verbs, 2, NULL, tw_kube_crd_names, ncrd },
 	};
 	const cJSON *cr = dc_find_named(objs, "ClusterRole", "trainer-webhook");
 	role_is(cr, reads, 6, "ClusterRole trainer-webhook", p);
