@@ -382,25 +382,6 @@ static void jobset_is_built_from_the_runtime_snapshot(void **state)
 
 /* ------------------------------------------------------------ CRDs */
 
-/* The trainjobs CRD of ../shared as the API server returns it (JSON). */
-static char *trainjobs_crd_json(void)
-{
-	char *path = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
-	size_t len;
-	char *text = tt_read_file(path, &len);
-	free(path);
-	assert_non_null(text);
-	tp_docs *docs = NULL;
-	tp_load_limits lim;
-	tp_load_limits_default(&lim);
-	lim.max_doc_bytes = 16 << 20;
-	assert_int_equal(tp_load(text, len, &lim, &docs, NULL), TP_OK);
-	free(text);
-	char *json = cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
-	tp_docs_free(docs);
-	return json;
-}
-
 #define QUANTITY_JOB                                                                       \
 	"{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":" \
 	"{\"name\":\"q\",\"namespace\":\"team-a\"},\"spec\":{\"runtimeRef\":{\"name\":\"torch\"}," \
@@ -410,7 +391,7 @@ static void kube_crds_are_the_clusters(void **state)
 {
 	fx *x = *state;
 	TT_REQUIRE_SHARED();
-	char *crd = trainjobs_crd_json();
+	char *crd = tt_crd_json("trainer.kubeflow.org_trainjobs.yaml");
 	fa_put_object(x->fa, FA_CRD, crd);
 	free(crd);
 	tp_crds *crds = NULL;

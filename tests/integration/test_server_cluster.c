@@ -278,18 +278,7 @@ static void cluster_crds_are_followed(void **state)
 {
 	fx *x = *state;
 	TT_REQUIRE_SHARED();
-	char *path = tt_shared_path("fixtures/upstream/crds/trainer.kubeflow.org_trainjobs.yaml");
-	size_t len;
-	char *text = tt_read_file(path, &len);
-	free(path);
-	tp_docs *docs = NULL;
-	tp_load_limits lim;
-	tp_load_limits_default(&lim);
-	lim.max_doc_bytes = 16 << 20;
-	assert_int_equal(tp_load(text, len, &lim, &docs, NULL), TP_OK);
-	free(text);
-	char *crd = cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
-	tp_docs_free(docs);
+	char *crd = tt_crd_json("trainer.kubeflow.org_trainjobs.yaml");
 	fa_put_object(x->fa, FA_CRD, crd);
 	free(crd);
 	start(x, &x->a, "a", NULL);

@@ -199,3 +199,24 @@ int tt_count_certs(const char *pem)
 		n++;
 	return n;
 }
+
+char *tt_crd_json(const char *file)
+{
+	char rel[256];
+	snprintf(rel, sizeof(rel), "fixtures/upstream/crds/%s", file);
+	char *path = tt_shared_path(rel);
+	size_t len;
+	char *text = path ? tt_read_file(path, &len) : NULL;
+	free(path);
+	assert_non_null(text);
+	tp_docs *docs = NULL;
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = 16 << 20; /* a CRD with a PodSpec is about 1 MiB */
+	assert_int_equal(tp_load(text, len, &lim, &docs, NULL), TP_OK);
+	free(text);
+	char *json = cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
+	tp_docs_free(docs);
+	assert_non_null(json);
+	return json;
+}

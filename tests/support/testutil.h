@@ -26,6 +26,9 @@ char *tt_shared_path(const char *rel);
 		}                                                            \
 	} while (0)
 
+/* A CRD of ../shared/fixtures/upstream/crds (file name) as the API server
+ * returns it: compact JSON, malloc'd. Fails the test when it cannot load. */
+char *tt_crd_json(const char *file);
 /* Whole file into a malloc'd NUL-terminated buffer; NULL on error. */
 char *tt_read_file(const char *path, size_t *len);
 /* Parse JSON text; fails the test on a parse error. Free with cJSON_Delete. */
