@@ -126,6 +126,7 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 	if (tp_strict(opt) && is_runtime_kind(group, kind))
 		w.guide_fields = guide_fields;
 	tp__sch_unknown_fields(&w, v->root, obj, true);
+	tp__sch_object_meta(v, obj, res);
 	tp__sch_pop(&w, 0);
 	/* Defaults are not copied in: a property the API server would default
 	 * reads as its default where it matters (required, CEL, list keys). */

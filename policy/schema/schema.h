@@ -189,6 +189,9 @@ void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
 		   tp_cel_budget *budget);
 
+/* ObjectMeta's own rules on a custom resource (schema/meta.c). */
+void tp__sch_object_meta(const tp_crd_version *v, const cJSON *obj, tp_result *res);
+
 /* The schema layer's CRD half, for the kinds' validators: nothing when
  * opt->no_schema; else tp__schema_validate. *by_crd true when the CRDs
  * answered for obj's group (then the built-in schema checks stand aside). */

@@ -242,6 +242,44 @@ static void guide_fields_in_strict(void **state)
 	tp_result_free(res);
 }
 
+/* ObjectMeta's own rules, before the schema (apimachinery's words). */
+static void object_meta(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	static const struct {
+		const char *obj, *path, *detail;
+	} metas[] = {
+		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
+		  "{'name':'Bad_Name'},'spec':{}}", "metadata.name", "a lowercase RFC 1123 subdomain" },
+		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
+		  "{},'spec':{}}", "metadata.name", "name or generateName is required" },
+		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		  "'metadata':{'name':'c','namespace':'team-a'},'spec':{}}", "metadata.namespace",
+		  "not allowed on this type" },
+		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
+		  "{'name':'r','labels':{'a':1}},'spec':{}}", "metadata.labels.a",
+		  "metadata.labels.a in body must be of type string: \"integer\"" },
+		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
+		  "{'name':'r','labels':{'a':'not ok!'}},'spec':{}}", "metadata.labels.a",
+		  "a valid label must be" },
+	};
+	for (size_t i = 0; i < sizeof(metas) / sizeof(*metas); i++) {
+		tp_result *res = check(metas[i].obj, NULL);
+		bool found = tt_has_error(res, metas[i].path, metas[i].detail);
+		if (!found)
+			tt_dump(res);
+		tp_result_free(res);
+		assert_true(found);
+	}
+	tp_result *res = check("{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime',"
+			       "'metadata':{'name':'ok','namespace':'team-a','labels':{'x':'y'}},"
+			       "'spec':{}}", NULL);
+	assert_false(tt_has_error(res, "metadata.name", NULL));
+	assert_false(tt_has_error(res, "metadata.namespace", NULL));
+	tp_result_free(res);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -249,6 +287,7 @@ int main(void)
 		cmocka_unit_test(every_rule_compiles),
 		cmocka_unit_test(shipped_rules),
 		cmocka_unit_test(guide_fields_in_strict),
+		cmocka_unit_test(object_meta),
 	};
 	return cmocka_run_group_tests(tests, load_crds, free_crds);
 }
