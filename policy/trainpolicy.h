@@ -162,6 +162,11 @@ int tp_result_add(tp_result *r, tp_field_type type, const char *path, const char
 		  const char *detail_fmt, ...) TP_PRINTF(5, 6);
 /* Append a warning; identical texts are kept once; newlines become spaces. */
 int tp_result_warn(tp_result *r, const char *fmt, ...) TP_PRINTF(2, 3);
+/* The same, about the field at path ("spec.mlPolicy.torch.numProcPerNode"),
+ * so that offline reports can point at it. */
+int tp_result_warn_at(tp_result *r, const char *path, const char *fmt, ...) TP_PRINTF(3, 4);
+/* The field warning i is about, or NULL (an object-wide warning). */
+const char *tp_result_warning_path_at(const tp_result *r, size_t i);
 
 /* One error rendered exactly as k8s field.Error.Error(). */
 int tp_field_error_format(const tp_field_error *e, tp_buf *out);

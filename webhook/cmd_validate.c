@@ -248,11 +248,12 @@ static int add_findings(cJSON *o, const struct input *in, const tp_doc *d, const
 		cJSON *jw = cJSON_CreateObject();
 		cJSON_AddItemToArray(warns, jw);
 		cJSON_AddStringToObject(jw, "message", w);
-		/* a warning that starts with the field it is about ("spec.x: ...") */
+		/* the field it is about, else one its text starts with ("spec.x: ...") */
+		const char *at = tp_result_warning_path_at(res, i);
 		char field[256];
 		size_t n = strcspn(w, ": ");
 		snprintf(field, sizeof(field), "%.*s", (int)(n < sizeof(field) ? n : 0), w);
-		place(jw, in, d, w[n] == ':' && strchr(field, '.') ? field : NULL);
+		place(jw, in, d, at ? at : w[n] == ':' && strchr(field, '.') ? field : NULL);
 	}
 	return errs && warns ? TP_OK : TP_ENOMEM;
 }

@@ -26,7 +26,8 @@ struct tp_result {
 	tp_field_error *errors;
 	size_t nerrors, caperrors;
 	const char **warnings;
-	size_t nwarnings, capwarnings;
+	const char **warning_paths; /* the field each is about, or NULL */
+	size_t nwarnings, capwarnings, cappaths;
 	struct annotation *annotations;
 	size_t nannotations, capannotations;
 	bool unavailable; /* a lookup could not be answered: decides nothing */
@@ -60,6 +61,8 @@ void tp_result_clear(tp_result *r)
 	tp_arena_reset(r->arena);
 	r->errors = NULL;
 	r->warnings = NULL;
+	r->warning_paths = NULL;
+	r->cappaths = 0;
 	r->annotations = NULL;
 	r->nerrors = r->caperrors = 0;
 	r->nwarnings = r->capwarnings = 0;
@@ -168,12 +171,9 @@ int tp_result_add(tp_result *r, tp_field_type type, const char *path, const char
 	return TP_OK;
 }
 
-int tp_result_warn(tp_result *r, const char *fmt, ...)
+static int warn_v(tp_result *r, const char *path, const char *fmt, va_list ap)
 {
-	va_list ap;
-	va_start(ap, fmt);
 	char *w = tp_arena_vprintf(r->arena, fmt, ap);
-	va_end(ap);
 	if (!w)
 		return TP_ENOMEM;
 	/* The API server drops a warning that holds a control character. */
@@ -189,8 +189,37 @@ int tp_result_warn(tp_result *r, const char *fmt, ...)
 	if (!arr)
 		return TP_ENOMEM;
 	r->warnings = arr;
+	const char **paths = grow(r->arena, r->warning_paths, r->nwarnings, &r->cappaths,
+				  sizeof(*paths));
+	if (!paths)
+		return TP_ENOMEM;
+	r->warning_paths = paths;
+	paths[r->nwarnings] = path ? tp_arena_strdup(r->arena, path) : NULL;
 	arr[r->nwarnings++] = w;
 	return TP_OK;
+}
+
+int tp_result_warn(tp_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = warn_v(r, NULL, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int tp_result_warn_at(tp_result *r, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = warn_v(r, path, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *tp_result_warning_path_at(const tp_result *r, size_t i)
+{
+	return r && i < r->nwarnings ? r->warning_paths[i] : NULL;
 }
 
 static const char *type_words(tp_field_type t)

@@ -63,7 +63,7 @@ static bool guide_field(tp_sch_walk *w, const char *path)
 {
 	for (const char *const *g = w->guide_fields; g && *g; g++)
 		if (!strcmp(path, *g)) {
-			w->rc |= tp_result_warn(w->res, "%s: a field the runtime guides document but "
+			w->rc |= tp_result_warn_at(w->res, path, "%s: a field the runtime guides document but "
 						"upstream's CRD does not have: the API server drops it "
 						"(the strict profile checks it as the guides define it)",
 						path);

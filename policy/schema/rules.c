@@ -53,7 +53,7 @@ static void add(rules_walk *rw, bool ratchet, tp_field_type type, const char *pa
 	tp_buf b = TP_BUF_INIT(1 << 16);
 	if (!tp_result_new(&tmp) && !tp_result_add(tmp, type, path, value, "%s", detail) &&
 	    !tp_field_error_format(tp_result_error_at(tmp, 0), &b))
-		w->rc |= tp_result_warn(w->res, "%s", b.data);
+		w->rc |= tp_result_warn_at(w->res, path, "%s", b.data);
 	tp_buf_free(&b);
 	tp_result_free(tmp);
 }
@@ -133,7 +133,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 	tp_sch_walk *w = rw->w;
 	const char *path = w->path.data ? w->path.data : "";
 	if (!r->expr) {
-		w->rc |= tp_result_warn(w->res, "%s: the x-kubernetes-validations rule %s was not "
+		w->rc |= tp_result_warn_at(w->res, path, "%s: the x-kubernetes-validations rule %s was not "
 					"checked (%s)", *path ? path : "<root>", r->rule ? r->rule : "",
 					r->unsupported ? r->unsupported : "no rule");
 		return;

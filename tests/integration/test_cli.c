@@ -147,6 +147,15 @@ static void validate_crds_positions_text(void **state)
 	assert_null(strstr(err, "without --crds"));
 	free(out);
 	free(err);
+	/* a warning carries the position of the field it is about too */
+	write_text("guide.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\n"
+				 "metadata:\n  name: guide\nspec:\n  mlPolicy:\n    torch:\n"
+				 "      numProcPerNode: auto\n");
+	run(&out, &err, "validate --crds %s %s", crds, tpath("guide.yaml"));
+	contains(out, "guide.yaml:8:7: TrainingRuntime/guide: warning: spec.mlPolicy.torch.numProcPerNode: "
+		      "a field the runtime guides document but upstream's CRD does not have");
+	free(out);
+	free(err);
 	/* without the CRDs: the built-in layer, and one note saying what is missing */
 	rc = run(&out, &err, "validate %s", tpath("m"));
 	contains(err, "note: without --crds the built-in schema checks apply");
