@@ -2,7 +2,8 @@
 # Installs the Debian packages the build and the tests need, when any is missing.
 # Safe to run often: it asks dpkg first and touches apt only when something is absent.
 set -e
-PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libcjson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev libpcre2-dev openssl curl"
+PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libcjson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev libpcre2-dev openssl curl libxml2-utils"
+# libxml2-utils: xmllint checks validate -o junit against tests/support/junit.xsd.
 # kubectl (with its built-in kustomize) renders deploy/ in tests/integration/test_deploy.c:
 # Debian's kubernetes-client, only when no kubectl is on PATH at all.
 command -v kubectl >/dev/null 2>&1 || PKGS="$PKGS kubernetes-client"
