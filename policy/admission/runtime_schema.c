@@ -24,22 +24,6 @@
 
 static const char *const type_names[] = { "object", "array", "string", "integer", "boolean" };
 
-/* The JSON type of v in OpenAPI words; integral numbers are "integer". */
-static const char *json_type(const cJSON *v)
-{
-	if (cJSON_IsObject(v))
-		return "object";
-	if (cJSON_IsArray(v))
-		return "array";
-	if (cJSON_IsString(v))
-		return "string";
-	if (cJSON_IsBool(v))
-		return "boolean";
-	if (cJSON_IsNumber(v))
-		return tp_json_is_int(v, NULL) ? "integer" : "number";
-	return "null";
-}
-
 static bool has_type(const cJSON *v, tp__rt_type want)
 {
 	switch (want) {
@@ -115,7 +99,7 @@ const cJSON *tp__rt_typed(tp_result *res, const cJSON *parent, const char *key,
 	const cJSON *v = member(parent, key);
 	if (!v || has_type(v, want))
 		return v;
-	const char *got = json_type(v);
+	const char *got = tp_json_type_name(v);
 	tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, got),
 		      "%s in body must be of type %s: \"%s\"", path, type_names[want], got);
 	return NULL;
@@ -271,8 +255,8 @@ static void check_env_target(tp_result *res, const cJSON *t, const char *base)
 	for (const cJSON *n = names->child; n; n = n->next, i++) {
 		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!cJSON_IsString(n)) {
-			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, json_type(n)),
-				      "%s in body must be of type string: \"%s\"", ip, json_type(n));
+			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, tp_json_type_name(n)),
+				      "%s in body must be of type string: \"%s\"", ip, tp_json_type_name(n));
 			continue;
 		}
 		max_length(res, n, ip, 63);
@@ -317,8 +301,8 @@ static void check_torch(const tp__rt_flavor *f, tp_result *res, const cJSON *tor
 	for (const cJSON *t = targets->child; t; t = t->next, i++) {
 		tp__rt_index(ip, sizeof(ip), tb, i);
 		if (!cJSON_IsObject(t)) {
-			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, json_type(t)),
-				      "%s in body must be of type object: \"%s\"", ip, json_type(t));
+			tp_result_add(res, TP_FIELD_INVALID, ip, tp_result_quote(res, tp_json_type_name(t)),
+				      "%s in body must be of type object: \"%s\"", ip, tp_json_type_name(t));
 			continue;
 		}
 		check_env_target(res, t, ip);
@@ -408,8 +392,8 @@ static bool object_item(tp_result *res, const cJSON *it, const char *path)
 {
 	if (cJSON_IsObject(it))
 		return true;
-	tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, json_type(it)),
-		      "%s in body must be of type object: \"%s\"", path, json_type(it));
+	tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, tp_json_type_name(it)),
+		      "%s in body must be of type object: \"%s\"", path, tp_json_type_name(it));
 	return false;
 }
 
@@ -608,7 +592,7 @@ static void check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *
 static void immutable(tp_result *res, const cJSON *now, const cJSON *old, const char *path)
 {
 	if (now && old && !cJSON_IsNull(now) && !cJSON_IsNull(old) && !tp_json_equal(now, old))
-		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, json_type(now)),
+		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, tp_json_type_name(now)),
 			      "Value is immutable");
 }
 

@@ -162,3 +162,18 @@ const char *tp_meta_label(const cJSON *obj, const char *key)
 	const cJSON *v = member(labels, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
+
+const char *tp_json_type_name(const cJSON *v)
+{
+	if (cJSON_IsObject(v))
+		return "object";
+	if (cJSON_IsArray(v))
+		return "array";
+	if (cJSON_IsString(v))
+		return "string";
+	if (cJSON_IsBool(v))
+		return "boolean";
+	if (cJSON_IsNumber(v))
+		return tp_json_is_int(v, NULL) ? "integer" : "number";
+	return "null";
+}

@@ -83,21 +83,6 @@ static const char *quote(tp_sch_walk *w, const char *s)
 	return w->res ? tp_result_quote(w->res, s) : NULL;
 }
 
-static const char *data_type(const cJSON *v)
-{
-	if (cJSON_IsObject(v))
-		return "object";
-	if (cJSON_IsArray(v))
-		return "array";
-	if (cJSON_IsString(v))
-		return "string";
-	if (cJSON_IsBool(v))
-		return "boolean";
-	if (cJSON_IsNumber(v))
-		return tp_json_is_int(v, NULL) ? "integer" : "number";
-	return "null";
-}
-
 /* Invalid with kube-openapi's sentence "<path> in body <fmt>". */
 static void invalid(tp_sch_walk *w, const cJSON *v, const char *fmt, ...) TP_PRINTF(3, 4);
 static void invalid(tp_sch_walk *w, const cJSON *v, const char *fmt, ...)
@@ -181,7 +166,7 @@ static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	if (!numeric && *s->format && (got & (TP_SCH_STRING | TP_SCH_ARRAY)))
 		return true;
 	if (!ok) {
-		type_invalid(w, s->type_name, data_type(v));
+		type_invalid(w, s->type_name, tp_json_type_name(v));
 		return false;
 	}
 	return true;

@@ -29,11 +29,7 @@ static void string_map(tp_result *res, const cJSON *meta, const char *key, bool 
 			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, v->string), "%s",
 				      why);
 		snprintf(path, sizeof(path), "metadata.%s.%s", key, v->string);
-		const char *type = cJSON_IsNumber(v) ? (tp_json_is_int(v, NULL) ? "integer" : "number")
-				 : cJSON_IsBool(v)   ? "boolean"
-				 : cJSON_IsObject(v) ? "object"
-				 : cJSON_IsArray(v)  ? "array"
-						     : "null";
+		const char *type = tp_json_type_name(v);
 		if (!cJSON_IsString(v)) /* the built-in layer's words, and quotes fix it */
 			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, type),
 				      "%s in body must be of type string: \"%s\"", path, type);
