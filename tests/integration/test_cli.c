@@ -119,8 +119,11 @@ static const char *mistakes_yaml =
 	"kind: Trainjob\n"                                       /* 24 */
 	"metadata:\n  name: wrong-kind\n";
 
-static char *crds_dir(void)
+/* The folder m/ with the mistakes; the shipped CRDs' folder (malloc'd). */
+static char *mistakes_folder(void)
 {
+	mkdir(tpath("m"), 0755);
+	write_text("m/bad.yaml", mistakes_yaml);
 	return tt_shared_path("fixtures/upstream/crds");
 }
 
@@ -128,9 +131,7 @@ static void validate_crds_positions_text(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	mkdir(tpath("m"), 0755);
-	write_text("m/bad.yaml", mistakes_yaml);
-	char *crds = crds_dir(), *out = NULL, *err = NULL;
+	char *crds = mistakes_folder(), *out = NULL, *err = NULL;
 	int rc = run(&out, &err, "validate --crds %s %s", crds, tpath("m"));
 	assert_int_equal(rc, 1);
 	contains(out, "bad.yaml:9:5: TrainJob/typo: denied: unknown field \"spec.trainer.numProcPerNod\"; "
@@ -169,9 +170,7 @@ static void validate_github_and_sarif(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	mkdir(tpath("m"), 0755);
-	write_text("m/bad.yaml", mistakes_yaml);
-	char *crds = crds_dir(), *out = NULL;
+	char *crds = mistakes_folder(), *out = NULL;
 	assert_int_equal(run(&out, NULL, "validate -o github --crds %s %s", crds, tpath("m")), 1);
 	contains(out, "bad.yaml,line=9,col=5,title=TrainJob/typo::unknown field \"spec.trainer.numProcPerNod\"");
 	contains(out, "::error file=");
@@ -201,10 +200,8 @@ static void validate_junit_against_schema(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	mkdir(tpath("m"), 0755);
-	write_text("m/bad.yaml", mistakes_yaml);
+	char *crds = mistakes_folder(), cmd[1024], *junit = NULL;
 	write_text("m/rt.yaml", runtime_yaml);
-	char *crds = crds_dir(), cmd[1024], *junit = NULL;
 	assert_int_equal(run(&junit, NULL, "validate -o junit --crds %s %s", crds, tpath("m")), 1);
 	write_text("junit.xml", junit);
 	free(junit);
@@ -229,10 +226,8 @@ static void validate_json_positions_and_unreadable(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	mkdir(tpath("m"), 0755);
-	write_text("m/bad.yaml", mistakes_yaml);
+	char *crds = mistakes_folder(), *out = NULL;
 	write_text("m/broken.yaml", "kind: [\n");
-	char *crds = crds_dir(), *out = NULL;
 	assert_int_equal(run(&out, NULL, "validate -o json --crds %s %s", crds, tpath("m")), 2);
 	cJSON *j = tt_json(out);
 	const cJSON *first = cJSON_GetArrayItem(tp_get_array(j, "objects"), 0);
