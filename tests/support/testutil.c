@@ -205,7 +205,7 @@ char *tt_crd_json(const char *file)
 	char rel[256];
 	snprintf(rel, sizeof(rel), "fixtures/upstream/crds/%s", file);
 	char *path = tt_shared_path(rel);
-	size_t len;
+	size_t len = 0;
 	char *text = path ? tt_read_file(path, &len) : NULL;
 	free(path);
 	assert_non_null(text);
