@@ -1,0 +1,120 @@
+/*
+ * test_server_idle.c — peers that connect and then say nothing (or half a
+ * TLS ClientHello) cost the server no CPU, and do not stop it answering.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/support/server_proc.h"
+#include "tests/support/testutil.h"
+
+#define IDLE_PEERS 500
+#define HALF_HANDSHAKES 100
+
+static char tmp[256], certdir[300], rtdir[300];
+static sp_server srv;
+
+static int setup(void **state)
+{
+	(void)state;
+	if (sp_mkdtemp(tmp, sizeof(tmp), "tw-idle"))
+		return -1;
+	snprintf(certdir, sizeof(certdir), "%s/certs", tmp);
+	snprintf(rtdir, sizeof(rtdir), "%s/runtimes", tmp);
+	return mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
+			       sp_copy_runtimes(rtdir)
+		       ? -1
+		       : 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	int rc = sp_stop_checked(&srv);
+	sp_rmtree(tmp);
+	return rc ? -1 : 0;
+}
+
+/* The server's CPU time so far, in clock ticks (utime + stime). */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* fields after the command name */
+	long ut = 0, st = 0;
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st),
+			 2);
+	return ut + st;
+}
+
+static int peer(unsigned short port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+static bool answers(void)
+{
+	sp_resp r;
+	bool ok = !sp_https(NULL, &srv, "GET", "/healthz", NULL, NULL, 0, SP_FRESH, &r) &&
+		  r.status == 200;
+	if (ok)
+		sp_resp_free(&r);
+	return ok;
+}
+
+static void idle_peers_cost_no_cpu(void **state)
+{
+	(void)state;
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", NULL };
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	int fds[IDLE_PEERS + HALF_HANDSHAKES];
+	for (int i = 0; i < IDLE_PEERS; i++)
+		fds[i] = peer(srv.port);
+	/* a TLS record header announcing 512 bytes of handshake, then 40 of them */
+	unsigned char hello[45] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03 };
+	for (int i = IDLE_PEERS; i < IDLE_PEERS + HALF_HANDSHAKES; i++) {
+		fds[i] = peer(srv.port);
+		assert_int_equal(send(fds[i], hello, sizeof(hello), 0), (ssize_t)sizeof(hello));
+	}
+	tt_sleep_ms(500); /* every peer accepted */
+	long t0 = cpu_ticks(srv.pid);
+	tt_sleep_ms(3000);
+	long spent = cpu_ticks(srv.pid) - t0;
+	long hz = sysconf(_SC_CLK_TCK);
+	print_message("server CPU while %d idle and %d half-handshake peers waited 3 s: %.2f s\n",
+		      IDLE_PEERS, HALF_HANDSHAKES, (double)spent / (double)hz);
+	/* a busy loop would be about 3 s per core; waiting costs next to nothing */
+	assert_true(spent * 10 < hz * 3);
+	assert_true(answers()); /* and a real client is still answered */
+	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++)
+		close(fds[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(idle_peers_cost_no_cpu),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
