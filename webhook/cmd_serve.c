@@ -13,6 +13,7 @@
  * 127.0.0.1:9443, and a curl line to try.
  */
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +323,28 @@ static int start_certs(const tw_serve_args *a, struct running *r, char *err, siz
 	return 0;
 }
 
+/* --max-connections from the open-files limit (raised to its hard limit
+ * first), with room for files, the metrics port and the API-server client:
+ * past the limit a connection is closed at once instead of the process
+ * running out of descriptors (when certificate reloads and lookups fail). */
+static void connection_limits(const tw_serve_args *a, tw_server_opts *so)
+{
+	struct rlimit rl;
+	unsigned max = 1024 - 64;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+		max = n > 64 + 16 ? (unsigned)(n > 65536 + 64 ? 65536 : n - 64) : 16;
+	}
+	so->max_conns = a->max_conns ? a->max_conns : max;
+	so->max_per_peer = a->max_per_peer ? a->max_per_peer : (so->max_conns + 1) / 2;
+	tw_metrics_connection_limit(so->max_conns);
+}
+
 /* Load the store, open both ports, start the cluster's helpers. 0, or -1
  * with the reason printed. */
 static int start_all(tw_serve_args *a, struct running *r)
@@ -344,6 +367,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store };
+	connection_limits(a, &so);
 	so.base.opt = a->cli.opt;
 	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */
 	so.base.max_body = a->max_body;

@@ -45,6 +45,8 @@ static struct {
 	atomic_uint_fast64_t store_reloads[2]; /* [0] failure, [1] success */
 	atomic_int_fast64_t cert_not_after;
 	atomic_uint_fast64_t cert_reloads[2];
+	atomic_uint_fast64_t conns_refused;
+	atomic_int_fast64_t conns_max;
 	atomic_bool watch_on;
 	atomic_int watch_kinds;
 	const char *_Atomic watch_name[MAX_WATCH];
@@ -237,6 +239,16 @@ void tw_metrics_cert_set(int64_t not_after)
 void tw_metrics_cert_reload(bool ok)
 {
 	ADD(reg.cert_reloads[ok], 1);
+}
+
+void tw_metrics_connection_refused(void)
+{
+	ADD(reg.conns_refused, 1);
+}
+
+void tw_metrics_connection_limit(int64_t max)
+{
+	atomic_store(&reg.conns_max, max);
 }
 
 /* ------------------------------------------------------------ rendering */
@@ -442,6 +454,13 @@ static int render_misc(tp_buf *o)
 		"# TYPE trainer_webhook_certificate_reloads_total counter\n"
 		"trainer_webhook_certificate_reloads_total{result=\"success\"} %llu\n"
 		"trainer_webhook_certificate_reloads_total{result=\"failure\"} %llu\n"
+		"# HELP trainer_webhook_connections_refused_total Connections closed at once: over "
+		"--max-connections or --max-connections-per-peer.\n"
+		"# TYPE trainer_webhook_connections_refused_total counter\n"
+		"trainer_webhook_connections_refused_total %llu\n"
+		"# HELP trainer_webhook_connections_max The --max-connections in force.\n"
+		"# TYPE trainer_webhook_connections_max gauge\n"
+		"trainer_webhook_connections_max %lld\n"
 		"# HELP trainer_webhook_requests_in_flight Requests being read or decided now.\n"
 		"# TYPE trainer_webhook_requests_in_flight gauge\n"
 		"trainer_webhook_requests_in_flight %lld\n"
@@ -449,7 +468,8 @@ static int render_misc(tp_buf *o)
 		"# TYPE trainer_webhook_build_info gauge\n"
 		"trainer_webhook_build_info{version=\"%s\",libmicrohttpd=\"%s\",gnutls=\"%s\"} 1\n",
 		(long long)GET(reg.cert_not_after), (unsigned long long)GET(reg.cert_reloads[1]),
-		(unsigned long long)GET(reg.cert_reloads[0]), (long long)GET(reg.in_flight),
+		(unsigned long long)GET(reg.cert_reloads[0]), (unsigned long long)GET(reg.conns_refused),
+		(long long)GET(reg.conns_max), (long long)GET(reg.in_flight),
 		TW_VERSION, MHD_get_version(), gnutls_check_version(NULL));
 }
 

@@ -81,6 +81,9 @@ void tw_metrics_certmgr_ready(bool ready);
 /* The serving certificate's notAfter (Unix seconds) after a (re)load. */
 void tw_metrics_cert_set(int64_t not_after);
 void tw_metrics_cert_reload(bool ok);
+/* A connection closed at once by the connection limits; the limit in force. */
+void tw_metrics_connection_refused(void);
+void tw_metrics_connection_limit(int64_t max);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);

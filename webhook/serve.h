@@ -27,6 +27,8 @@ typedef struct tw_serve_args {
 	const char *listen, *metrics_listen, *cert, *key;
 	bool dev;
 	unsigned threads;
+	unsigned max_conns;    /* --max-connections (0: from RLIMIT_NOFILE) */
+	unsigned max_per_peer; /* --max-connections-per-peer (0: half of max_conns) */
 	size_t max_body;
 	unsigned grace_s;
 	tw_log_level level;

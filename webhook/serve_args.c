@@ -16,7 +16,7 @@ const char tw_serve_help[] =
 	"         [--dev] [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
 	"         [--strict-action deny|warn] [--threads N] [--max-body BYTES]\n"
 	"         [--metrics-listen ADDR] [--log-level debug|info|warn|error]\n"
-	"         [--shutdown-grace SECONDS]\n"
+	"         [--shutdown-grace SECONDS] [--max-connections N] [--max-connections-per-peer N]\n"
 	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
 	"\n"
 	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
@@ -24,6 +24,12 @@ const char tw_serve_help[] =
 	"  --dev                  development certificates under " TW_SERVE_DEV_CERT_DIR
 	" (made when absent)\n"
 	"                         and the example runtimes of " TW_SERVE_DEV_RUNTIMES "\n"
+	"  --max-connections N    open connections at most (default: the open-files limit,\n"
+	"                         raised to its hard limit at start, less 64 kept for files,\n"
+	"                         the metrics port and the API-server client); past it a new\n"
+	"                         connection is closed at once and counted in /metrics\n"
+	"  --max-connections-per-peer N  from one address at most (default: half of the above,\n"
+	"                         so a flood from one peer cannot lock out the API server)\n"
 	"  --strict-action warn   what only the strict profile denies is allowed, with one\n"
 	"                         warning per violation and an audit annotation (default deny)\n"
 	"  --kube                 follow the cluster: runtimes and PriorityClasses by watch,\n"
@@ -116,6 +122,11 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 		a->strict_warn = !strcmp(v, "warn");
 	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
 		a->threads = (unsigned)n;
+	else if (!strcmp(f, "--max-connections") && !(rc = number(&a->cli, f, v, 8, 1000000, &n)))
+		a->max_conns = (unsigned)n;
+	else if (!strcmp(f, "--max-connections-per-peer") &&
+		 !(rc = number(&a->cli, f, v, 1, 1000000, &n)))
+		a->max_per_peer = (unsigned)n;
 	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
 		a->max_body = (size_t)n;
 	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
@@ -127,6 +138,7 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 
 static const char *const valued[] = {
 	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
+	"--max-connections", "--max-connections-per-peer",
 	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
 	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
 	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",

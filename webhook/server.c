@@ -230,11 +230,28 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		tw_tls_conn_closed(socket_context);
 }
 
+/* A flood of refused connections is counted, and said at most every 10 s. */
+static void refused(void)
+{
+	static atomic_llong last_ms, since;
+	tw_metrics_connection_refused();
+	atomic_fetch_add(&since, 1);
+	long long now = tw_mono_ms(), prev = atomic_load(&last_ms);
+	if (now - prev < 10000 || !atomic_compare_exchange_strong(&last_ms, &prev, now))
+		return;
+	tw_log(TW_LOG_WARN, "%lld connection(s) closed at once in the last 10 s: over "
+	       "--max-connections or --max-connections-per-peer", (long long)atomic_exchange(&since, 0));
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (!strncmp(msg, "Server reached connection limit", 31)) {
+		refused(); /* libmicrohttpd's words for both limits */
+		return;
+	}
 	size_t n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
@@ -272,7 +289,9 @@ static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_HTTPS_CERT_CALLBACK,
 		tw_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, TW_TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, TW_SERVER_IDLE_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		MHD_OPTION_CONNECTION_LIMIT, s->opt.max_conns ? s->opt.max_conns : 1024u,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opt.max_per_peer,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 		TW_SERVER_CONN_POOL, MHD_OPTION_NOTIFY_COMPLETED, tw_http_completed, s,
 		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s, MHD_OPTION_ARRAY, pool,
 		MHD_OPTION_END);

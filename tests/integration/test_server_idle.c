@@ -111,10 +111,50 @@ static void idle_peers_cost_no_cpu(void **state)
 		close(fds[i]);
 }
 
+static bool refusals_counted(void *arg)
+{
+	sp_resp m;
+	bool ok = !sp_http_get(srv.metrics_port, "/metrics", &m) &&
+		  sp_metric(m.body, "trainer_webhook_connections_refused_total") >= *(double *)arg;
+	sp_resp_free(&m);
+	return ok;
+}
+
+/* A flood from one address takes at most its share: the server keeps its
+ * descriptors, another peer (the API server) is still answered, and every
+ * refusal is counted. */
+static void flood_is_bounded(void **state)
+{
+	(void)state;
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--max-connections", "40",
+				"--max-connections-per-peer", "30", NULL };
+	sp_stop_checked(&srv);
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	int fds[60];
+	for (int i = 0; i < 60; i++)
+		fds[i] = peer(srv.port);
+	double want = 30;
+	assert_true(tt_wait_until(refusals_counted, &want, 5000));
+	sp_server other = srv; /* from 127.0.0.2: the API server's share is left */
+	snprintf(other.source, sizeof(other.source), "127.0.0.2");
+	sp_resp r;
+	assert_int_equal(sp_https(NULL, &other, "GET", "/healthz", NULL, NULL, 0, SP_FRESH, &r), 0);
+	assert_int_equal(r.status, 200);
+	sp_resp_free(&r);
+	sp_resp m;
+	assert_int_equal(sp_http_get(srv.metrics_port, "/metrics", &m), 0);
+	assert_true(sp_metric(m.body, "trainer_webhook_connections_max") == 40);
+	sp_resp_free(&m);
+	for (int i = 0; i < 60; i++)
+		close(fds[i]);
+	assert_true(answers()); /* and the flood gone, everyone again */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(idle_peers_cost_no_cpu),
+		cmocka_unit_test(flood_is_bounded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -362,6 +362,8 @@ int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 		hs = curl_slist_append(hs, hdr);
 	}
 	curl_easy_reset(h);
+	if (s->source[0]) /* another peer than the test's other connections */
+		curl_easy_setopt(h, CURLOPT_INTERFACE, s->source);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_RESOLVE, res);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hs);

@@ -39,6 +39,7 @@ typedef struct sp_server {
 	char ca[300];              /* certdir/ca.crt: the CA requests trust */
 	char host[128];            /* the name requests use and verify ("": localhost);
 				      resolved to 127.0.0.1 */
+	char source[32];           /* the local address requests come from ("": any) */
 } sp_server;
 
 /* Start `serve --tls-cert certdir/tls.crt --tls-key certdir/tls.key --listen
