@@ -341,7 +341,11 @@ static void connection_limits(const tw_serve_args *a, tw_server_opts *so)
 		max = n > 64 + 16 ? (unsigned)(n > 65536 + 64 ? 65536 : n - 64) : 16;
 	}
 	so->max_conns = a->max_conns ? a->max_conns : max;
-	so->max_per_peer = a->max_per_peer ? a->max_per_peer : (so->max_conns + 1) / 2;
+	/* libmicrohttpd splits the limit among its worker threads, and a worker
+	 * at its share refuses what it accepts: one peer may fill at most half
+	 * of one worker, so another (the API server) always finds room. */
+	unsigned share = so->max_conns / (a->threads ? a->threads : 1);
+	so->max_per_peer = a->max_per_peer ? a->max_per_peer : share / 2 ? share / 2 : 1;
 	tw_metrics_connection_limit(so->max_conns);
 }
 

@@ -168,8 +168,9 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 				  const char *msg)
 {
 	tp_buf_reset(&r->out);
-	/* In the request's arena: freed with it, whatever happens. */
-	tp_arena *prev = tp_arena_enter(r->arena);
+	/* Outside the request's arena: the answer must be written even when the
+	 * request used that arena up (the error is a small tree, freed at once). */
+	tp_arena *prev = tp_arena_enter(NULL);
 	int rc = tw_json_error(msg, &r->out);
 	tp_arena_leave(prev);
 	if (rc)
@@ -335,6 +336,9 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 				 r->arena, &r->out, &r->oc);
 	tw_resolver_done(&rs);
+	if (rc == TP_ENOMEM) /* the per-request memory bound: the body is too big to decide */
+		return send_error(s, c, r, 413, "the request needs more memory than one request may "
+					       "use (64 MiB): send a smaller object");
 	if (rc)
 		return send_error(s, c, r, 500, tp_strerror(rc));
 	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)

@@ -120,20 +120,21 @@ static bool refusals_counted(void *arg)
 	return ok;
 }
 
-/* A flood from one address takes at most its share: the server keeps its
- * descriptors, another peer (the API server) is still answered, and every
- * refusal is counted. */
+/* A flood from one address takes at most its share (half of one worker's):
+ * the server keeps its descriptors, another peer (the API server) is still
+ * answered, and every refusal is counted. */
 static void flood_is_bounded(void **state)
 {
 	(void)state;
+	/* 40 in all, 20 per worker thread: 10 from one peer at most (the default) */
 	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--max-connections", "40",
-				"--max-connections-per-peer", "30", NULL };
+				NULL };
 	sp_stop_checked(&srv);
 	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
 	int fds[60];
 	for (int i = 0; i < 60; i++)
 		fds[i] = peer(srv.port);
-	double want = 30;
+	double want = 50;
 	assert_true(tt_wait_until(refusals_counted, &want, 5000));
 	sp_server other = srv; /* from 127.0.0.2: the API server's share is left */
 	snprintf(other.source, sizeof(other.source), "127.0.0.2");
@@ -150,11 +151,47 @@ static void flood_is_bounded(void **state)
 	assert_true(answers()); /* and the flood gone, everyone again */
 }
 
+/* Bodies of about 3 MB of tiny values (each a parsed node): every one gets
+ * an answer — 413 with a JSON error past the per-request memory bound, else
+ * the verdict — never a silent close. */
+static void every_request_is_answered(void **state)
+{
+	(void)state;
+	static const char *const shapes[] = { "0", "{}", "[]", "\"\"", "null", "true" };
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", NULL };
+	sp_stop_checked(&srv);
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	for (size_t k = 0; k < sizeof(shapes) / sizeof(*shapes); k++) {
+		tp_buf b = TP_BUF_INIT(0);
+		tp_buf_adds(&b, "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+				"\"request\":{\"uid\":\"u\",\"kind\":{\"group\":\"trainer.kubeflow.org\","
+				"\"version\":\"v1alpha1\",\"kind\":\"TrainJob\"},\"operation\":\"CREATE\","
+				"\"object\":{\"a\":[");
+		size_t n = 2900000 / (strlen(shapes[k]) + 1);
+		for (size_t i = 0; i < n; i++)
+			tp_buf_addf(&b, "%s%s", i ? "," : "", shapes[k]);
+		tp_buf_adds(&b, "]}}}");
+		sp_resp r;
+		int rc = sp_https(NULL, &srv, "POST", "/validate-trainer-kubeflow-org-v1alpha1-trainjob",
+				  "application/json", b.data, b.len, SP_FRESH, &r);
+		tp_buf_free(&b);
+		assert_int_equal(rc, 0);
+		print_message("%s: HTTP %ld\n", shapes[k], r.status);
+		assert_true(r.status == 413 || r.status == 400 || r.status == 200);
+		cJSON *j = tt_json(r.body);
+		assert_non_null(r.status == 200 ? tp_get(j, "response.allowed") : tp_get(j, "error"));
+		cJSON_Delete(j);
+		sp_resp_free(&r);
+	}
+	assert_true(answers());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(idle_peers_cost_no_cpu),
 		cmocka_unit_test(flood_is_bounded),
+		cmocka_unit_test(every_request_is_answered),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
