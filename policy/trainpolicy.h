@@ -198,6 +198,10 @@ const cJSON *tp_get_array(const cJSON *obj, const char *dotted);
 
 /* Element of array arr whose member key equals name (by string compare). */
 const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name);
+/* The JSON type of v in OpenAPI words ("object", "array", "string",
+ * "boolean", "integer" for integral numbers, "number", "null"), as the
+ * API server's type errors name it. */
+const char *tp_json_type_name(const cJSON *v);
 /* True when v is a number with an integral value that fits in long long. */
 bool tp_json_is_int(const cJSON *v, long long *out);
 /* Deep equality with Kubernetes' semantic flavour for our purposes:
@@ -221,6 +225,7 @@ typedef struct tp_load_limits {
 	size_t max_aliases;     /* YAML alias uses, all documents (default 100) */
 	size_t max_docs;        /* documents, List items counted (default 10000) */
 	bool positions;         /* record each node's line and column (tp_docs_position) */
+	bool json_only;         /* JSON or nothing (a body sent as application/json) */
 } tp_load_limits;
 
 void tp_load_limits_default(tp_load_limits *l);

@@ -266,6 +266,35 @@ static const char *object_mismatch(const tw_review *rv, tp_kind want)
 			       av ? av : "", kind ? kind : "", gvk_text(rv));
 }
 
+/* The object's metadata as the API server always sends it: an object, with
+ * a string name (or a generateName) and, when present, a string namespace.
+ * review and the fuzzers can send anything; no rule below expects that. */
+static const char *metadata_wrong(const tw_review *rv)
+{
+	static const char *const which[] = { "object", "oldObject" };
+	const cJSON *objs[] = { rv->object, rv->old_object };
+	for (int i = 0; i < 2; i++) {
+		const cJSON *m = objs[i] ? cJSON_GetObjectItemCaseSensitive(objs[i], "metadata") : NULL;
+		if (!objs[i] || cJSON_IsNull(objs[i]))
+			continue;
+		if (!cJSON_IsObject(m))
+			return tp_arena_printf(tp_arena_current(), "request.%s.metadata: must be an "
+					       "object with a name, not %s", which[i],
+					       m ? tp_json_type_name(m) : "missing");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(m, "namespace");
+		if (name ? !cJSON_IsString(name) : !tp_get_str(m, "generateName"))
+			return tp_arena_printf(tp_arena_current(), "request.%s.metadata.name: must be "
+					       "a string (or give generateName), not %s", which[i],
+					       name ? tp_json_type_name(name) : "missing");
+		if (ns && !cJSON_IsString(ns) && !cJSON_IsNull(ns))
+			return tp_arena_printf(tp_arena_current(), "request.%s.metadata.namespace: "
+					       "must be a string, not %s", which[i],
+					       tp_json_type_name(ns));
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------ decisions */
 
 static int validate_into(const tp_options *opt, const tw_review *rv, tp_result *res)
@@ -334,6 +363,7 @@ int tw_body_parse(const tw_config *cfg, const char *body, size_t len, const char
 	lim.max_doc_bytes = lim.max_total_bytes = cfg->max_body ? cfg->max_body
 								: TW_DEFAULT_MAX_BODY;
 	lim.max_docs = 1;
+	lim.json_only = cfg->json_only;
 	tp_load_error lerr = { 0 };
 	tp_docs *docs = NULL;
 	int rc = tp_load(body, len, &lim, &docs, &lerr);
@@ -388,6 +418,8 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 	const char *wrong = misrouted(route, &rv);
 	if (!wrong)
 		wrong = object_mismatch(&rv, route->kind);
+	if (!wrong)
+		wrong = metadata_wrong(&rv);
 	if (wrong) {
 		ans.allowed = false;
 		ans.message = wrong;

@@ -110,6 +110,7 @@ typedef struct request {
 	const char *error;     /* that answer's text */
 	tw_store_ref *store;
 	tp_crds *crds; /* the CRDs current when the request started */
+	bool json_body; /* sent as application/json */
 	tw_outcome oc;
 } request;
 
@@ -257,6 +258,8 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 		return;
 	const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_TYPE);
+	/* application/json is JSON only: a YAML body under it is a client's mistake */
+	r->json_body = json_type(ct, false);
 	if (!json_type(ct, r->route->type == TW_ROUTE_EXPAND)) {
 		r->status = 415;
 		r->error = r->route->type == TW_ROUTE_EXPAND
@@ -326,6 +329,7 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 	tw_config cfg = s->opt.base;
 	cfg.store = r->store->store;
 	cfg.opt.crds = r->crds = tw_server_crds_acquire(s);
+	cfg.json_only = r->json_body;
 	/* Lookups (the cache, then the API server) end inside the request's
 	 * ?timeout=, and hold nothing once the answer is written. */
 	tw_resolver rs;

@@ -72,6 +72,7 @@ typedef struct tw_config {
 				  * opt.lookup too in the server (its resolver) */
 	tp_store *store;         /* cluster state (runtimes, TrainJobs, JobSets) */
 	size_t max_body;         /* bytes; TW_DEFAULT_MAX_BODY when 0 */
+	bool json_only;          /* the body must be JSON (the server: sent as application/json) */
 	bool strict_warn;        /* --strict-action warn: what only the strict profile
 				  * denies is allowed with a warning per violation */
 } tw_config;

@@ -42,11 +42,6 @@
 
 /* Object access (tp_get, tp_get_str, ...) is public: see trainpolicy.h. */
 
-/* The JSON type of v in OpenAPI words ("object", "array", "string",
- * "boolean", "integer" for integral numbers, "number", "null"), as the
- * API server's type errors name it (core/object.c). */
-const char *tp_json_type_name(const cJSON *v);
-
 /* Kubernetes name rules (apimachinery validation). Each returns NULL when
  * valid, else the upstream detail message (static string). */
 const char *tp_check_dns1035_label(const char *s);

@@ -53,10 +53,13 @@ static int fail_at(tp_loader *ld, int code, int doc, size_t off, const char *fmt
 
 /* What the pre-scan stops at; every other byte is skipped by one table load,
  * which keeps the scan to a small share of a request's time. */
-enum { SC_NONE = 0, SC_QUOTE, SC_OPEN, SC_CLOSE };
+enum { SC_NONE = 0, SC_QUOTE, SC_OPEN, SC_CLOSE, SC_NUMBER };
 
 static const unsigned char scan_class[256] = {
 	['"'] = SC_QUOTE, ['{'] = SC_OPEN, ['['] = SC_OPEN, ['}'] = SC_CLOSE, [']'] = SC_CLOSE,
+	['-'] = SC_NUMBER, ['0'] = SC_NUMBER, ['1'] = SC_NUMBER, ['2'] = SC_NUMBER,
+	['3'] = SC_NUMBER, ['4'] = SC_NUMBER, ['5'] = SC_NUMBER, ['6'] = SC_NUMBER,
+	['7'] = SC_NUMBER, ['8'] = SC_NUMBER, ['9'] = SC_NUMBER,
 };
 
 /* The closing quote of the string opened at d[open], searched before end;
@@ -78,8 +81,58 @@ static size_t string_end(const char *d, size_t open, size_t end)
 	}
 }
 
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A number at d[i] as RFC 8259 (and Go's decoder) writes it:
+ * -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?. cJSON reads more
+ * ("01", "1.", "+1"); the API server would refuse those. The length, or 0
+ * with why set. */
+static size_t number_len(const char *d, size_t i, size_t end, const char **why)
+{
+	size_t j = i + (d[i] == '-');
+	if (j >= end || !digit(d[j]))
+		return *why = "a minus sign without digits", 0;
+	if (d[j] == '0' && j + 1 < end && digit(d[j + 1]))
+		return *why = "a leading zero (write the number without it)", 0;
+	while (j < end && digit(d[j]))
+		j++;
+	if (j < end && d[j] == '.') {
+		if (++j >= end || !digit(d[j]))
+			return *why = "no digit after the decimal point (write 1 or 1.0)", 0;
+		while (j < end && digit(d[j]))
+			j++;
+	}
+	if (j < end && (d[j] == 'e' || d[j] == 'E')) {
+		j += j + 1 < end && (d[j + 1] == '+' || d[j + 1] == '-');
+		if (++j >= end || !digit(d[j]))
+			return *why = "no digit in the exponent", 0;
+		while (j < end && digit(d[j]))
+			j++;
+	}
+	return j - i;
+}
+
+/* A \u0000 escape (an unescaped backslash before it) inside d[open..close):
+ * its offset, or 0. C strings end at a NUL, so a string holding one would
+ * be judged by its prefix: refused instead. */
+static size_t nul_escape(const char *d, size_t open, size_t close)
+{
+	for (size_t i = open + 1; i + 5 < close; i++) {
+		if (d[i] != '\\')
+			continue;
+		if (!memcmp(d + i + 1, "u0000", 5))
+			return i;
+		i++; /* the escaped character */
+	}
+	return 0;
+}
+
 /* Walk one value from its first byte: depth and size limits, unterminated
- * strings. Syntax is cJSON's business; this only counts brackets. */
+ * strings, numbers as RFC 8259 writes them, no NUL in a string. Other syntax
+ * is cJSON's business. */
 static int prescan(tp_loader *ld, int doc, size_t from)
 {
 	const char *d = ld->data;
@@ -95,6 +148,18 @@ static int prescan(tp_loader *ld, int doc, size_t from)
 				goto over;
 			if (i >= stop)
 				return fail_at(ld, TP_EPARSE, doc, s, "unterminated string");
+			size_t nul = memchr(d + s, '\\', i - s) ? nul_escape(d, s, i) : 0;
+			if (nul)
+				return fail_at(ld, TP_EPARSE, doc, nul, "a string holds \\u0000 (NUL): "
+					       "no Kubernetes field can hold it");
+			break;
+		}
+		case SC_NUMBER: {
+			const char *why = NULL;
+			size_t n = number_len(d, i, stop, &why);
+			if (!n)
+				return fail_at(ld, TP_EPARSE, doc, i, "invalid number: %s", why);
+			i += n - 1;
 			break;
 		}
 		case SC_OPEN:

@@ -25,6 +25,7 @@ void tp_load_limits_default(tp_load_limits *l)
 	l->max_aliases = 100;
 	l->max_docs = 10000;
 	l->positions = false;
+	l->json_only = false;
 }
 
 /* A zero field keeps its default, so callers may set only what they mean. */
@@ -44,6 +45,7 @@ static void limits_resolve(tp_load_limits *out, const tp_load_limits *in)
 	if (in->max_docs)
 		out->max_docs = in->max_docs;
 	out->positions = in->positions;
+	out->json_only = in->json_only;
 }
 
 /* ------------------------------------------------------ whole-input checks */
@@ -176,8 +178,12 @@ int tp_load(const char *data, size_t len, const tp_load_limits *limits, tp_docs 
 	int rc = check_bytes(&ld);
 	if (!rc) {
 		size_t start = skip_bom(data, len);
-		rc = looks_like_json(data, len, start) ? tp__load_json(&ld, start)
-						       : tp__load_yaml(&ld, start);
+		bool json = looks_like_json(data, len, start);
+		if (!json && ld.lim.json_only)
+			rc = tp__load_fail(&ld, TP_EPARSE, 1, 1, 1, "not JSON: a JSON object starts "
+					   "with '{' (send YAML as YAML, not as application/json)");
+		else
+			rc = json ? tp__load_json(&ld, start) : tp__load_yaml(&ld, start);
 	}
 	if (!rc && ld.nonempty == 0)
 		rc = tp__load_fail(&ld, TP_EPARSE, 0, 0, 0,

@@ -226,6 +226,69 @@ static void object_must_match_request_kind(void **state)
 	free(body);
 }
 
+/* Metadata of a shape the API server never sends: refused, said clearly. */
+static void metadata_of_the_wrong_type(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *meta, *says;
+	} cases[] = {
+		{ "null", "request.object.metadata: must be an object with a name, not null" },
+		{ "7", "request.object.metadata: must be an object with a name, not integer" },
+		{ "[]", "request.object.metadata: must be an object with a name, not array" },
+		{ "{}", "request.object.metadata.name: must be a string (or give generateName), not missing" },
+		{ "{\"name\":5}", "request.object.metadata.name: must be a string (or give generateName), not integer" },
+		{ "{\"name\":\"x\",\"namespace\":[]}", "request.object.metadata.namespace: must be a string, not array" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char obj[512];
+		snprintf(obj, sizeof(obj), "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+			 "\"TrainJob\",\"metadata\":%s,\"spec\":{}}", cases[i].meta);
+		char *body = review("admission.k8s.io/v1", "trainer.kubeflow.org", "v1alpha1", "TrainJob",
+				    "CREATE", false, obj, "null");
+		struct call c = answer_on(ROUTE_TJ, body, NULL, TP_PROFILE_STRICT, NULL);
+		assert_false(c.oc.allowed);
+		const char *msg = tp_get_str(c.answer, "response.status.message");
+		if (!msg || !strstr(msg, cases[i].says))
+			fail_msg("metadata %s: got \"%s\"", cases[i].meta, msg ? msg : "(none)");
+		call_free(&c);
+		free(body);
+	}
+	/* generateName stands for a name the API server has not made yet */
+	char *body = review("admission.k8s.io/v1", "trainer.kubeflow.org", "v1alpha1", "TrainJob",
+			    "CREATE", false, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+			    "\"TrainJob\",\"metadata\":{\"generateName\":\"tj-\"},\"spec\":{}}", "null");
+	struct call c = answer_on(ROUTE_TJ, body, NULL, TP_PROFILE_STRICT, NULL);
+	const char *msg = tp_get_str(c.answer, "response.status.message");
+	assert_true(!msg || !strstr(msg, "metadata.name: must be"));
+	call_free(&c);
+	free(body);
+}
+
+/* Sent as application/json, a body must be JSON; numbers and strings as
+ * RFC 8259 writes them. */
+static void json_bodies_are_json(void **state)
+{
+	(void)state;
+	tw_config cfg = { .max_body = TW_DEFAULT_MAX_BODY, .json_only = true };
+	cJSON *out = NULL;
+	char err[512];
+	const char *yaml = "apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\n";
+	assert_int_equal(tw_body_parse(&cfg, yaml, strlen(yaml), "AdmissionReview", &out, err,
+				       sizeof(err)), TP_EPARSE);
+	assert_non_null(strstr(err, "not JSON: a JSON object starts with '{'"));
+	cfg.json_only = false; /* review's files may be YAML */
+	assert_int_equal(tw_body_parse(&cfg, yaml, strlen(yaml), "AdmissionReview", &out, err,
+				       sizeof(err)), TP_OK);
+	cJSON_Delete(out);
+	expect_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"x\":01}",
+		   "invalid number: a leading zero");
+	expect_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"x\":1.}",
+		   "invalid number: no digit after the decimal point");
+	expect_400("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"x\":"
+		   "\"torch\\u0000x\"}", "a string holds \\u0000 (NUL)");
+}
+
 static void delete_is_allowed_unchecked(void **state)
 {
 	(void)state;
@@ -385,6 +448,8 @@ int main(void)
 		cmocka_unit_test(v1beta1_gets_v1beta1),
 		cmocka_unit_test(wrong_route_names_the_right_one),
 		cmocka_unit_test(object_must_match_request_kind),
+		cmocka_unit_test(metadata_of_the_wrong_type),
+		cmocka_unit_test(json_bodies_are_json),
 		cmocka_unit_test(delete_is_allowed_unchecked),
 		cmocka_unit_test(dry_run_is_annotated),
 		cmocka_unit_test(route_picked_by_kind_when_none_given),
