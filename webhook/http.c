@@ -446,7 +446,7 @@ static void log_request(const request *r, long long us)
 	tw_log_int(&l, "warnings", (long long)r->oc.warnings);
 	tw_log_str(&l, "error", r->oc.error);
 	tw_log_int(&l, "us", us);
-	tw_log_end(&l);
+	tw_log_end_batched(&l); /* one write per 100 ms, not per request */
 }
 
 void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,

@@ -46,6 +46,11 @@ void tw_log_str(tw_log_line *l, const char *key, const char *val); /* NULL val: 
 void tw_log_int(tw_log_line *l, const char *key, long long val);
 void tw_log_bool(tw_log_line *l, const char *key, bool val);
 void tw_log_end(tw_log_line *l);
+/* The same for a line that may wait (the access log): written within 100 ms,
+ * in batches; any other line, tw_log_flush and the process's exit write it
+ * out first. */
+void tw_log_end_batched(tw_log_line *l);
+void tw_log_flush(void);
 
 /* A line with only a message (printf format). */
 void tw_log(int lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
