@@ -65,6 +65,7 @@ need_install() {
 	command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
 	command -v curl >/dev/null 2>&1 || missing="$missing curl"
 	command -v taskset >/dev/null 2>&1 || missing="$missing util-linux"
+	command -v strace >/dev/null 2>&1 || missing="$missing strace"
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] || die "missing:$missing (run as root, or install them)"
 	local pkgs="" p
@@ -287,6 +288,25 @@ load() { # NAME PORT PID
 load trainer-webhook "$WH_PORT" "$WH_PID"
 load nginx "$NG_PORT" "$NG_PID"
 
+# System calls per keep-alive request: strace -c on every thread of the
+# server (nginx: its workers) while wrk -c8 runs 3 s. strace slows the
+# server; the count per request is what it measures, not speed.
+declare -A SC
+syscalls() { # NAME PORT PID...
+	local name=$1 port=$2 args="" p
+	shift 2
+	for p in "$@"; do args="$args -p $p"; done
+	strace -c -f -o "$TMP/$name-strace.txt" $args 2>/dev/null &
+	local sp=$!
+	sleep 0.5
+	run_wrk "$name" "$port" syscalls -t1 -c8 -d3s
+	kill -INT "$sp" 2>/dev/null; wait "$sp" 2>/dev/null || true
+	SC[$name]=$(awk -v r="$(field requests "$TMP/$name-syscalls.txt")" \
+		'/ total$/ { printf "%.1f", $4 / r }' "$TMP/$name-strace.txt")
+}
+syscalls trainer-webhook "$WH_PORT" "$WH_PID"
+syscalls nginx "$NG_PORT" $(pgrep -P "$NG_PID" || echo "$NG_PID")
+
 # ------------------------------------------------------------ 5. memory
 
 kill -0 "$WH_PID" 2>/dev/null || die "trainer-webhook died under load"
@@ -359,4 +379,5 @@ $NOISE
   throughput  $WR / $NR req/s = $RATIO% of nginx   (target >= 80%)        $(verdict "$RATIO" 80 '>=')
   latency     p99 $(ms "$WP99") ms at the paced load   (target < 1 ms)        $(verdict "$WP99" 1000 '<')
   memory      VmHWM $(mib "$WH_HWM") MiB               (target < 16 MiB)      $(verdict "$WH_HWM" 16384 '<')
+  syscalls    ${SC[trainer-webhook]:-?} per keep-alive request (nginx ${SC[nginx]:-?})   (target <= 3)  $(verdict "${SC[trainer-webhook]:-99}" 3.05 '<')
 EOF
