@@ -45,7 +45,6 @@ typedef enum tp_cel_kind {
 	TP_CEL_BYTES,
 	TP_CEL_LIST,   /* a JSON array, or values made by the expression */
 	TP_CEL_MAP,    /* a JSON object (object or map by its schema), or a literal map */
-	TP_CEL_TYPE,   /* type(x): the type's name in s */
 	TP_CEL_ERROR,  /* an evaluation error: the message in s */
 } tp_cel_kind;
 
@@ -115,8 +114,6 @@ bool tp_cel_has_field(const tp_cel_val *m, const char *name);
 int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out);
 /* CEL's string() of a value, in a; NULL when it has none. */
 const char *tp_cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n);
-/* The type's CEL name: "int", "string", "list", "map", ... */
-const char *tp_cel_type_name(const tp_cel_val *v);
 /* d as Go's strconv.FormatFloat(d, 'g', -1, 64) writes it when threshold is
  * 6 (CEL's string(double)), as fmt's %v when 21 (the schema messages). */
 int tp_cel_format_double(double d, int threshold, char *buf, size_t len);

@@ -51,13 +51,6 @@ tp_cel_val tp_cel_from_json(const cJSON *v, const tp_sch *sch)
 	return out;
 }
 
-const char *tp_cel_type_name(const tp_cel_val *v)
-{
-	static const char *const names[] = { "null_type", "bool", "int", "uint", "double",
-					     "string", "bytes", "list", "map", "type", "error" };
-	return names[v->kind];
-}
-
 /* ------------------------------------------------------------ containers */
 
 size_t tp_cel_size(const tp_cel_val *v)
@@ -297,7 +290,6 @@ int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b)
 	case TP_CEL_NULL: return 1;
 	case TP_CEL_LIST: return lists_equal(a, b);
 	case TP_CEL_MAP: return maps_equal(a, b);
-	case TP_CEL_TYPE: return a->n == b->n && !memcmp(a->s, b->s, a->n);
 	case TP_CEL_ERROR: return -1;
 	default: return tp_cel_compare(a, b) == 0;
 	}

@@ -380,7 +380,7 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 			p = s->additional;
 		if (!p || pruned_null(p, m))
 			continue;
-		if (w->skip_status && !w->path.len && !strcmp(m->string, "status"))
+		if (tp__sch_skipped(w, m->string))
 			continue;
 		size_t len = tp__sch_push_name(w, m->string);
 		tp__sch_check(w, p, m);

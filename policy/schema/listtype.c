@@ -115,7 +115,7 @@ void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		return;
 	for (const cJSON *m = v->child; m; m = m->next) {
 		const tp_sch *p = tp__sch_member(s, m->string);
-		if (!p || (w->skip_status && !w->path.len && !strcmp(m->string, "status")))
+		if (!p || tp__sch_skipped(w, m->string))
 			continue;
 		size_t len = tp__sch_push_name(w, m->string);
 		tp__sch_list_types(w, p, m);

@@ -142,7 +142,7 @@ size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, b
 				n += unknown_meta(w, m);
 			continue;
 		}
-		if (root && w->skip_status && !strcmp(m->string, "status"))
+		if (root && tp__sch_skipped(w, m->string))
 			continue;
 		size_t len = tp__sch_push_name(w, m->string);
 		if (p)

@@ -225,7 +225,7 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 		bool key = !p;
 		if (!p && !(p = s->additional))
 			continue;
-		if (w->skip_status && !w->path.len && !strcmp(m->string, "status"))
+		if (tp__sch_skipped(w, m->string))
 			continue;
 		size_t len = w->path.len;
 		if (key)

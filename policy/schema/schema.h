@@ -168,6 +168,13 @@ typedef struct tp_sch_walk {
 	int rc;
 } tp_sch_walk;
 
+/* The root's status, when the CRD has a status subresource: the main
+ * resource's checks leave it alone (every walk asks at each member). */
+static inline bool tp__sch_skipped(const tp_sch_walk *w, const char *member)
+{
+	return w->skip_status && !w->path.len && !strcmp(member, "status");
+}
+
 /* Push ".name" (or "name" at the root) / "[i]" on w->path; pop back to len. */
 size_t tp__sch_push_name(tp_sch_walk *w, const char *name);
 size_t tp__sch_push_index(tp_sch_walk *w, long i);

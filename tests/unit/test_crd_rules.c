@@ -15,43 +15,21 @@
 #include <string.h>
 
 #include "tests/support/testutil.h"
+#include "webhook/webhook.h"
 
 static tp_crds *crds;
 
+/* The shipped CRDs, as `--crds ../shared/fixtures/upstream/crds` loads them. */
 static int load_crds(void **state)
 {
 	(void)state;
 	if (!tt_shared_dir())
 		return 0;
-	static const char *const files[] = {
-		"jobset.x-k8s.io_jobsets.yaml", "trainer.kubeflow.org_clustertrainingruntimes.yaml",
-		"trainer.kubeflow.org_optimizationjobs.yaml", "trainer.kubeflow.org_trainingruntimes.yaml",
-		"trainer.kubeflow.org_trainjobs.yaml",
-	};
-	if (tp_crds_new(&crds))
-		return -1;
-	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		char rel[256];
-		snprintf(rel, sizeof(rel), "fixtures/upstream/crds/%s", files[i]);
-		char *path = tt_shared_path(rel);
-		size_t len;
-		char *text = tt_read_file(path, &len);
-		free(path);
-		tp_docs *docs = NULL;
-		tp_load_error err;
-		tp_load_limits lim;
-		tp_load_limits_default(&lim);
-		lim.max_doc_bytes = 64 << 20;
-		char why[256];
-		int rc = text ? tp_load(text, len, &lim, &docs, &err) : TP_EIO;
-		free(text);
-		if (!rc)
-			rc = tp_crds_add(crds, tp_docs_at(docs, 0)->obj, why, sizeof(why));
-		tp_docs_free(docs);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	char *dir = tt_shared_path("fixtures/upstream/crds");
+	size_t added = 0;
+	int rc = tp_crds_new(&crds) || tw_crds_load(crds, dir, stderr, &added) || added != 5;
+	free(dir);
+	return rc ? -1 : 0;
 }
 
 static int free_crds(void **state)
