@@ -29,7 +29,7 @@ enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY_CRDS, TW_READY__COUNT };
 
 typedef struct tw_server_opts {
 	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
-	unsigned threads;     /* worker threads, each with its own poll loop */
+	unsigned threads;     /* worker threads, each with its own epoll loop */
 	unsigned max_conns;   /* open connections at most (0: 1024) */
 	unsigned max_per_peer; /* from one address at most (0: no limit) */
 	tw_config base;       /* profile, no_schema, max_body, strict_warn; store per request */
