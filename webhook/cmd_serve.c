@@ -370,7 +370,8 @@ static int start_all(tw_serve_args *a, struct running *r)
 		return -1;
 	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
-			      .store = store };
+			      .store = store, .handshake_timeout_s = a->handshake_s,
+			      .idle_timeout_s = a->idle_s };
 	connection_limits(a, &so);
 	so.base.opt = a->cli.opt;
 	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */

@@ -382,6 +382,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		if (!(r = request_new(s, url)))
 			return MHD_NO;
 		*req = r;
+		tw_server_conn_in_use(s, c);
 		if (!r->route) {
 			r->status = 404;
 			r->error = "no such path: see the webhook's routes in DESIGN.md";

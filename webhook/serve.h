@@ -29,6 +29,8 @@ typedef struct tw_serve_args {
 	unsigned threads;
 	unsigned max_conns;    /* --max-connections (0: from RLIMIT_NOFILE) */
 	unsigned max_per_peer; /* --max-connections-per-peer (0: half of max_conns) */
+	unsigned handshake_s;  /* --handshake-timeout */
+	unsigned idle_s;       /* --idle-timeout */
 	size_t max_body;
 	unsigned grace_s;
 	tw_log_level level;

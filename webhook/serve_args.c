@@ -17,6 +17,7 @@ const char tw_serve_help[] =
 	"         [--strict-action deny|warn] [--threads N] [--max-body BYTES]\n"
 	"         [--metrics-listen ADDR] [--log-level debug|info|warn|error]\n"
 	"         [--shutdown-grace SECONDS] [--max-connections N] [--max-connections-per-peer N]\n"
+	"         [--handshake-timeout SECONDS] [--idle-timeout SECONDS]\n"
 	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
 	"\n"
 	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
@@ -31,6 +32,11 @@ const char tw_serve_help[] =
 	"  --max-connections-per-peer N  from one address at most (default: half of one\n"
 	"                         thread's share of the above, so a flood from one peer\n"
 	"                         cannot lock out the API server)\n"
+	"  --handshake-timeout S  a new connection that is silent this long before its first\n"
+	"                         request (TLS handshake included) is closed (default 10)\n"
+	"  --idle-timeout S       a keep-alive connection silent this long is closed (default\n"
+	"                         120: longer than the API server's own 90 s, so that it is\n"
+	"                         the client that closes an idle connection)\n"
 	"  --strict-action warn   what only the strict profile denies is allowed, with one\n"
 	"                         warning per violation and an audit annotation (default deny)\n"
 	"  --kube                 follow the cluster: runtimes and PriorityClasses by watch,\n"
@@ -130,6 +136,10 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 		a->max_per_peer = (unsigned)n;
 	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
 		a->max_body = (size_t)n;
+	else if (!strcmp(f, "--handshake-timeout") && !(rc = number(&a->cli, f, v, 1, 3600, &n)))
+		a->handshake_s = (unsigned)n;
+	else if (!strcmp(f, "--idle-timeout") && !(rc = number(&a->cli, f, v, 1, 86400, &n)))
+		a->idle_s = (unsigned)n;
 	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
 		a->grace_s = (unsigned)n;
 	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
@@ -139,7 +149,7 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 
 static const char *const valued[] = {
 	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
-	"--max-connections", "--max-connections-per-peer",
+	"--max-connections", "--max-connections-per-peer", "--handshake-timeout", "--idle-timeout",
 	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
 	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
 	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",
@@ -175,6 +185,8 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 {
 	memset(a, 0, sizeof(*a));
 	a->grace_s = 10;
+	a->handshake_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
+	a->idle_s = TW_SERVER_IDLE_TIMEOUT_S;
 	a->level = TW_LOG_INFO;
 	a->secret = TW_SERVE_SECRET;
 	a->service = TW_SERVE_SERVICE;

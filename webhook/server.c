@@ -230,6 +230,17 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		tw_tls_conn_closed(socket_context);
 }
 
+void tw_server_conn_in_use(tw_server *s, struct MHD_Connection *c)
+{
+	if (s->opt.idle_timeout_s == s->opt.handshake_timeout_s)
+		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	if (ci && ci->connection_timeout == s->opt.handshake_timeout_s)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  s->opt.idle_timeout_s);
+}
+
 /* A flood of refused connections is counted, and said at most every 10 s. */
 static void refused(void)
 {
@@ -271,15 +282,22 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 {
-	/* epoll. libmicrohttpd 0.9.75's epoll loop stays awake while a TLS
-	 * connection has not finished its handshake (one idle TCP peer costs a
-	 * core); poll() does not, but with poll() a drain lost keep-alive
-	 * requests (test_server_lifecycle's SIGTERM test failed 4 runs in 20,
-	 * still 2 in 72 with the listening socket shut down rather than closed,
-	 * against 0 in 30 with epoll). Kept: epoll, until the idle spin is
-	 * solved without losing requests (issue 12). */
-	unsigned flags = MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC |
-			 MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	/* poll(), not epoll. libmicrohttpd 0.9.75's epoll loop marks a
+	 * connection read-ready and clears the mark only when a TLS record read
+	 * returns EAGAIN; gnutls_handshake() returning EAGAIN leaves it set, so a
+	 * peer that connects and says nothing (or half a ClientHello) keeps the
+	 * connection on the ready list and epoll_wait() at a zero timeout: 500
+	 * idle and 100 half-handshake peers held both cores (5.98 s of CPU in
+	 * 3 s). The poll() loop asks the kernel each round: 0.00 s for the same
+	 * peers (test_server_idle). Its cost is one pollfd per connection and
+	 * round, nothing at the few connections the API server keeps.
+	 *
+	 * The daemon's timeout is the handshake timeout; a connection's first
+	 * request moves it to the idle timeout (tw_server_conn_in_use), so the
+	 * silent peers of a flood sit in libmicrohttpd's sorted timeout list and
+	 * only the API server's connections in the per-connection one. */
+	unsigned flags = MHD_USE_TLS | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG;
 	struct MHD_OptionItem pool[] = {
 		{ s->opt.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
 		  (intptr_t)s->opt.threads, NULL },
@@ -289,7 +307,7 @@ static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 		flags, 0, NULL, NULL, tw_http_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
 		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_HTTPS_CERT_CALLBACK,
 		tw_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, TW_TLS_PRIORITIES,
-		MHD_OPTION_CONNECTION_TIMEOUT, TW_SERVER_IDLE_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_TIMEOUT, s->opt.handshake_timeout_s,
 		MHD_OPTION_CONNECTION_LIMIT, s->opt.max_conns ? s->opt.max_conns : 1024u,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opt.max_per_peer,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -322,6 +340,10 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 		s->opt.base.max_body = TW_DEFAULT_MAX_BODY;
 	if (!s->opt.threads)
 		s->opt.threads = 1;
+	if (!s->opt.handshake_timeout_s)
+		s->opt.handshake_timeout_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
+	if (!s->opt.idle_timeout_s)
+		s->opt.idle_timeout_s = TW_SERVER_IDLE_TIMEOUT_S;
 	int fd;
 	if (tw_listen_socket(o->listen, &fd, &s->port, err, errlen)) {
 		tw_server_free(s);
@@ -378,15 +400,17 @@ void tw_server_drain(tw_server *s, unsigned grace_ms)
 {
 	if (!s->daemon)
 		return;
-	atomic_store(&s->draining, true);
 	/* libmicrohttpd's threads may still poll the listening socket for a
 	 * while: closing it now lets a poll() loop see an invalid (or reused)
 	 * descriptor. shutdown() stops it listening at once (new connections
 	 * are refused, so clients go to another replica); close() waits until
-	 * the threads are gone. */
+	 * the threads are gone. Only then do answers say "Connection: close":
+	 * a client told to reconnect before the port stopped listening could
+	 * land in the accept queue that shutdown() resets. */
 	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
 	if (fd != MHD_INVALID_SOCKET)
 		shutdown(fd, SHUT_RDWR);
+	atomic_store(&s->draining, true);
 	int left = wait_idle(s, grace_ms);
 	tw_log_line l;
 	tw_log_begin(&l, (left ? TW_LOG_WARN : TW_LOG_INFO) | TW_LOG_ALWAYS,

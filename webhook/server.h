@@ -19,6 +19,9 @@
  * timeout (Go's 90 s), so that it is always the client that closes an idle
  * connection and never races a request against our close. */
 #define TW_SERVER_IDLE_TIMEOUT_S 120u
+/* A new connection has this long between two bytes before its first request
+ * (TLS handshake included): a peer that connects and stalls goes early. */
+#define TW_SERVER_HANDSHAKE_TIMEOUT_S 10u
 
 /* One condition /readyz waits for: true when met, else false with what is
  * missing written into why. Called under no lock of ours; must be quick. */
@@ -29,9 +32,11 @@ enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY_CRDS, TW_READY__COUNT };
 
 typedef struct tw_server_opts {
 	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
-	unsigned threads;     /* worker threads, each with its own epoll loop */
+	unsigned threads;     /* worker threads, each with its own poll loop */
 	unsigned max_conns;   /* open connections at most (0: 1024) */
 	unsigned max_per_peer; /* from one address at most (0: no limit) */
+	unsigned handshake_timeout_s; /* silence allowed before the first request (0: default) */
+	unsigned idle_timeout_s;      /* silence allowed after it (0: default) */
 	tw_config base;       /* profile, no_schema, max_body, strict_warn; store per request */
 	tw_tls *tls;          /* the serving pair (owned by the caller) */
 	tp_store *store;      /* the first store, served from the first request on; the
@@ -79,6 +84,9 @@ void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg
 /* Stop accepting, let requests in flight finish (at most grace_ms), close
  * everything. */
 void tw_server_drain(tw_server *s, unsigned grace_ms);
+/* A connection's first request: from now on its silence is measured
+ * against the idle timeout, no longer the handshake timeout. */
+void tw_server_conn_in_use(tw_server *s, struct MHD_Connection *c);
 void tw_server_free(tw_server *s);
 
 /* The CRDs requests check with from now on (a reference is taken; NULL:

@@ -481,6 +481,13 @@ static void validate_usage_errors_exit_2(void **state)
 	assert_int_equal(run(NULL, &err, "nosuchcommand"), 2);
 	contains(err, "unknown command");
 	free(err);
+	/* serve's timeouts: whole seconds, never 0 (that would be no timeout) */
+	assert_int_equal(run(NULL, &err, "serve --dev --handshake-timeout 0"), 2);
+	contains(err, "--handshake-timeout \"0\": want a whole number from 1 to 3600");
+	free(err);
+	assert_int_equal(run(NULL, &err, "serve --dev --idle-timeout 2m"), 2);
+	contains(err, "--idle-timeout \"2m\": want a whole number from 1 to 86400");
+	free(err);
 }
 
 

@@ -1,7 +1,8 @@
 /*
- * test_server_idle.c — peers that hold connections and say nothing: a flood
- * of them is bounded and counted, another peer is still answered, and every
- * request gets an answer, however big its body.
+ * test_server_idle.c — peers that hold connections and say nothing: they
+ * cost no CPU and are closed after the handshake timeout, a flood of them is
+ * bounded and counted, another peer is still answered, and every request gets
+ * an answer, however big its body.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,12 +14,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
+
+#define IDLE_PEERS 500
+#define HALF_HANDSHAKES 100
+
+/* A TLS record header announcing 512 bytes of ClientHello, then 40 of them. */
+static const unsigned char half_hello[45] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00,
+					      0x01, 0xfc, 0x03, 0x03 };
 
 static char tmp[256], certdir[300], rtdir[300];
 static sp_server srv;
@@ -59,8 +68,7 @@ static bool answers(void)
 	sp_resp r;
 	bool ok = !sp_https(NULL, &srv, "GET", "/healthz", NULL, NULL, 0, SP_FRESH, &r) &&
 		  r.status == 200;
-	if (ok)
-		sp_resp_free(&r);
+	sp_resp_free(&r); /* a failed request has a body to free too */
 	return ok;
 }
 
@@ -68,6 +76,107 @@ static bool answers_now(void *arg)
 {
 	(void)arg;
 	return answers();
+}
+
+/* The server's CPU time so far, in clock ticks (utime + stime). */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the fields after the command name */
+	long ut = 0, st = 0;
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st),
+			 2);
+	return ut + st;
+}
+
+/* 500 peers that connect and say nothing, 100 that stop halfway through a
+ * ClientHello: waiting for them costs the server no CPU (a busy loop is about
+ * 3 s per core in these 3 s), and a real client is still answered. */
+static void idle_peers_cost_no_cpu(void **state)
+{
+	(void)state;
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", NULL };
+	sp_stop_checked(&srv);
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	int fds[IDLE_PEERS + HALF_HANDSHAKES];
+	for (int i = 0; i < IDLE_PEERS + HALF_HANDSHAKES; i++) {
+		fds[i] = peer(srv.port);
+		if (i >= IDLE_PEERS)
+			assert_int_equal(send(fds[i], half_hello, sizeof(half_hello), 0),
+					 (ssize_t)sizeof(half_hello));
+	}
+	tt_sleep_ms(500); /* every peer accepted */
+	long t0 = cpu_ticks(srv.pid);
+	tt_sleep_ms(3000);
+	long spent = cpu_ticks(srv.pid) - t0;
+	long hz = sysconf(_SC_CLK_TCK);
+	print_message("server CPU while %d idle and %d half-handshake peers waited 3 s: %.2f s\n",
+		      IDLE_PEERS, HALF_HANDSHAKES, (double)spent / (double)hz);
+	assert_true(spent * 10 < hz * 3); /* under 0.3 s */
+	assert_true(answers());
+	for (int i = 0; i < IDLE_PEERS + HALF_HANDSHAKES; i++)
+		close(fds[i]);
+}
+
+/* Milliseconds until the server closes fd (reads EOF or a reset), or -1 when
+ * it is still open after limit_ms. */
+static long long closed_within(int fd, long long limit_ms)
+{
+	long long t0 = tt_mono_ms();
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	while (tt_mono_ms() - t0 < limit_ms) {
+		if (poll(&p, 1, 50) == 1) {
+			char c;
+			if (recv(fd, &c, 1, 0) <= 0)
+				return tt_mono_ms() - t0;
+		}
+	}
+	return -1;
+}
+
+/* A silent new connection goes after --handshake-timeout; one that has made
+ * a request lives on to --idle-timeout. */
+static void timeouts_handshake_then_idle(void **state)
+{
+	(void)state;
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--handshake-timeout", "1",
+				"--idle-timeout", "3", NULL };
+	sp_stop_checked(&srv);
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	int idle = peer(srv.port), half = peer(srv.port);
+	assert_int_equal(send(half, half_hello, sizeof(half_hello), 0), (ssize_t)sizeof(half_hello));
+	CURL *h = curl_easy_init();
+	assert_non_null(h);
+	sp_resp r;
+	assert_int_equal(sp_https(h, &srv, "GET", "/healthz", NULL, NULL, 0, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	sp_resp_free(&r);
+	long long t_idle = closed_within(idle, 5000), t_half = closed_within(half, 5000);
+	print_message("silent peer closed after %lld ms, half handshake after %lld more ms\n",
+		      t_idle, t_half);
+	assert_true(t_idle >= 0 && t_half >= 0);
+	close(idle);
+	close(half);
+	/* 1.5 s after its request, past the handshake timeout: still open */
+	tt_sleep_ms(300);
+	assert_int_equal(sp_https(h, &srv, "GET", "/healthz", NULL, NULL, 0, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.connects, 0); /* the same connection */
+	sp_resp_free(&r);
+	/* 4 s of silence, past the idle timeout: closed, the next request connects */
+	tt_sleep_ms(4000);
+	assert_int_equal(sp_https(h, &srv, "GET", "/healthz", NULL, NULL, 0, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.connects, 1);
+	sp_resp_free(&r);
+	curl_easy_cleanup(h);
 }
 
 static bool refusals_counted(void *arg)
@@ -150,6 +259,8 @@ static void every_request_is_answered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(idle_peers_cost_no_cpu),
+		cmocka_unit_test(timeouts_handshake_then_idle),
 		cmocka_unit_test(flood_is_bounded),
 		cmocka_unit_test(every_request_is_answered),
 	};
