@@ -2,10 +2,12 @@
 -- keep-alive connections, round-robin over the (route, file) pairs given
 -- after `--`:
 --
---   wrk ... -s admission.lua https://127.0.0.1:PORT -- [delay=MS] ROUTE FILE [ROUTE FILE]...
+--   wrk ... -s admission.lua https://127.0.0.1:PORT -- [delay=MS] [close] ROUTE FILE [ROUTE FILE]...
 --
 -- delay=MS makes every connection wait MS milliseconds before each request
 -- (a paced, moderate load instead of a closed loop at full speed).
+-- close sends "Connection: close": every request on a new TLS connection
+-- (wrk reconnects when the server closes), which measures handshakes.
 -- done() prints one machine-readable line that run.sh reads:
 --   BENCH requests=N duration_us=N rps=N connect=N read=N write=N status=N
 --         timeout=N p50_us=N p75_us=N p90_us=N p99_us=N p999_us=N max_us=N
@@ -28,15 +30,24 @@ function init(args)
 		delay = function() return ms end
 		k = k + 1
 	end
+	local close = false
+	if args[k] == "close" then
+		close = true
+		k = k + 1
+	end
 	while args[k] do
 		local route, file = args[k], args[k + 1]
 		assert(file, "want ROUTE FILE pairs after --")
 		local body = slurp(file)
 		n = n + 1
-		reqs[n] = wrk.format("POST", route, {
+		local headers = {
 			["Content-Type"] = "application/json",
 			["Accept"] = "application/json",
-		}, body)
+		}
+		if close then
+			headers["Connection"] = "close"
+		end
+		reqs[n] = wrk.format("POST", route, headers, body)
 		k = k + 2
 	end
 	assert(n > 0, "want at least one ROUTE FILE pair after --")

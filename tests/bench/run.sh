@@ -269,7 +269,7 @@ declare -A CPU_S CLI_S OTHER_S
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 load() { # NAME PORT PID
 	local name=$1 port=$2 pid=$3 t0 t1
-	say "$name: warm-up 2 s, then -c$CONNS for ${SECONDS_} s, paced -c8, -c1"
+	say "$name: warm-up 2 s, then -c$CONNS for ${SECONDS_} s, paced -c8, -c1, new connections -c8"
 	run_wrk "$name" "$port" warmup -t"$THREADS" -c"$CONNS" -d2s
 	t0=$(cpu_ticks "$pid")
 	b0=$(busy_ticks)
@@ -284,6 +284,8 @@ load() { # NAME PORT PID
 		'BEGIN { o = b / hz - s - w; printf "%.2f", (o < 0 ? 0 : o) }')
 	LUA_PRE=delay=2 run_wrk "$name" "$port" paced -t2 -c8 -d5s
 	run_wrk "$name" "$port" single -t1 -c1 -d4s
+	# a new TLS connection per request: the handshake rate
+	LUA_PRE=close run_wrk "$name" "$port" handshakes -t2 -c8 -d4s
 }
 load trainer-webhook "$WH_PORT" "$WH_PID"
 load nginx "$NG_PORT" "$NG_PID"
@@ -334,6 +336,8 @@ WE=$(awk -v r="$(field requests "$W-throughput.txt")" -v c="${CPU_S[trainer-webh
 NE=$(awk -v r="$(field requests "$N-throughput.txt")" -v c="${CPU_S[nginx]}" 'BEGIN { printf "%.0f", (c > 0 ? r / c : 0) }')
 EFF=$(awk -v a="$WE" -v b="$NE" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
 WP99=$(field p99_us "$W-paced.txt")
+WH=$(field rps "$W-handshakes.txt") NH=$(field rps "$N-handshakes.txt")
+HRATIO=$(awk -v a="$WH" -v b="$NH" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
 SRV_NCPU=$([ "$PIN" = split ] && echo 1 || echo "$NCPU")
 util() { awk -v c="$1" -v d="$SECONDS_" -v n="$SRV_NCPU" 'BEGIN { printf "%.0f", 100 * c / d / n }'; }
 
@@ -360,6 +364,7 @@ trainer-webhook benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $NCPU CPUs, load aver
         $CTR_ROUTE ($(wc -c <"$CTR_FILE") B -> $(wc -c <"$TMP/answer2") B)
   TLS:  trainer-webhook ${TLS_WH:-?}; nginx ${TLS_NG:-?}
   throughput: -t$THREADS -c$CONNS ${SECONDS_}s; paced: -t2 -c8, 2 ms between requests per connection, 5s; single: -t1 -c1 4s
+  handshakes: -t2 -c8 4s, "Connection: close" (a full TLS handshake per request, no resumption)
 
                    phase          req/s   p50 ms    p90 ms    p99 ms    max ms
 $(row trainer-webhook throughput)
@@ -368,6 +373,8 @@ $(row trainer-webhook paced)
 $(row nginx paced)
 $(row trainer-webhook single)
 $(row nginx single)
+$(row trainer-webhook handshakes)
+$(row nginx handshakes)
 
   CPU seconds in the ${SECONDS_} s throughput run (server / wrk / everything else on the machine):
     trainer-webhook ${CPU_S[trainer-webhook]} ($(util "${CPU_S[trainer-webhook]}")% of $SRV_NCPU CPU) / ${CLI_S[trainer-webhook]} / ${OTHER_S[trainer-webhook]}
@@ -377,6 +384,7 @@ $(row nginx single)
 
 $NOISE
   throughput  $WR / $NR req/s = $RATIO% of nginx   (target >= 80%)        $(verdict "$RATIO" 80 '>=')
+  handshakes  $WH / $NH new connections/s = $HRATIO% of nginx   (target >= 80%)  $(verdict "$HRATIO" 80 '>=')
   latency     p99 $(ms "$WP99") ms at the paced load   (target < 1 ms)        $(verdict "$WP99" 1000 '<')
   memory      VmHWM $(mib "$WH_HWM") MiB               (target < 16 MiB)      $(verdict "$WH_HWM" 16384 '<')
   syscalls    ${SC[trainer-webhook]:-?} per keep-alive request (nginx ${SC[nginx]:-?})   (target <= 3)  $(verdict "${SC[trainer-webhook]:-99}" 3.05 '<')
