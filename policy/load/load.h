@@ -4,8 +4,8 @@
  *
  * The loader turns bytes into cJSON objects, in three layers that call only
  * downwards: load/load.c (the public face, tp_load and tp_docs_*, and the
- * whole-input checks: size, NUL bytes, UTF-8) picks a parser; load/json.c and
- * load/yaml.c each parse one syntax (load/scalar.c types YAML plain scalars
+ * whole-input checks: size, NUL bytes, UTF-8) picks a parser; load/json.c (with
+ * load/json_value.c) and load/yaml.c each parse one syntax (load/scalar.c types YAML plain scalars
  * the way Kubernetes does); load/common.c takes what they parsed (errors with
  * positions, the step every document goes through: mapping check, kind: List
  * expansion, document count) and the tools they share.
@@ -84,6 +84,11 @@ void tp__keyset_free(tp_keyset *ks);
  * when key is new (and remembers it if the keyset is in use), 0 for a
  * duplicate, TP_ENOMEM. The key pointer must stay valid while ks is used. */
 int tp__key_is_new(const cJSON *obj, size_t count, tp_keyset *ks, const char *key);
+
+/* One JSON value at *pos (load/json_value.c), limits checked as it is read:
+ * TP_OK with the value in *out (cJSON memory) and *pos past it, or the error
+ * recorded with its position. */
+int tp__json_value(tp_loader *ld, int doc, size_t *pos, cJSON **out);
 
 /* The two syntaxes. start is the offset of the first byte after a UTF-8 BOM. */
 int tp__load_json(tp_loader *ld, size_t start);
