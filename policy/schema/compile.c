@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SCHEMA_DEPTH 64
 #define CRDS_ARENA_LIMIT ((size_t)512 << 20)
 
 typedef struct comp {
@@ -121,6 +120,7 @@ static int keep_expr(comp *k, tp_cel_expr *e)
 }
 
 static tp_sch *compile_node(comp *k, const cJSON *j, int depth);
+static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth);
 
 static int by_name(const void *a, const void *b)
 {
@@ -303,10 +303,26 @@ static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
 		comp_fail(k, TP_EINVAL, "a schema is not an object");
 		return NULL;
 	}
-	if (depth > MAX_SCHEMA_DEPTH) {
-		comp_fail(k, TP_ELIMIT, "schema nested deeper than %d", MAX_SCHEMA_DEPTH);
+	if (depth > TP_SCH_MAX_DEPTH) {
+		comp_fail(k, TP_ELIMIT, "schema nested deeper than %d", TP_SCH_MAX_DEPTH);
 		return NULL;
 	}
+	tp_sch_memo_key key;
+	tp__sch_memo_key(j, &key);
+	const tp_sch *same = tp__sch_memo_get(k->c, &key, depth);
+	if (same)
+		return (tp_sch *)same; /* read-only from here on, like every compiled node */
+	size_t rules = k->c->rules, unsupported = k->c->rules_unsupported;
+	tp_sch *s = compile_fresh(k, j, depth);
+	if (s && tp__sch_memo_put(k->c, &key, s, k->c->rules - rules,
+				  k->c->rules_unsupported - unsupported))
+		comp_fail(k, TP_ENOMEM, "out of memory");
+	return k->rc ? NULL : s;
+}
+
+/* A node compiled from its JSON (compile_node looks for a copy first). */
+static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
+{
 	tp_sch *s = tp_arena_alloc(k->c->arena, sizeof(*s));
 	if (!s) {
 		comp_fail(k, TP_ENOMEM, "out of memory");
@@ -375,6 +391,7 @@ static void crds_free(tp_crds *c)
 		tp_regex_free(c->regexes[i]);
 	free(c->regexes);
 	free(c->regex_texts);
+	free(c->memo);
 	free(c->v);
 	tp_arena_free(c->arena);
 	free(c);
@@ -438,10 +455,9 @@ static int add_version(comp *k, const cJSON *crd, const cJSON *ver)
 		.status_subresource = tp_get_object(ver, "subresources.status") != NULL,
 	};
 	const cJSON *schema = tp_get_object(ver, "schema.openAPIV3Schema");
-	size_t rules = c->rules;
 	if (schema && !(nv.root = compile_node(k, schema, 0)))
 		return k->rc;
-	nv.has_rules = c->rules > rules;
+	nv.has_rules = nv.root && nv.root->rules_below;
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->v[i].group, group) && !strcmp(c->v[i].version, name) &&
 		    !strcmp(c->v[i].kind, kind)) {

@@ -95,6 +95,16 @@ struct tp_sch {
 };
 
 /* One served version of one kind. */
+/* Schema nesting at most (deeper CRDs are refused). */
+#define TP_SCH_MAX_DEPTH 64
+
+/* Compiled subtrees shared between identical schemas (schema/memo.c). */
+typedef struct tp_sch_memo tp_sch_memo;
+typedef struct tp_sch_memo_key {
+	uint64_t a, b; /* the subtree's hash, descriptions left out */
+	int height;    /* schema levels below it */
+} tp_sch_memo_key;
+
 typedef struct tp_crd_version {
 	const char *group, *version, *kind, *plural;
 	bool namespaced, status_subresource;
@@ -114,7 +124,17 @@ struct tp_crds {
 	tp_cel_expr **exprs; /* every parsed rule, released with the set */
 	size_t exprs_n, exprs_cap;
 	size_t rules, rules_unsupported;
+	tp_sch_memo *memo; /* compiled subtrees by hash (open addressing) */
+	size_t memo_n, memo_cap;
 };
+
+void tp__sch_memo_key(const cJSON *j, tp_sch_memo_key *out);
+/* The tree compiled for an identical schema (its rules counted again), or
+ * NULL when there is none or it would nest too deep at depth. */
+const tp_sch *tp__sch_memo_get(tp_crds *c, const tp_sch_memo_key *k, int depth);
+/* Remember s, with the rules compiled under it. TP_OK or TP_ENOMEM. */
+int tp__sch_memo_put(tp_crds *c, const tp_sch_memo_key *k, tp_sch *s, size_t rules,
+		     size_t unsupported);
 
 /* FNV-1a of a property name (the props' hash table). */
 static inline uint32_t tp__sch_hash(const char *name)

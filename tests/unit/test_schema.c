@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/schema/schema.h"
 #include "tests/support/testutil.h"
 
 /* Errors then warnings of validating spec (and old_spec on UPDATE) against
@@ -325,6 +326,83 @@ static void cel_limits(void **state)
 		    "existing errors to complete validation]");
 }
 
+/* Add a one-version CRD of kind `kind` whose .spec schema is spec. */
+static void add_kind(tp_crds *crds, const char *kind, const char *spec)
+{
+	char *text = NULL, why[256] = "";
+	assert_true(asprintf(&text,
+			     "{'apiVersion':'apiextensions.k8s.io/v1','kind':'CustomResourceDefinition',"
+			     "'metadata':{'name':'%ss.t.example.com'},'spec':{'group':'t.example.com',"
+			     "'names':{'kind':'%s','plural':'%ss'},'scope':'Namespaced',"
+			     "'versions':[{'name':'v1','served':true,'schema':{'openAPIV3Schema':"
+			     "{'type':'object','properties':{'spec':%s}}}}]}}",
+			     kind, kind, kind, spec) > 0);
+	cJSON *crd = tt_jsq(text);
+	assert_int_equal(tp_crds_add(crds, crd, why, sizeof(why)), TP_OK);
+	cJSON_Delete(crd);
+	free(text);
+}
+
+static const tp_sch *spec_of(const tp_crds *crds, const char *kind)
+{
+	const tp_crd_version *v = tp__crds_find(crds, "t.example.com", "v1", kind);
+	assert_non_null(v);
+	return tp__sch_prop(v->root, "spec");
+}
+
+/* Schemas written the same way compile to one shared tree; any difference
+ * but a description keeps them apart. A shared tree's rules are counted, and
+ * run, for every kind that uses it. */
+static void shared_subtrees(void **state)
+{
+	(void)state;
+	tp_crds *crds = NULL;
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	const char *rule = "'x-kubernetes-validations':[{'rule':'self != \\'xx\\''}]";
+	char *a = NULL, *b = NULL, *c = NULL;
+	assert_true(asprintf(&a, "{'type':'object','description':'one','properties':{'n':"
+				 "{'type':'string','maxLength':3,%s}}}", rule) > 0);
+	assert_true(asprintf(&b, "{'type':'object','description':'two','properties':{'n':"
+				 "{'type':'string','maxLength':3,'description':'n',%s}}}", rule) > 0);
+	assert_true(asprintf(&c, "{'type':'object','description':'one','properties':{'n':"
+				 "{'type':'string','maxLength':4,%s}}}", rule) > 0);
+	add_kind(crds, "A", a);
+	add_kind(crds, "B", b);
+	add_kind(crds, "C", c);
+	/* a property named description is a schema, not documentation */
+	add_kind(crds, "D", "{'type':'object','properties':{'description':{'type':'string'}}}");
+	add_kind(crds, "E", "{'type':'object','properties':{'description':{'type':'integer'}}}");
+	/* nor is a description inside a default value */
+	add_kind(crds, "F", "{'type':'object','default':{'description':'a'}}");
+	add_kind(crds, "G", "{'type':'object','default':{'description':'b'}}");
+	assert_ptr_equal(spec_of(crds, "A"), spec_of(crds, "B"));
+	assert_ptr_not_equal(spec_of(crds, "A"), spec_of(crds, "C"));
+	assert_ptr_not_equal(spec_of(crds, "D"), spec_of(crds, "E"));
+	assert_ptr_not_equal(spec_of(crds, "F"), spec_of(crds, "G"));
+	size_t rules, unsupported;
+	tp_crds_rule_counts(crds, &rules, &unsupported);
+	assert_int_equal(rules, 3);
+	assert_true(tp__crds_find(crds, "t.example.com", "v1", "B")->has_rules);
+	/* B checks with A's tree: its rule and its maxLength */
+	cJSON *obj = tt_jsq("{'apiVersion':'t.example.com/v1','kind':'B','metadata':{'name':'w'},"
+			    "'spec':{'n':'xx'}}");
+	tp_options opt = { .crds = crds };
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	assert_int_equal(tp_validate(&opt, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_false(tp_result_ok(res));
+	tp_buf out = TP_BUF_INIT(0);
+	tp_result_format(res, &out);
+	assert_string_equal(out.data, "spec.n: Invalid value: \"xx\": failed rule: self != 'xx'");
+	tp_buf_free(&out);
+	tp_result_free(res);
+	cJSON_Delete(obj);
+	tp_crds_unref(crds);
+	free(a);
+	free(b);
+	free(c);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -334,6 +412,7 @@ int main(void)
 		cmocka_unit_test(defaults), cmocka_unit_test(cel_operators), cmocka_unit_test(cel_strings),
 		cmocka_unit_test(cel_macros), cmocka_unit_test(cel_fields),
 		cmocka_unit_test(cel_transitions), cmocka_unit_test(cel_limits),
+		cmocka_unit_test(shared_subtrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,168 @@
+/*
+ * schema/memo.c — one compiled tree for every copy of the same schema.
+ *
+ * The CRDs repeat big subtrees: a PodSpec under each runtime kind and the
+ * JobSet, a Container under containers and initContainers, whole CRDs twice
+ * (TrainingRuntime and ClusterTrainingRuntime). Compiled trees are read-only
+ * once built, so a subtree written the same way is compiled once and shared:
+ * the upstream CRDs compile to about half the memory.
+ *
+ * "The same" is a 128-bit hash of the subtree as compile reads it: every key
+ * and value in order, except the description keywords of schema objects
+ * (compile drops them), so two schemas share a tree only when they differ in
+ * their documentation alone. A collision needs two different schemas among
+ * some ten thousand with equal 128-bit hashes.
+ */
+#include "policy/schema/schema.h"
+
+#include <stdlib.h>
+
+typedef struct hash2 {
+	uint64_t a, b;
+} hash2;
+
+static void mix_bytes(hash2 *h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++) {
+		h->a = (h->a ^ s[i]) * 1099511628211ULL; /* FNV-1a, 64-bit */
+		h->b = (h->b + s[i] + 1) * 0x9E3779B97F4A7C15ULL;
+		h->b ^= h->b >> 29;
+	}
+}
+
+static void mix_str(hash2 *h, const char *s)
+{
+	mix_bytes(h, s, strlen(s) + 1); /* the NUL separates neighbours */
+}
+
+static int hash_schema(hash2 *h, const cJSON *j);
+
+/* Any JSON value, whole (enum values, defaults, rule texts, ...). */
+static void hash_value(hash2 *h, const cJSON *v)
+{
+	unsigned char t = (unsigned char)(v->type & 0xff);
+	mix_bytes(h, &t, 1);
+	if (cJSON_IsString(v))
+		mix_str(h, v->valuestring);
+	else if (cJSON_IsNumber(v))
+		mix_bytes(h, &v->valuedouble, sizeof(v->valuedouble));
+	for (const cJSON *c = v->child; c; c = c->next) {
+		if (c->string)
+			mix_str(h, c->string);
+		hash_value(h, c);
+	}
+	mix_bytes(h, "}", 1);
+}
+
+/* Which members of a schema object hold schemas: 1 one schema, 2 a map or
+ * an array of them, 0 a plain value. */
+static int schema_member(const char *k)
+{
+	if (!strcmp(k, "items") || !strcmp(k, "additionalProperties") || !strcmp(k, "not"))
+		return 1;
+	if (!strcmp(k, "properties") || !strcmp(k, "allOf") || !strcmp(k, "anyOf") ||
+	    !strcmp(k, "oneOf"))
+		return 2;
+	return 0;
+}
+
+/* A schema object; returns its height in schema levels. */
+static int hash_schema(hash2 *h, const cJSON *j)
+{
+	int height = 0;
+	if (!cJSON_IsObject(j)) {
+		hash_value(h, j);
+		return 0;
+	}
+	mix_bytes(h, "{", 1);
+	for (const cJSON *m = j->child; m; m = m->next) {
+		if (!strcmp(m->string, "description") && cJSON_IsString(m))
+			continue;
+		mix_str(h, m->string);
+		int kind = schema_member(m->string);
+		if (kind == 1 && cJSON_IsObject(m)) {
+			int sub = hash_schema(h, m) + 1;
+			height = sub > height ? sub : height;
+		} else if (kind == 2 && (cJSON_IsObject(m) || cJSON_IsArray(m))) {
+			unsigned char t = (unsigned char)(m->type & 0xff);
+			mix_bytes(h, &t, 1);
+			for (const cJSON *c = m->child; c; c = c->next) {
+				if (c->string)
+					mix_str(h, c->string);
+				int sub = hash_schema(h, c) + 1;
+				height = sub > height ? sub : height;
+			}
+			mix_bytes(h, "]", 1);
+		} else {
+			hash_value(h, m);
+		}
+	}
+	mix_bytes(h, "}", 1);
+	return height;
+}
+
+struct tp_sch_memo {
+	hash2 key;
+	int height;
+	tp_sch *s;
+	size_t rules, unsupported; /* counted once per copy, as if compiled again */
+};
+
+void tp__sch_memo_key(const cJSON *j, tp_sch_memo_key *out)
+{
+	hash2 h = { 14695981039346656037ULL, 0x243F6A8885A308D3ULL };
+	out->height = hash_schema(&h, j);
+	out->a = h.a;
+	out->b = h.b;
+}
+
+static size_t slot_of(const tp_crds *c, const tp_sch_memo_key *k)
+{
+	size_t mask = c->memo_cap - 1, i = (size_t)(k->a ^ k->b) & mask;
+	while (c->memo[i].s && (c->memo[i].key.a != k->a || c->memo[i].key.b != k->b))
+		i = (i + 1) & mask;
+	return i;
+}
+
+const tp_sch *tp__sch_memo_get(tp_crds *c, const tp_sch_memo_key *k, int depth)
+{
+	if (!c->memo_cap)
+		return NULL;
+	const struct tp_sch_memo *m = &c->memo[slot_of(c, k)];
+	if (!m->s || depth + m->height > TP_SCH_MAX_DEPTH)
+		return NULL; /* too deep here: compile, and fail, as without sharing */
+	c->rules += m->rules;
+	c->rules_unsupported += m->unsupported;
+	return m->s;
+}
+
+static int grow(tp_crds *c)
+{
+	size_t cap = c->memo_cap ? c->memo_cap * 2 : 1024;
+	struct tp_sch_memo *old = c->memo, *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return TP_ENOMEM;
+	size_t n = c->memo_cap;
+	c->memo = v;
+	c->memo_cap = cap;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].s) {
+			tp_sch_memo_key k = { old[i].key.a, old[i].key.b, old[i].height };
+			c->memo[slot_of(c, &k)] = old[i];
+		}
+	free(old);
+	return TP_OK;
+}
+
+int tp__sch_memo_put(tp_crds *c, const tp_sch_memo_key *k, tp_sch *s, size_t rules,
+		     size_t unsupported)
+{
+	if ((c->memo_n + 1) * 2 > c->memo_cap && grow(c))
+		return TP_ENOMEM;
+	struct tp_sch_memo *m = &c->memo[slot_of(c, k)];
+	if (!m->s)
+		c->memo_n++;
+	*m = (struct tp_sch_memo){ { k->a, k->b }, k->height, s, rules, unsupported };
+	return TP_OK;
+}
