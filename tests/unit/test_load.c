@@ -172,6 +172,24 @@ static void json_values(void **state)
 	assert_msg_has(&e, "invalid JSON near '1}'");
 	e = load_fail("{\"a\": [1 2]}", TP_EPARSE);
 	assert_msg_has(&e, "invalid JSON near '2]}'");
+	/* An escape or a control character is found at every offset. */
+	for (int len = 0; len < 24; len++) {
+		for (int at = 0; at <= len; at++) {
+			char text[96], want[64];
+			snprintf(text, sizeof(text), "{\"k\": \"%.*s\\\"%.*s\"}", at,
+				 "aaaaaaaaaaaaaaaaaaaaaaaa", len - at, "bbbbbbbbbbbbbbbbbbbbbbbb");
+			snprintf(want, sizeof(want), "%.*s\"%.*s", at, "aaaaaaaaaaaaaaaaaaaaaaaa",
+				 len - at, "bbbbbbbbbbbbbbbbbbbbbbbb");
+			d = load_ok(text);
+			assert_string_equal(tp_get_str(obj_at(d, 0), "k"), want);
+			tp_docs_free(d);
+			snprintf(text, sizeof(text), "{\"k\": \"%.*s\x01%.*s\"}", at,
+				 "aaaaaaaaaaaaaaaaaaaaaaaa", len - at, "bbbbbbbbbbbbbbbbbbbbbbbb");
+			e = load_fail(text, TP_EPARSE);
+			assert_msg_has(&e, "a control character (U+0001)");
+			assert_int_equal(e.column, 8 + at);
+		}
+	}
 	/* A duplicate deep inside is named where it is written. */
 	e = load_fail("{\"a\": [{\"x\": 1}, {\"y\": \"{\\\"\", \"z\": 2,\n  \"y\": 3}]}", TP_EPARSE);
 	assert_msg_has(&e, "duplicate field \"y\" (already defined at line 1)");
