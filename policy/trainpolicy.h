@@ -104,6 +104,10 @@ int tp_buf_adds(tp_buf *b, const char *s);
 int tp_buf_addc(tp_buf *b, char c);
 int tp_buf_addf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
 int tp_buf_vaddf(tp_buf *b, const char *fmt, va_list ap);
+/* Append v as compact JSON, the bytes cJSON_PrintUnformatted would make.
+ * TP_OK, TP_ENOMEM, TP_ELIMIT (the buffer's limit) or TP_EINVAL (a node
+ * cJSON cannot print either). */
+int tp_json_write(const cJSON *v, tp_buf *out);
 void tp_buf_reset(tp_buf *b); /* len = 0, memory kept */
 /* Append the RFC 4648 base64 (padded, one line) of n bytes. */
 int tp_base64_encode(const void *data, size_t n, tp_buf *out);

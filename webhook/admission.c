@@ -25,15 +25,8 @@
 
 int tw_json_put(const cJSON *root, tp_buf *out)
 {
-	char *text = cJSON_PrintUnformatted(root); /* in the request arena, if any */
-	if (!text)
-		return TP_ENOMEM;
-	int rc = tp_buf_adds(out, text);
-	if (!rc)
-		rc = tp_buf_addc(out, '\n');
-	if (!tp_arena_current())
-		cJSON_free(text);
-	return rc;
+	int rc = tp_json_write(root, out);
+	return rc ? rc : tp_buf_addc(out, '\n');
 }
 
 int tw_json_error(const char *msg, tp_buf *out)
@@ -113,13 +106,11 @@ static int add_status(cJSON *resp, const char *message, bool internal)
 
 static int add_patch(cJSON *resp, const cJSON *ops)
 {
-	char *text = cJSON_PrintUnformatted(ops);
-	if (!text)
-		return TP_ENOMEM;
-	tp_buf b64 = TP_BUF_INIT(0);
-	int rc = tp_base64_encode(text, strlen(text), &b64);
-	if (!tp_arena_current())
-		cJSON_free(text);
+	tp_buf text = TP_BUF_INIT(0), b64 = TP_BUF_INIT(0);
+	int rc = tp_json_write(ops, &text);
+	if (!rc)
+		rc = tp_base64_encode(text.data, text.len, &b64);
+	tp_buf_free(&text);
 	if (!rc && (!cJSON_AddStringToObject(resp, "patchType", "JSONPatch") ||
 		    !cJSON_AddStringToObject(resp, "patch", b64.data)))
 		rc = TP_ENOMEM;

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy/core/internal.h"
@@ -189,6 +191,55 @@ static void base64_round_trip_and_refusals(void **state)
 	tp_buf_free(&b);
 }
 
+/* tp_json_write makes the bytes cJSON_PrintUnformatted makes. */
+static void same_as_cjson(const cJSON *v)
+{
+	char *want = cJSON_PrintUnformatted(v);
+	tp_buf got = TP_BUF_INIT(0);
+	assert_non_null(want);
+	assert_int_equal(tp_json_write(v, &got), TP_OK);
+	assert_int_equal(tp_buf_addc(&got, '\0'), TP_OK);
+	assert_string_equal(got.data, want);
+	free(want);
+	tp_buf_free(&got);
+}
+
+static void json_write_like_cjson(void **state)
+{
+	(void)state;
+	cJSON *j = tt_json("{\"s\":\"q\\\" b\\\\ \\b\\f\\n\\r\\t \\u0001\\u001f \\u007f / \\u00e9\","
+			   "\"n\":[0,-0,1,-1,2147483647,-2147483648,2147483648,-2147483649,1e300,"
+			   "0.1,1.5,-2.25,3.0000000000000004,123456789012345678,1e-7,0.30000000000000004],"
+			   "\"l\":[true,false,null,{},[],\"\"],\"o\":{\"a\":{\"b\":[{}]}}}");
+	same_as_cjson(j);
+	cJSON_Delete(j);
+	/* every number cJSON would print one way or another, and odd nodes */
+	cJSON *a = cJSON_CreateArray();
+	double nums[] = { 1.0 / 3, 2.0 / 3, 1e21, 1e-300, 6.02214076e23, -0.0, 4294967296.5,
+			  9007199254740993.0, 1.7976931348623157e308 };
+	for (size_t i = 0; i < sizeof(nums) / sizeof(*nums); i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(nums[i]));
+	cJSON_AddItemToArray(a, cJSON_CreateRaw("{\"raw\":1}"));
+	cJSON *nan = cJSON_CreateNumber(0);
+	nan->valuedouble = NAN;
+	cJSON_AddItemToArray(a, nan);
+	same_as_cjson(a);
+	cJSON_Delete(a);
+	/* the sample AdmissionReview, whole */
+	char *text = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
+	assert_non_null(text);
+	j = tt_json(text);
+	same_as_cjson(j);
+	cJSON_Delete(j);
+	free(text);
+	/* past the buffer's limit: the limit's error, not a cut text */
+	tp_buf small = TP_BUF_INIT(8);
+	j = tt_json("{\"a\":\"0123456789\"}");
+	assert_int_equal(tp_json_write(j, &small), TP_ELIMIT);
+	cJSON_Delete(j);
+	tp_buf_free(&small);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -201,6 +252,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(domain_prefixed_path_texts),
 		cmocka_unit_test(base64_round_trip_and_refusals),
+		cmocka_unit_test(json_write_like_cjson),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
