@@ -97,14 +97,18 @@ asan:
 valgrind: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 	@VALGRIND=1 BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 
-# Throughput, latency and memory against nginx (run.sh), then memory against
-# a big cluster behind the fake API server (store_rss.c).
+# Throughput, latency and memory against nginx (run.sh), the cost of one
+# decision without the network (decide.sh: time and instructions), then
+# memory against a big cluster behind the fake API server (store_rss.c).
 bench: all $(BENCH_BIN)
 	tests/bench/run.sh $(BIN)
 	@# the same with the CRD engine on (the shipped CRDs from ../shared)
 	@if [ -d ../shared/fixtures/upstream/crds ]; then \
 	  echo "bench: again with --crds ../shared/fixtures/upstream/crds"; \
 	  BENCH_SERVE_ARGS="--crds $$(cd ../shared/fixtures/upstream/crds && pwd)" tests/bench/run.sh $(BIN); fi
+	tests/bench/decide.sh $(BUILD)
+	@if [ -d ../shared/fixtures/upstream/crds ]; then \
+	  tests/bench/decide.sh $(BUILD) --crds "$$(cd ../shared/fixtures/upstream/crds && pwd)"; fi
 	$(BUILD)/tests/bench/store_rss $(BIN)
 
 deps:

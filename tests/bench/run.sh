@@ -66,6 +66,7 @@ need_install() {
 	command -v curl >/dev/null 2>&1 || missing="$missing curl"
 	command -v taskset >/dev/null 2>&1 || missing="$missing util-linux"
 	command -v strace >/dev/null 2>&1 || missing="$missing strace"
+	command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind" # decide.sh's instruction counts
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] || die "missing:$missing (run as root, or install them)"
 	local pkgs="" p
