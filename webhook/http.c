@@ -111,6 +111,7 @@ typedef struct request {
 	tw_store_ref *store;
 	tp_crds *crds; /* the CRDs current when the request started */
 	bool json_body; /* sent as application/json */
+	bool corked;    /* the answer waits in GnuTLS for tw_tls_flush */
 	tw_outcome oc;
 } request;
 
@@ -145,6 +146,7 @@ static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request 
 	 * (kubernetes#127335): its next call goes to a replica that stays. */
 	if (atomic_load(&s->draining))
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	r->corked = tw_tls_cork(c, r->out.len);
 	enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	r->oc.http_status = status;
@@ -453,12 +455,13 @@ static void log_request(const request *r, long long us)
 void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		       enum MHD_RequestTerminationCode toe)
 {
-	(void)c;
 	(void)toe;
 	tw_server *s = cls;
 	request *r = *req;
 	if (!r)
 		return;
+	if (r->corked) /* libmicrohttpd is done writing: the answer goes out now */
+		tw_tls_flush(c);
 	long long us = micros_since(&r->t0);
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,

@@ -415,17 +415,24 @@ void tw_tls_serial(tw_tls *t, char *out, size_t n)
 
 void tw_tls_conn_started(tw_tls *t, void **socket_context)
 {
+	tw_tls_conn *conn = calloc(1, sizeof(*conn));
+	*socket_context = conn;
+	if (!conn)
+		return; /* no pair for it: its handshake fails */
 	pthread_mutex_lock(&t->lock);
 	struct creds *c = t->cur;
 	if (c)
 		atomic_fetch_add(&c->refs, 1);
 	pthread_mutex_unlock(&t->lock);
-	*socket_context = c;
+	conn->creds = c;
 }
 
 void tw_tls_conn_closed(void **socket_context)
 {
-	creds_release(*socket_context);
+	tw_tls_conn *conn = *socket_context;
+	if (conn)
+		creds_release(conn->creds);
+	free(conn);
 	*socket_context = NULL;
 }
 
@@ -436,10 +443,11 @@ int tw_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_
 {
 	(void)req_ca_dn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
 	/* libmicrohttpd sets the session pointer to its connection. */
-	struct MHD_Connection *conn = gnutls_session_get_ptr(session);
+	struct MHD_Connection *mc = gnutls_session_get_ptr(session);
 	const union MHD_ConnectionInfo *ci =
-		conn ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
-	struct creds *c = ci ? ci->socket_context : NULL;
+		mc ? MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
+	const tw_tls_conn *conn = ci ? ci->socket_context : NULL;
+	struct creds *c = conn ? conn->creds : NULL;
 	if (!c)
 		return -1; /* no pair: fail this handshake rather than serve nothing */
 	/* gnutls does not free what a retrieve_function2 returns; the connection's

@@ -73,6 +73,32 @@ void tw_tls_serial(tw_tls *t, char *out, size_t n);
 void tw_tls_conn_started(tw_tls *t, void **socket_context);
 void tw_tls_conn_closed(void **socket_context);
 
+/* What the server keeps per connection (libmicrohttpd's socket context). */
+typedef struct tw_tls_conn {
+	struct creds *creds; /* the pair current when it connected (a reference) */
+	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
+} tw_tls_conn;
+
+/* One TLS record per answer (webhook/tls_record.c). libmicrohttpd sends an answer's headers and
+ * body as two records (two sendmsg calls, two encryptions); corked, GnuTLS
+ * keeps both and tw_tls_flush sends them as one when the answer is complete.
+ * Only for answers of at most TW_TLS_CORK_MAX bytes: a bigger one goes out as
+ * libmicrohttpd writes it, so a slow reader never holds it in our memory. */
+#define TW_TLS_CORK_MAX ((size_t)8192)
+struct MHD_Connection;
+/* Cork the connection's TLS session for an answer of len body bytes; true
+ * when it was corked (tw_tls_flush must follow once the answer is queued). */
+bool tw_tls_cork(struct MHD_Connection *c, size_t len);
+/* Send what the cork holds. An answer this small fits an idle connection's
+ * send buffer, so only a peer that pipelines requests and reads no answers
+ * fills it: after TW_TLS_FLUSH_MS of that its connection is shut, and the
+ * worker thread (blocked meanwhile) goes back to the others. */
+#define TW_TLS_FLUSH_MS 200
+void tw_tls_flush(struct MHD_Connection *c);
+/* The same on a session and its socket: 0 when all was sent, -1 when the
+ * peer took nothing for wait_ms (or the connection failed): fd is then shut. */
+int tw_tls_flush_session(gnutls_session_t s, int fd, unsigned wait_ms);
+
 /* MHD_OPTION_HTTPS_CERT_CALLBACK: serves the pair the connection holds. */
 int tw_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn,
 			 int nreqs, const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,

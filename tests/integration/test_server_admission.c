@@ -20,6 +20,7 @@
 #include "policy/trainpolicy.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
+#include "webhook/tls.h"
 
 static char tmp[64];
 static char certdir[128], rtdir[128];
@@ -774,6 +775,68 @@ static void expand_invalid_is_422(void **state)
 	sp_resp_free(&r);
 }
 
+/* ------------------------------------------------- one record per answer */
+
+/* Small answers go out corked into one TLS record (webhook/tls_record.c):
+ * on one keep-alive connection every answer arrives whole, and at once (a
+ * socket left in TCP_CORK would hold each for 200 ms: 50 answers in 10 s). */
+static void small_answers_whole_and_at_once(void **state)
+{
+	(void)state;
+	CURL *h = curl_easy_init();
+	assert_non_null(h);
+	char *tj = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
+	assert_non_null(tj);
+	long long t0 = tt_mono_ms();
+	long connects = 0;
+	for (int i = 0; i < 50; i++) {
+		sp_resp r;
+		int rc = sp_https(h, &srv, "POST", "/validate-trainer-kubeflow-org-v1alpha1-trainjob",
+				  "application/json", tj, strlen(tj), 0, &r);
+		if (rc || r.status != 200)
+			fail_msg("answer %d: curl %d HTTP %ld", i, rc, r.status);
+		cJSON *j = tt_json(r.body);
+		assert_true(cJSON_IsTrue(tp_get(j, "response.allowed")));
+		cJSON_Delete(j);
+		connects += r.connects;
+		sp_resp_free(&r);
+	}
+	long long took = tt_mono_ms() - t0;
+	print_message("50 keep-alive answers in %lld ms, %ld connection(s)\n", took, connects);
+	assert_int_equal(connects, 1);
+	assert_true(took < 5000 * sp_slow());
+	free(tj);
+	curl_easy_cleanup(h);
+}
+
+/* A big /expand answer (past TW_TLS_CORK_MAX, written as libmicrohttpd goes)
+ * reaches a slow reader with a small window (the server's sends meet a full
+ * pipe and wait), byte for byte what a fast reader gets. */
+static void big_answer_to_a_slow_reader(void **state)
+{
+	(void)state;
+	tp_buf y = TP_BUF_INIT(0);
+	tp_buf_adds(&y, owner_trainjob_yaml);
+	tp_buf_adds(&y, "    env:\n");
+	for (int i = 0; i < 120; i++) /* the CRD's most */
+		tp_buf_addf(&y, "    - name: VAR_%d\n      value: \"%0300d\"\n", i, i);
+	sp_resp fast, slow;
+	post("/expand", "application/yaml", y.data, &fast);
+	if (fast.status != 200)
+		fail_msg("/expand: %ld %s", fast.status, fast.body);
+	long long t0 = tt_mono_ms();
+	assert_int_equal(sp_https(NULL, &srv, "POST", "/expand", "application/yaml", y.data, y.len,
+				  SP_SLOW_READ, &slow), 0);
+	print_message("%zu-byte answer read slowly in %lld ms\n", strlen(slow.body),
+		      tt_mono_ms() - t0);
+	assert_int_equal(slow.status, 200);
+	assert_true(strlen(fast.body) > 4 * TW_TLS_CORK_MAX);
+	assert_string_equal(slow.body, fast.body);
+	sp_resp_free(&fast);
+	sp_resp_free(&slow);
+	tp_buf_free(&y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -794,6 +857,8 @@ int main(void)
 		cmocka_unit_test(mutate_jobset_missing_owner_denied),
 		cmocka_unit_test(expand_json_and_yaml),
 		cmocka_unit_test(expand_invalid_is_422),
+		cmocka_unit_test(small_answers_whole_and_at_once),
+		cmocka_unit_test(big_answer_to_a_slow_reader),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

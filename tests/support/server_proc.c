@@ -343,6 +343,23 @@ static void read_serial(CURL *h, sp_resp *out)
 		}
 }
 
+/* SP_SLOW_READ: a 4 KiB receive window, and 5 ms between 1 KiB reads, so
+ * the server's sends meet a full pipe. */
+static int small_window(void *ud, curl_socket_t fd, curlsocktype purpose)
+{
+	(void)ud, (void)purpose;
+	int n = 4096;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &n, sizeof(n));
+	return CURL_SOCKOPT_OK;
+}
+
+static size_t slow_body(char *p, size_t sz, size_t n, void *ud)
+{
+	struct timespec t = { 0, 5 * 1000 * 1000 };
+	nanosleep(&t, NULL);
+	return sp_curl_body(p, sz, n, ud);
+}
+
 int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 	     const char *ctype, const char *body, size_t len, int flags, sp_resp *out)
 {
@@ -380,6 +397,11 @@ int sp_https(CURL *h, const sp_server *s, const char *method, const char *path,
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, sp_curl_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, out);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, out->curl_error);
+	if (flags & SP_SLOW_READ) {
+		curl_easy_setopt(h, CURLOPT_SOCKOPTFUNCTION, small_window);
+		curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 1024L);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, slow_body);
+	}
 	if (flags & SP_FRESH) {
 		curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
 		curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);

@@ -88,6 +88,7 @@ enum {
 	SP_NOVERIFY = 1,   /* do not verify the peer (rotation makes a new CA) */
 	SP_CERTINFO = 2,   /* read the peer certificate's serial */
 	SP_FRESH = 4,      /* a new connection, closed after the transfer */
+	SP_SLOW_READ = 8,  /* a 4 KiB receive window, 1 KiB read every 5 ms */
 };
 
 /* One HTTPS request to 127.0.0.1:port on handle h (NULL: a new handle just
