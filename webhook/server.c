@@ -2,7 +2,7 @@
  * server.c — the HTTPS daemon's lifecycle: listen socket, libmicrohttpd
  * start-up, the swappable runtime store, readiness, and graceful drain.
  *
- * libmicrohttpd runs a pool of worker threads, each with its own epoll loop
+ * libmicrohttpd runs a pool of worker threads, each with its own poll() loop
  * over the shared listen socket; a connection stays on the thread that
  * accepted it, so a request never crosses threads.
  */
