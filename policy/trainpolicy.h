@@ -190,6 +190,9 @@ const char *tp_result_quote(tp_result *r, const char *s);
  * iterate arrays with cJSON_ArrayForEach.
  */
 const cJSON *tp_get(const cJSON *obj, const char *dotted);
+/* The member named key exactly (dots and all), or NULL when obj is not an
+ * object or has none. */
+const cJSON *tp_member(const cJSON *obj, const char *key);
 /* String member or NULL (NULL also when the member is not a string). */
 const char *tp_get_str(const cJSON *obj, const char *dotted);
 /* Integer member: true and *out set when present and an integral number. */

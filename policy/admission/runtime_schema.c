@@ -87,9 +87,7 @@ const char *tp__rt_index(char *buf, size_t n, const char *base, int i)
 
 static const cJSON *member(const cJSON *parent, const char *key)
 {
-	if (!cJSON_IsObject(parent))
-		return NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(parent, key);
+	const cJSON *v = tp_member(parent, key);
 	return cJSON_IsNull(v) ? NULL : v;
 }
 

@@ -106,7 +106,7 @@ static bool array(sc *s, const char *path, const cJSON *v, int max_items)
 
 static const cJSON *member(const cJSON *obj, const char *name)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	const cJSON *v = tp_member(obj, name);
 	return absent(v) ? NULL : v;
 }
 

@@ -81,10 +81,13 @@ const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name)
 	return NULL;
 }
 
-static const cJSON *member(const cJSON *obj, const char *key)
+const cJSON *tp_member(const cJSON *obj, const char *key)
 {
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	/* the first byte rules out most members before a call, as in tp_get */
 	for (const cJSON *c = obj->child; c; c = c->next)
-		if (c->string && !strcmp(c->string, key))
+		if (c->string && c->string[0] == key[0] && !strcmp(c->string, key))
 			return c;
 	return NULL;
 }
@@ -119,7 +122,7 @@ static bool equal(const cJSON *a, const cJSON *b, const char *skip)
 			if (skip && x->string && !strcmp(x->string, skip))
 				continue;
 			na++;
-			const cJSON *y = member(b, x->string ? x->string : "");
+			const cJSON *y = tp_member(b, x->string ? x->string : "");
 			if (!y || !equal(x, y, NULL))
 				return false;
 		}
@@ -159,7 +162,7 @@ const char *tp_meta_label(const cJSON *obj, const char *key)
 	const cJSON *labels = tp_get_object(obj, "metadata.labels");
 	if (!labels)
 		return NULL;
-	const cJSON *v = member(labels, key);
+	const cJSON *v = tp_member(labels, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
