@@ -146,7 +146,13 @@ static int build_templates(tp_tj_ctx *ctx)
 {
 	char err[512];
 	int rc = tp_runtime_template(ctx->runtime, NULL, &ctx->base, err, sizeof(err));
-	if (rc == TP_OK)
+	/* Without runtimePatches the two are the same tree, and the plugins only
+	 * read them: one copy, not two (76,065 -> 69,679 instructions to validate
+	 * make bench's TrainJob review, callgrind). */
+	const cJSON *patches = tp_get(ctx->job, "spec.runtimePatches");
+	if (rc == TP_OK && (!patches || cJSON_IsNull(patches)))
+		ctx->tmpl = ctx->base;
+	else if (rc == TP_OK)
 		rc = tp_runtime_template(ctx->runtime, ctx->job, &ctx->tmpl, err, sizeof(err));
 	if (rc == TP_ENOMEM || rc == TP_OK)
 		return rc;
@@ -165,7 +171,8 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 		rc = build_templates(ctx);
 	if (!rc)
 		rc = tp_plugins_check_trainjob(ctx);
-	cJSON_Delete(ctx->tmpl);
+	if (ctx->tmpl != ctx->base)
+		cJSON_Delete(ctx->tmpl);
 	cJSON_Delete(ctx->base);
 	ctx->tmpl = ctx->base = NULL;
 	return rc == MERGE_REPORTED ? TP_OK : rc;

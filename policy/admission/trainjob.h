@@ -15,7 +15,8 @@ typedef struct tp_tj_ctx {
 	const cJSON *job;     /* the TrainJob */
 	const cJSON *old;     /* the old TrainJob on UPDATE, else NULL */
 	const cJSON *runtime; /* the referenced runtime, from the store */
-	cJSON *tmpl;          /* runtime.spec.template with runtimePatches merged */
+	cJSON *tmpl;          /* runtime.spec.template with runtimePatches merged; the
+			       * same tree as base when there are none (read-only) */
 	cJSON *base;          /* runtime.spec.template without the patches */
 	tp_result *res;
 } tp_tj_ctx;
