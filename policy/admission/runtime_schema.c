@@ -128,6 +128,10 @@ void tp__rt_at_least(tp_result *res, const char *base, const char *key, long lon
 static const cJSON *field(tp_result *res, const cJSON *parent, const char *base, const char *key,
 			  tp__rt_type want)
 {
+	/* The path only when there is something to say: most fields are fine. */
+	const cJSON *v = member(parent, key);
+	if (!v || has_type(v, want))
+		return v;
 	char path[PATH_MAX_LEN];
 	return tp__rt_typed(res, parent, key, tp__rt_path(path, sizeof(path), base, key), want);
 }
@@ -144,12 +148,10 @@ static void required(tp_result *res, const cJSON *parent, const char *base, cons
 static void enum_field(tp_result *res, const cJSON *parent, const char *base, const char *key,
 		       const char *const *values)
 {
-	char path[PATH_MAX_LEN];
-	tp__rt_path(path, sizeof(path), base, key);
-	const cJSON *v = tp__rt_typed(res, parent, key, path, TP_RT_STRING);
+	const cJSON *v = field(res, parent, base, key, TP_RT_STRING);
 	if (!v)
 		return;
-	char list[256] = "";
+	char path[PATH_MAX_LEN], list[256] = "";
 	size_t len = 0;
 	for (size_t i = 0; values[i]; i++) {
 		if (!strcmp(v->valuestring, values[i]))
@@ -158,20 +160,21 @@ static void enum_field(tp_result *res, const cJSON *parent, const char *base, co
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s\"%s\"",
 						i ? ", " : "", values[i]);
 	}
-	tp_result_add(res, TP_FIELD_UNSUPPORTED, path, tp_result_quote(res, v->valuestring),
-		      "supported values: %s", list);
+	tp_result_add(res, TP_FIELD_UNSUPPORTED, tp__rt_path(path, sizeof(path), base, key),
+		      tp_result_quote(res, v->valuestring), "supported values: %s", list);
 }
 
 /* An int32 member; CEL "self >= 1" with the CRD's message when min_msg. */
 static void int_field(tp_result *res, const cJSON *parent, const char *base, const char *key,
 		      const char *min_msg)
 {
+	const cJSON *v = field(res, parent, base, key, TP_RT_INTEGER);
+	long long n;
+	if (!v || !tp_json_is_int(v, &n) || (n <= MAX_INT32 && n >= -MAX_INT32 - 1 &&
+					       !(min_msg && n < 1)))
+		return;
 	char path[PATH_MAX_LEN];
 	tp__rt_path(path, sizeof(path), base, key);
-	const cJSON *v = tp__rt_typed(res, parent, key, path, TP_RT_INTEGER);
-	long long n;
-	if (!v || !tp_json_is_int(v, &n))
-		return;
 	if (n > MAX_INT32 || n < -MAX_INT32 - 1)
 		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_value(res, v),
 			      "%s in body should be less than or equal to %lld", path, MAX_INT32);
@@ -203,12 +206,12 @@ static bool item_count(tp_result *res, const cJSON *arr, const char *path, int m
 /* A map of strings (labels, annotations). */
 static void string_map(tp_result *res, const cJSON *parent, const char *base, const char *key)
 {
-	char path[PATH_MAX_LEN], item[PATH_MAX_LEN];
-	const cJSON *m = tp__rt_typed(res, parent, key, tp__rt_path(path, sizeof(path), base, key),
-				      TP_RT_OBJECT);
+	char path[PATH_MAX_LEN];
+	const cJSON *m = field(res, parent, base, key, TP_RT_OBJECT);
 	for (const cJSON *v = m ? m->child : NULL; v; v = v->next)
-		tp__rt_typed(res, m, v->string, tp__rt_path(item, sizeof(item), path, v->string),
-			     TP_RT_STRING);
+		if (!cJSON_IsString(v) && !cJSON_IsNull(v)) /* the path for a message only */
+			field(res, m, tp__rt_path(path, sizeof(path), base, key), v->string,
+			      TP_RT_STRING);
 }
 
 /* x-kubernetes-list-type: map — a second item with the same key. */

@@ -182,6 +182,11 @@ static void wrong_types_are_field_errors(void **state)
 		  "must be of type integer: \"number\"" },
 		{ "{\"podGroupPolicy\":{\"coscheduling\":[]}}", "spec.podGroupPolicy.coscheduling",
 		  "must be of type object" },
+		/* past int32, and a map's later item: paths built only for messages */
+		{ "{\"mlPolicy\":{\"numNodes\":3000000000}}", "spec.mlPolicy.numNodes",
+		  "spec.mlPolicy.numNodes in body should be less than or equal to 2147483647" },
+		{ SPEC_JOBS("{\"name\":\"node\",\"template\":{\"metadata\":{\"labels\":{\"a\":\"x\",\"b\":[]}}}}"),
+		  RJ "[0].template.metadata.labels.b", "must be of type string: \"array\"" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (int p = 0; p < 2; p++) {
