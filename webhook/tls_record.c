@@ -15,13 +15,13 @@
  * never corks it again, and every later answer leaves in its one sendmsg.
  */
 #include "webhook/tls.h"
+#include "webhook/resolver.h" /* tw_mono_ms */
 
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <time.h>
 
 static gnutls_session_t session_of(struct MHD_Connection *c)
 {
@@ -39,22 +39,15 @@ bool tw_tls_cork(struct MHD_Connection *c, size_t len)
 	return true;
 }
 
-static long long mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
-}
-
 int tw_tls_flush_session(gnutls_session_t s, int fd, unsigned wait_ms)
 {
-	long long until = mono_ms() + wait_ms;
+	long long until = tw_mono_ms() + wait_ms;
 	int rc;
 	/* An answer of a few KiB fits an idle connection's send buffer: the
 	 * first call sends it all. Waiting is only for a peer that left earlier
 	 * answers unread; past the bound it is cut off. */
 	while ((rc = gnutls_record_uncork(s, 0)) == GNUTLS_E_AGAIN || rc == GNUTLS_E_INTERRUPTED) {
-		if (mono_ms() >= until)
+		if (tw_mono_ms() >= until)
 			break;
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
 		poll(&p, 1, 20);
