@@ -8,6 +8,7 @@
  * 401, which is retried once with the fresh token.
  */
 #include "webhook/kubeapi.h"
+#include "webhook/resolver.h" /* tw_mono_ms */
 
 #include <curl/curl.h>
 #include <pthread.h>
@@ -28,13 +29,6 @@ struct tw_kubeapi {
 	char *token;
 	long long token_at; /* monotonic ms of the last read */
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int tw_kubeapi_new(const tw_kube_config *c, tw_kubeapi **out, char *err, size_t errlen)
 {
@@ -111,13 +105,13 @@ static void auth_header(tw_kubeapi *k, bool fresh, char *hdr, size_t n)
 	if (!k->cfg.token_file)
 		return;
 	pthread_mutex_lock(&k->lock);
-	if (fresh || mono_ms() - k->token_at >= TOKEN_TTL_MS) {
+	if (fresh || tw_mono_ms() - k->token_at >= TOKEN_TTL_MS) {
 		char *tok = NULL;
 		if (tw_kube_read_token(k->cfg.token_file, &tok) == 0) {
 			free(k->token);
 			k->token = tok;
 		}
-		k->token_at = mono_ms(); /* a failed read keeps the last token */
+		k->token_at = tw_mono_ms(); /* a failed read keeps the last token */
 	}
 	if (k->token)
 		snprintf(hdr, n, "Authorization: Bearer %s", k->token);
@@ -204,10 +198,10 @@ int tw_kubeapi_call(tw_kubeapi *k, const char *method, const char *path, const c
 		snprintf(resp->error, sizeof(resp->error), "out of memory for a libcurl handle");
 		return -1;
 	}
-	long long t0 = mono_ms();
+	long long t0 = tw_mono_ms();
 	int rc = perform(k, h, method, url, body, timeout_ms, false, resp);
 	/* A rotated token: read it again and retry once, within the same limit. */
-	long left = timeout_ms - (long)(mono_ms() - t0);
+	long left = timeout_ms - (long)(tw_mono_ms() - t0);
 	if (rc == 0 && resp->status == 401 && k->cfg.token_file && left > 0)
 		rc = perform(k, h, method, url, body, left, true, resp);
 	give_handle(k, h);
