@@ -7,35 +7,21 @@
  * geometrically; tp_arena_reset keeps the first block so a worker thread's
  * arena settles at its working size and stops calling malloc at all.
  */
-#include "policy/trainpolicy.h"
+#include "policy/core/arena.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ARENA_ALIGN 16
+#define ARENA_ALIGN TP_ARENA_ALIGN
 #define ARENA_FIRST_BLOCK (16 * 1024)
 #define ARENA_MAX_GROWTH (1024 * 1024)
 #define ARENA_DEFAULT_LIMIT ((size_t)64 * 1024 * 1024)
 
-struct block {
-	struct block *next;
-	size_t size; /* bytes of data[] */
-	size_t used;
-	_Alignas(ARENA_ALIGN) unsigned char data[];
-};
-
-struct tp_arena {
-	struct block *head; /* newest block first */
-	size_t limit;       /* most bytes of data[] across blocks */
-	size_t total;       /* bytes of data[] across blocks */
-	size_t used;        /* bytes handed out */
-};
-
-static struct block *block_new(size_t size)
+static struct tp__arena_block *block_new(size_t size)
 {
-	struct block *b = malloc(sizeof(*b) + size);
+	struct tp__arena_block *b = malloc(sizeof(*b) + size);
 	if (!b)
 		return NULL;
 	b->next = NULL;
@@ -60,7 +46,7 @@ void tp_arena_free(tp_arena *a)
 {
 	if (!a)
 		return;
-	for (struct block *b = a->head, *n; b; b = n) {
+	for (struct tp__arena_block *b = a->head, *n; b; b = n) {
 		n = b->next;
 		free(b);
 	}
@@ -72,10 +58,10 @@ void tp_arena_reset(tp_arena *a)
 	if (!a || !a->head)
 		return;
 	/* Keep the oldest block (the last in the list): it is the smallest. */
-	struct block *keep = a->head;
+	struct tp__arena_block *keep = a->head;
 	while (keep->next)
 		keep = keep->next;
-	for (struct block *b = a->head, *n; b != keep; b = n) {
+	for (struct tp__arena_block *b = a->head, *n; b != keep; b = n) {
 		n = b->next;
 		free(b);
 	}
@@ -94,7 +80,7 @@ void *tp_arena_alloc(tp_arena *a, size_t n)
 	size_t need = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 	if (need < n)
 		return NULL; /* overflow */
-	struct block *b = a->head;
+	struct tp__arena_block *b = a->head;
 	if (!b || b->size - b->used < need) {
 		size_t size = b ? b->size * 2 : ARENA_FIRST_BLOCK;
 		if (size > ARENA_MAX_GROWTH)
@@ -103,7 +89,7 @@ void *tp_arena_alloc(tp_arena *a, size_t n)
 			size = need;
 		if (a->total + size > a->limit)
 			return NULL;
-		struct block *nb = block_new(size);
+		struct tp__arena_block *nb = block_new(size);
 		if (!nb)
 			return NULL;
 		nb->next = a->head;
@@ -170,7 +156,7 @@ bool tp_arena_owns(const tp_arena *a, const void *p)
 	if (!a || !p)
 		return false;
 	const unsigned char *q = p;
-	for (const struct block *b = a->head; b; b = b->next)
+	for (const struct tp__arena_block *b = a->head; b; b = b->next)
 		if (q >= b->data && q < b->data + b->size)
 			return true;
 	return false;

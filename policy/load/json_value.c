@@ -15,6 +15,8 @@
  * current arena (else cJSON_malloc), so the arena (or cJSON_Delete) frees them.
  */
 #include "policy/load/load.h"
+#include "policy/core/arena.h"
+#include "policy/load/scan.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 /* Recursion depth at most, whatever max_depth asks: the C stack's bound. */
 #define JSON_MAX_DEPTH 1000
@@ -78,7 +81,7 @@ static int nomem(jp *p)
  * an arena, cJSON_malloc. Either way cJSON_Delete and the arena agree. */
 static void *mem(jp *p, size_t n)
 {
-	return p->arena ? tp_arena_alloc(p->arena, n) : cJSON_malloc(n);
+	return p->arena ? tp__arena_take(p->arena, n) : cJSON_malloc(n);
 }
 
 static cJSON *node(jp *p, int type)
@@ -91,80 +94,39 @@ static cJSON *node(jp *p, int type)
 	return v;
 }
 
-static uint64_t word_at(const char *s)
-{
-	uint64_t w;
-	memcpy(&w, s, sizeof(w));
-	return w;
-}
-
-#define SPACES8 ((uint64_t)0x2020202020202020ULL)
-
-/* How many of the 8 bytes at s (s[0] a space) are spaces before another
- * byte: 8, or the count of leading spaces (little-endian: the lowest set
- * bit of the difference marks the first other byte). */
-static size_t spaces_at(const char *s)
-{
-	uint64_t x = word_at(s) ^ SPACES8;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return x ? (size_t)__builtin_ctzll(x) / 8 : 8;
-#else
-	return x ? 1 : 8;
-#endif
-}
-
 /* The next byte that is not whitespace, or -1 at the end.
  *
  * Scans walk local pointers, not p->i: a char load may alias p->i, which
  * would make the compiler store and reload it every byte (99,870 -> 95,077
  * instructions to read the 5.5 KB ClusterTrainingRuntime review of make
- * bench, with string()). Indentation, most of a pretty-printed document
- * (61% of that one), goes eight spaces at a time: 95,077 -> 81,754
- * (callgrind). */
+ * bench, with string()). */
 static int skip_ws(jp *p);
 
-/* Most calls land on the token itself: answered inline, no loop. */
+/* Most calls land on the token itself, or one space before it: answered
+ * inline, no loop. */
 static inline int peek(jp *p)
 {
-	if (p->i < p->stop && (unsigned char)p->d[p->i] > ' ')
-		return (unsigned char)p->d[p->i];
+	const unsigned char *s = (const unsigned char *)p->d + p->i;
+	size_t left = p->stop - p->i;
+	if (left && s[0] > ' ')
+		return s[0];
+	if (left > 1 && s[0] == ' ' && s[1] > ' ') {
+		p->i++;
+		return s[1];
+	}
 	return skip_ws(p);
 }
 
 static int skip_ws(jp *p)
 {
-	const char *s = p->d + p->i, *end = p->d + p->stop;
-	while (s < end) {
-		if (*s == ' ' && end - s >= 8) {
-			s += spaces_at(s);
-		} else if (*s == ' ') {
-			s++;
-		} else if (*s == '\n' || *s == '\r' || *s == '\t') {
-			s++;
-		} else {
-			break;
-		}
-	}
-	p->i = (size_t)(s - p->d);
-	return s < end ? (unsigned char)*s : -1;
+	const unsigned char *d = (const unsigned char *)p->d;
+	const unsigned char *s = tp__scan_ws(d + p->i, d + p->stop);
+	p->i = (size_t)(s - d);
+	return p->i < p->stop ? *s : -1;
 }
 
 /* ---------------------------------------------------------------- strings */
 
-
-/* What a byte inside a string asks of the scanner. */
-enum { S_PLAIN = 0, S_QUOTE, S_ESCAPE, S_CONTROL };
-static const unsigned char str_class[256] = {
-	[0x00] = S_CONTROL, [0x01] = S_CONTROL, [0x02] = S_CONTROL, [0x03] = S_CONTROL,
-	[0x04] = S_CONTROL, [0x05] = S_CONTROL, [0x06] = S_CONTROL, [0x07] = S_CONTROL,
-	[0x08] = S_CONTROL, [0x09] = S_CONTROL, [0x0a] = S_CONTROL, [0x0b] = S_CONTROL,
-	[0x0c] = S_CONTROL, [0x0d] = S_CONTROL, [0x0e] = S_CONTROL, [0x0f] = S_CONTROL,
-	[0x10] = S_CONTROL, [0x11] = S_CONTROL, [0x12] = S_CONTROL, [0x13] = S_CONTROL,
-	[0x14] = S_CONTROL, [0x15] = S_CONTROL, [0x16] = S_CONTROL, [0x17] = S_CONTROL,
-	[0x18] = S_CONTROL, [0x19] = S_CONTROL, [0x1a] = S_CONTROL, [0x1b] = S_CONTROL,
-	[0x1c] = S_CONTROL, [0x1d] = S_CONTROL, [0x1e] = S_CONTROL, [0x1f] = S_CONTROL,
-	['"'] = S_QUOTE, ['\\'] = S_ESCAPE,
-};
 
 static int hex4(const char *s, unsigned *out)
 {
@@ -282,16 +244,14 @@ static int string(jp *p, char **out)
 		}
 		const unsigned char *s = (const unsigned char *)p->d + p->i;
 		const unsigned char *end = (const unsigned char *)p->d + p->stop;
-		while (s < end && str_class[*s] == S_PLAIN)
-			s++;
+		s = tp__scan_string(s, end);
 		p->i = (size_t)(s - (const unsigned char *)p->d);
 		if (s == end)
 			continue;
 		unsigned char c = *s;
-		int k = str_class[c];
-		if (k == S_QUOTE) {
+		if (c == '"') {
 			break;
-		} else if (k == S_ESCAPE) {
+		} else if (c == '\\') {
 			if (p->stop - p->i < 2) {
 				p->i = p->stop;
 				continue; /* unterminated, or over the limit */

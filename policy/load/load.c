@@ -8,10 +8,12 @@
  * List is expanded into its items) is load/common.c's, below the parsers.
  */
 #include "policy/load/load.h"
+#include "policy/load/scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 
 #define MIB ((size_t)1024 * 1024)
 
@@ -49,14 +51,6 @@ static void limits_resolve(tp_load_limits *out, const tp_load_limits *in)
 }
 
 /* ------------------------------------------------------ whole-input checks */
-
-static bool word_has_high_or_zero(const unsigned char *p)
-{
-	uint64_t w;
-	memcpy(&w, p, sizeof(w));
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	return ((w | ((w - ones) & ~w)) & highs) != 0;
-}
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not one:
  * overlong forms, surrogates and code points past U+10FFFF are refused. */
@@ -98,10 +92,9 @@ static int check_bytes(tp_loader *ld)
 	const unsigned char *p = (const unsigned char *)ld->data;
 	size_t len = ld->len, i = 0;
 	while (i < len) {
-		if (len - i >= 8 && !word_has_high_or_zero(p + i)) {
-			i += 8;
-			continue;
-		}
+		i = (size_t)(tp__scan_ascii(p + i, p + len) - p);
+		if (i == len)
+			break;
 		if (p[i] == 0)
 			return tp__load_fail(ld, TP_EPARSE, 0, 0, 0,
 					     "binary data: NUL byte at offset %zu", i);

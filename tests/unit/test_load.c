@@ -197,6 +197,81 @@ static void json_values(void **state)
 	assert_int_equal(e.column, 3);
 }
 
+/* tp_load over a heap copy of exactly len bytes, no NUL after them: a scan
+ * that reads past the input is caught by ASan. */
+static int load_exact(const char *text, size_t len, tp_docs **d, tp_load_error *e)
+{
+	char *copy = malloc(len ? len : 1);
+	assert_non_null(copy);
+	memcpy(copy, text, len);
+	int rc = tp_load(copy, len, NULL, d, e);
+	free(copy);
+	return rc;
+}
+
+/* The reader scans whitespace and strings 16 bytes a step where it can, a
+ * byte at a time near the end: whatever stops a scan is found at every
+ * offset of a run, on both sides of a 16-byte step. */
+static void json_scans_every_offset(void **state)
+{
+	(void)state;
+	static const char ws[] = " \n\t\r   \n        \t  \r\n                 \n   ";
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+	static const char utf8[] = "abcdefghij\xc3\xa9klmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+	for (int len = 0; len < 40; len++) {
+		char text[320], want[128];
+		tp_docs *d = NULL;
+		tp_load_error e;
+		/* whitespace of every length before a member, after it and at the end */
+		int n = snprintf(text, sizeof(text), "{%.*s\"k\"%.*s:%.*s1%.*s}%.*s", len, ws, len, ws,
+				 len, ws, len, ws, len, ws);
+		assert_true(n > 0 && (size_t)n < sizeof(text));
+		if (load_exact(text, (size_t)n, &d, &e))
+			fail_msg("%d bytes of whitespace: %s", len, e.msg);
+		long long one = 0;
+		assert_true(tp_get_int(obj_at(d, 0), "k", &one));
+		assert_int_equal(one, 1);
+		tp_docs_free(d);
+		for (int at = 0; at <= len; at++) {
+			/* a vertical tab is not JSON whitespace, wherever it is */
+			n = snprintf(text, sizeof(text), "{\"k\": 1%.*s\v%.*s}", at, ws, len - at, ws);
+			assert_int_equal(load_exact(text, (size_t)n, &d, &e), TP_EPARSE);
+			assert_msg_has(&e, "invalid JSON near '\v");
+			/* a string of plain bytes (UTF-8 too, é never cut in half) ends at its quote */
+			int cut = len - ((unsigned char)utf8[len] >= 0x80 && (unsigned char)utf8[len] < 0xc0);
+			snprintf(want, sizeof(want), "%.*s", cut, utf8);
+			n = snprintf(text, sizeof(text), "{\"%s\": \"%s\"}", want, want);
+			assert_int_equal(load_exact(text, (size_t)n, &d, &e), TP_OK);
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj_at(d, 0), want);
+			assert_true(cJSON_IsString(v));
+			assert_string_equal(v->valuestring, want);
+			tp_docs_free(d);
+			/* a backslash, a raw line break and U+001F are seen at every offset */
+			const char *stops[] = { "\\\\", "\n", "\x1f" };
+			for (size_t k = 0; k < 3; k++) {
+				n = snprintf(text, sizeof(text), "{\"k\": \"%.*s%s%.*s\"}", at, plain,
+					     stops[k], len - at, plain);
+				int rc = load_exact(text, (size_t)n, &d, &e);
+				if (k == 0) {
+					assert_int_equal(rc, TP_OK);
+					snprintf(want, sizeof(want), "%.*s\\%.*s", at, plain, len - at, plain);
+					assert_string_equal(tp_get_str(obj_at(d, 0), "k"), want);
+					tp_docs_free(d);
+					continue;
+				}
+				assert_int_equal(rc, TP_EPARSE);
+				assert_msg_has(&e, k == 1 ? "unterminated string: the line ends"
+							 : "a control character (U+001F)");
+				assert_int_equal(e.column, k == 1 ? 7 : 8 + at);
+			}
+			/* cut short anywhere: an unterminated string, never a read past the end */
+			n = snprintf(text, sizeof(text), "{\"k\": \"%.*s", at, plain);
+			assert_int_equal(load_exact(text, (size_t)n, &d, &e), TP_EPARSE);
+			assert_msg_has(&e, "unterminated string");
+		}
+	}
+}
+
 /* Every JSON fixture (AdmissionReviews from the API server) and sample reads
  * into the same tree as with cJSON. */
 static void json_fixtures_as_cjson(void **state)
@@ -475,6 +550,26 @@ static void binary_and_encoding(void **state)
 	assert_msg_has(&e, "line 2");
 	e = load_fail("kind: A\nx: \x01\n", TP_EPARSE); /* a control character */
 	assert_int_equal(e.line, 2);
+	/* The first NUL or bad UTF-8 byte is found at every offset, on both sides
+	 * of the 16-byte steps of the check. */
+	for (int at = 0; at < 48; at++) {
+		char text[80];
+		tp_docs *d = NULL;
+		int n = snprintf(text, sizeof(text), "{\"k\": \"%.*s", at,
+				 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+		memcpy(text + n, "\xC3\xA9\"}", 4); /* é: valid */
+		assert_int_equal(load_exact(text, (size_t)n + 4, &d, &e), TP_OK);
+		tp_docs_free(d);
+		text[n + 1] = 0x41; /* a lead byte without its continuation */
+		assert_int_equal(load_exact(text, (size_t)n + 4, &d, &e), TP_EPARSE);
+		char want[64];
+		snprintf(want, sizeof(want), "invalid UTF-8 at byte %d (line 1)", n);
+		assert_msg_has(&e, want);
+		text[n] = '\0';
+		assert_int_equal(load_exact(text, (size_t)n + 4, &d, &e), TP_EPARSE);
+		snprintf(want, sizeof(want), "binary data: NUL byte at offset %d", n);
+		assert_msg_has(&e, want);
+	}
 }
 
 /* tp_load must refuse text as nested too deep (the speed of the refusal
@@ -869,6 +964,7 @@ int main(void)
 		cmocka_unit_test(too_many_documents),
 		cmocka_unit_test(not_a_mapping),
 		cmocka_unit_test(unterminated_and_syntax),
+		cmocka_unit_test(json_scans_every_offset),
 		cmocka_unit_test(fixtures_load),
 		cmocka_unit_test(fixture_torch_runtime),
 		cmocka_unit_test(arena_loads_free_at_once),
