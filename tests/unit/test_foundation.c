@@ -99,6 +99,20 @@ static void object_access(void **state)
 	assert_string_equal(tp_meta_namespace(j), "");
 	assert_string_equal(tp_meta_label(j, "a/b"), "c");
 	assert_non_null(tp_find_named(tp_get(j, "spec.l"), "name", "q"));
+	/* A path segment names a member whole: not its prefix, not a name with a
+	 * dot in it, not through an array or a scalar. */
+	cJSON *p = tt_json("{\"ab\":{\"c\":1},\"a\":{\"cd\":2},\"a.c\":3,\"s\":\"x\",\"l\":[{\"c\":4}]}");
+	assert_true(tp_get_int(p, "ab.c", &n));
+	assert_int_equal(n, 1);
+	assert_null(tp_get(p, "a.c"));
+	assert_null(tp_get(p, "a.cde"));
+	assert_true(tp_get_int(p, "a.cd", &n));
+	assert_int_equal(n, 2);
+	assert_null(tp_get(p, "abc"));
+	assert_null(tp_get(p, "s.c"));
+	assert_null(tp_get(p, "l.c"));
+	assert_ptr_equal(tp_get(p, ""), p);
+	cJSON_Delete(p);
 	cJSON *k = tt_json("{\"spec\":{\"l\":[{\"name\":\"p\"},{\"name\":\"q\"}],\"t\":true,\"f\":1.5,\"n\":3},"
 			   "\"metadata\":{\"labels\":{\"a/b\":\"c\"},\"name\":\"x\"}}");
 	assert_true(tp_json_equal(j, k));
@@ -225,6 +239,20 @@ static void json_write_like_cjson(void **state)
 	cJSON_AddItemToArray(a, nan);
 	same_as_cjson(a);
 	cJSON_Delete(a);
+	/* every byte but NUL, alone and inside a run, escaped as cJSON does */
+	char all[256 * 3 + 1];
+	size_t n = 0;
+	for (int c = 1; c < 256; c++) {
+		char one[2] = { (char)c, 0 };
+		cJSON *v = cJSON_CreateString(one);
+		same_as_cjson(v);
+		cJSON_Delete(v);
+		all[n++] = 'a', all[n++] = (char)c, all[n++] = 'b';
+	}
+	all[n] = '\0';
+	cJSON *v = cJSON_CreateString(all);
+	same_as_cjson(v);
+	cJSON_Delete(v);
 	/* the sample AdmissionReview, whole */
 	char *text = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
 	assert_non_null(text);
