@@ -460,8 +460,8 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 	request *r = *req;
 	if (!r)
 		return;
-	if (r->corked) /* libmicrohttpd is done writing: the answer goes out now */
-		tw_tls_flush(c);
+	/* Counted before the answer leaves: whoever has read an answer finds
+	 * it in /metrics. The log line, the slower part, waits until after. */
 	long long us = micros_since(&r->t0);
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
@@ -472,8 +472,11 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 			tw_metrics_error_answer(reason_of(r->oc.http_status));
 		if (r->oc.strict_warned)
 			tw_metrics_strict_warned(r->route, r->oc.strict_warned);
-		log_request(r, us);
 	}
+	if (r->corked) /* libmicrohttpd is done writing: the answer goes out now */
+		tw_tls_flush(c);
+	if (r->oc.http_status)
+		log_request(r, us);
 	atomic_fetch_sub(&s->in_flight, 1);
 	tw_metrics_in_flight(-1);
 	request_free(r);

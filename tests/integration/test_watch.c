@@ -173,6 +173,21 @@ struct has {
 	bool want;
 };
 
+/* The watch of one resource has reported resourceVersion rv in its stats. */
+struct rv_is {
+	fx *x;
+	int res;
+	const char *rv;
+};
+
+static bool rv_is_cond(void *arg)
+{
+	const struct rv_is *r = arg;
+	tw_watch_stat s[NKINDS];
+	tw_watch_stats(r->x->w, s);
+	return !strcmp(s[r->res].rv, r->rv);
+}
+
 static bool has_cond(void *arg)
 {
 	struct has *h = arg;
@@ -340,6 +355,10 @@ static void test_follows_events(void **state)
 	push_event(x->fa, TR, "DELETED", obj("TrainingRuntime", "team-b", "mpi", "12", NULL));
 	expect(x, TP_KIND_TRAINING_RUNTIME, "team-b", "mpi", false);
 	expect(x, TP_KIND_TRAINING_RUNTIME, "team-a", "torch", true);
+	/* The stats follow the store change a moment later (same thread, after
+	 * it): wait for them rather than race them. */
+	struct rv_is r = { x, TR, "12" };
+	assert_true(tt_wait_until(rv_is_cond, &r, WAIT_MS));
 	tw_watch_stat s[NKINDS];
 	tw_watch_stats(x->w, s);
 	assert_string_equal(s[TR].rv, "12");
