@@ -6,6 +6,14 @@
 #include <math.h>
 #include <string.h>
 
+/* cJSON's type tests without a call into libcjson: these run for every
+ * field a validator reads (96,791 -> 95,268 instructions for make bench's
+ * ClusterTrainingRuntime review, callgrind). */
+static inline bool has_type(const cJSON *v, int type)
+{
+	return v && (v->type & 0xff) == type;
+}
+
 /* The member of obj whose name is the path segment at p (up to the next '.'
  * or the end), and where the segment ends in *end. Compared inline, the
  * first byte ruling out most members: every validator reads its fields
@@ -14,7 +22,7 @@
  * callgrind). */
 static const cJSON *segment(const cJSON *obj, const char *p, const char **end)
 {
-	if (!obj || (obj->type & 0xff) != cJSON_Object)
+	if (!has_type(obj, cJSON_Object))
 		return NULL;
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		const char *k = c->string, *q = p;
@@ -44,7 +52,7 @@ const cJSON *tp_get(const cJSON *obj, const char *dotted)
 const char *tp_get_str(const cJSON *obj, const char *dotted)
 {
 	const cJSON *v = tp_get(obj, dotted);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return has_type(v, cJSON_String) ? v->valuestring : NULL;
 }
 
 bool tp_json_is_int(const cJSON *v, long long *out)
@@ -72,18 +80,18 @@ bool tp_get_true(const cJSON *obj, const char *dotted)
 const cJSON *tp_get_object(const cJSON *obj, const char *dotted)
 {
 	const cJSON *v = tp_get(obj, dotted);
-	return cJSON_IsObject(v) ? v : NULL;
+	return has_type(v, cJSON_Object) ? v : NULL;
 }
 
 const cJSON *tp_get_array(const cJSON *obj, const char *dotted)
 {
 	const cJSON *v = tp_get(obj, dotted);
-	return cJSON_IsArray(v) ? v : NULL;
+	return has_type(v, cJSON_Array) ? v : NULL;
 }
 
 const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name)
 {
-	if (!cJSON_IsArray(arr) || !name)
+	if (!has_type(arr, cJSON_Array) || !name)
 		return NULL;
 	for (const cJSON *it = arr->child; it; it = it->next) {
 		const char *n = tp_get_str(it, key);
@@ -95,7 +103,7 @@ const cJSON *tp_find_named(const cJSON *arr, const char *key, const char *name)
 
 const cJSON *tp_member(const cJSON *obj, const char *key)
 {
-	if (!cJSON_IsObject(obj))
+	if (!has_type(obj, cJSON_Object))
 		return NULL;
 	/* the first byte rules out most members before a call, as in tp_get */
 	for (const cJSON *c = obj->child; c; c = c->next)
