@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Recursion depth at most, whatever max_depth asks: the C stack's bound. */
 #define JSON_MAX_DEPTH 1000
 
