@@ -79,9 +79,10 @@ typedef struct tw_tls_conn {
 	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
 } tw_tls_conn;
 
-/* One TLS record per answer (webhook/tls_record.c). libmicrohttpd sends an answer's headers and
- * body as two records (two sendmsg calls, two encryptions); corked, GnuTLS
- * keeps both and tw_tls_flush sends them as one when the answer is complete.
+/* One TLS record per answer (webhook/tls_record.c). libmicrohttpd sends an
+ * answer's headers and body as two records (two sendmsg calls, two
+ * encryptions); corked, GnuTLS keeps both and tw_tls_flush sends them as one
+ * when the answer is complete.
  * Only for answers of at most TW_TLS_CORK_MAX bytes: a bigger one goes out as
  * libmicrohttpd writes it, so a slow reader never holds it in our memory. */
 #define TW_TLS_CORK_MAX ((size_t)8192)

@@ -8,20 +8,15 @@
  * document. Any other text after a value is an error.
  */
 #include "policy/load/load.h"
+#include "policy/load/scan.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static bool is_ws(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 static size_t skip_ws(const tp_loader *ld, size_t i)
 {
-	while (i < ld->len && is_ws(ld->data[i]))
-		i++;
-	return i;
+	const unsigned char *d = (const unsigned char *)ld->data;
+	return (size_t)(tp__scan_ws(d + i, d + ld->len) - d);
 }
 
 /* Fail with the line and column of byte offset off. */

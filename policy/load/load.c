@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define MIB ((size_t)1024 * 1024)
 
 void tp_load_limits_default(tp_load_limits *l)
@@ -119,13 +118,10 @@ static size_t skip_bom(const char *d, size_t len)
  * sniff Kubernetes' YAMLOrJSONDecoder uses. */
 static bool looks_like_json(const char *d, size_t len, size_t start)
 {
-	for (size_t i = start; i < len; i++) {
-		char c = d[i];
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-			continue;
-		return c == '{' || c == '[';
-	}
-	return false;
+	size_t i = start;
+	while (i < len && tp__scan_is_ws((unsigned char)d[i]))
+		i++;
+	return i < len && (d[i] == '{' || d[i] == '[');
 }
 
 /* ------------------------------------------------------------- public API */
