@@ -4,7 +4,7 @@
 # Both servers run on loopback over TLS with the same certificate, each in its
 # own temporary folder, and get the same wrk load: keep-alive HTTP/1.1 POSTs of
 # real AdmissionReview bodies (the TrainJob sample and a ClusterTrainingRuntime
-# review), round-robin over their two routes. nginx answers those routes with
+# review, compact as the API server sends them), round-robin over their two routes. nginx answers those routes with
 # the exact bytes the webhook answers (taken from `BIN review`), so the two
 # servers move the same traffic.
 #
@@ -28,7 +28,8 @@
 # answer was wrong, or wrk saw non-2xx answers or socket errors; 2 bad usage.
 #
 # Knobs (environment): BENCH_SECONDS (10), BENCH_CONNS (32), BENCH_THREADS (2),
-# BENCH_PIN (split|none), BENCH_KEEP=1 keeps the temporary folder for a look.
+# BENCH_PIN (split|none), BENCH_BODIES (compact|indented), BENCH_KEEP=1 keeps
+# the temporary folder for a look.
 set -euo pipefail
 
 usage() { echo "usage: tests/bench/run.sh path/to/trainer-webhook" >&2; exit 2; }
@@ -114,6 +115,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# The bodies as the API server sends them: Go's encoding/json writes one line
+# without whitespace, while the files are indented for people to read
+# (tests/bench/compact.c). BENCH_BODIES=indented posts the files as they are.
+if [ "${BENCH_BODIES:-compact}" = compact ]; then
+	COMPACT=$(dirname "$BIN")/tests/bench/compact
+	[ -x "$COMPACT" ] || die "$COMPACT is missing (make bench builds it)"
+	"$COMPACT" "$TJ_FILE" "$TMP/trainjob.json" && "$COMPACT" "$CTR_FILE" "$TMP/runtime.json" ||
+		die "cannot compact the bodies"
+	TJ_FILE=$TMP/trainjob.json CTR_FILE=$TMP/runtime.json
+fi
 
 # A free loopback port: random, and nothing answers on it.
 free_port() {
