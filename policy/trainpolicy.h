@@ -61,7 +61,8 @@ typedef struct tp_arena tp_arena;
  * out (0: 64 MiB); past it allocations return NULL. */
 int tp_arena_new(tp_arena **out, size_t limit);
 void tp_arena_free(tp_arena *a);
-/* Forget every allocation but keep the first block for reuse. */
+/* Forget every allocation but keep memory for reuse: one block as large as
+ * all of them were (up to 256 KiB; past it, the first block). */
 void tp_arena_reset(tp_arena *a);
 void *tp_arena_alloc(tp_arena *a, size_t n);
 char *tp_arena_strdup(tp_arena *a, const char *s);

@@ -4,8 +4,8 @@
  *
  * A request parses its body, validates, builds its answer and then drops the
  * whole arena: one free per block instead of one per JSON node. Blocks grow
- * geometrically; tp_arena_reset keeps the first block so a worker thread's
- * arena settles at its working size and stops calling malloc at all.
+ * geometrically; tp_arena_reset folds them into one block of the working
+ * size, so a worker thread's arena settles and stops calling malloc at all.
  */
 #include "policy/core/arena.h"
 
@@ -53,17 +53,35 @@ void tp_arena_free(tp_arena *a)
 	free(a);
 }
 
+/* Working sizes up to this settle into one block at reset; past it the
+ * arena goes back to its first block, so that one rare large request does
+ * not pin its memory in every pooled arena. */
+#define ARENA_SETTLE_MAX (256 * 1024)
+
 void tp_arena_reset(tp_arena *a)
 {
 	if (!a || !a->head)
 		return;
-	/* Keep the oldest block (the last in the list): it is the smallest. */
-	struct tp__arena_block *keep = a->head;
-	while (keep->next)
-		keep = keep->next;
-	for (struct tp__arena_block *b = a->head, *n; b != keep; b = n) {
-		n = b->next;
-		free(b);
+	/* A request that outgrew the first block took a second one with
+	 * malloc, and so would every request like it after a reset that kept
+	 * only the first. One block of the total takes their place instead:
+	 * a review of a 19 KB runtime (150 env entries per container) then
+	 * takes no malloc, 514,581 -> 512,844 instructions (callgrind; make
+	 * bench's reviews fit the first block either way). */
+	struct tp__arena_block *keep = a->head->next ? NULL : a->head;
+	if (!keep && a->total <= ARENA_SETTLE_MAX && (keep = block_new(a->total)) != NULL) {
+		for (struct tp__arena_block *b = a->head, *n; b; b = n) {
+			n = b->next;
+			free(b);
+		}
+	} else if (!keep) {
+		/* Too large to keep, or no memory: the oldest block (the smallest). */
+		for (keep = a->head; keep->next;)
+			keep = keep->next;
+		for (struct tp__arena_block *b = a->head, *n; b != keep; b = n) {
+			n = b->next;
+			free(b);
+		}
 	}
 	keep->used = 0;
 	a->head = keep;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/core/arena.h"
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
@@ -42,6 +43,36 @@ static void arena_limit_is_hard(void **state)
 	assert_int_equal(tp_arena_new(&a, 64 * 1024), TP_OK);
 	assert_non_null(tp_arena_alloc(a, 1000));
 	assert_null(tp_arena_alloc(a, 128 * 1024));
+	tp_arena_free(a);
+}
+
+static size_t arena_blocks(const tp_arena *a)
+{
+	size_t n = 0;
+	for (const struct tp__arena_block *b = a->head; b; b = b->next)
+		n++;
+	return n;
+}
+
+/* A working size past the first block settles into one block at reset, so
+ * the next request like it needs no malloc; a huge one is not kept. */
+static void arena_settles_at_its_working_size(void **state)
+{
+	(void)state;
+	tp_arena *a;
+	assert_int_equal(tp_arena_new(&a, 0), TP_OK);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 600; i++)
+			assert_non_null(tp_arena_alloc(a, 64)); /* 38,400 bytes */
+		assert_int_equal(arena_blocks(a), round == 0 ? 2 : 1);
+		tp_arena_reset(a);
+		assert_int_equal(tp_arena_used(a), 0);
+		assert_int_equal(arena_blocks(a), 1);
+	}
+	assert_non_null(tp_arena_alloc(a, 2 * 1024 * 1024));
+	tp_arena_reset(a);
+	assert_int_equal(arena_blocks(a), 1);
+	assert_true(a->total <= 64 * 1024); /* not the 2 MiB */
 	tp_arena_free(a);
 }
 
@@ -274,6 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(arena_routes_cjson_and_frees_at_once),
 		cmocka_unit_test(arena_limit_is_hard),
+		cmocka_unit_test(arena_settles_at_its_working_size),
 		cmocka_unit_test(buf_limit_is_hard),
 		cmocka_unit_test(result_renders_like_upstream),
 		cmocka_unit_test(object_access),
