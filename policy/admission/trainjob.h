@@ -15,9 +15,11 @@ typedef struct tp_tj_ctx {
 	const cJSON *job;     /* the TrainJob */
 	const cJSON *old;     /* the old TrainJob on UPDATE, else NULL */
 	const cJSON *runtime; /* the referenced runtime, from the store */
-	cJSON *tmpl;          /* runtime.spec.template with runtimePatches merged; the
-			       * same tree as base when there are none (read-only) */
-	cJSON *base;          /* runtime.spec.template without the patches */
+	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
+			       * same tree as base when there are none */
+	const cJSON *base;    /* runtime.spec.template without the patches: the
+			       * runtime's own tree when it needs no copy */
+	cJSON *owned[2];      /* the copies behind tmpl and base, freed after */
 	tp_result *res;
 } tp_tj_ctx;
 

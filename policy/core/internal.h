@@ -80,6 +80,13 @@ static inline bool tp_strict(const tp_options *opt)
 int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
 			char *err, size_t errlen);
 
+/* runtime.spec.template itself when tp_runtime_template(runtime, NULL, ...)
+ * would only copy it: an object, metadata and spec objects when present,
+ * labels and annotations too, and no null anywhere (the copy drops nulls).
+ * A reader sees the same fields in both; NULL when the copy would differ or
+ * fail, so the caller copies. */
+const cJSON *tp_runtime_template_view(const cJSON *runtime);
+
 /* Strategic merge patch of a JobSetSpec-shaped tree: patch onto dst in place
  * (dst in the current arena). Lists merged by their Kubernetes patch keys:
  * replicatedJobs/containers/initContainers/volumes/env/imagePullSecrets by

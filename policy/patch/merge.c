@@ -458,6 +458,31 @@ static int copy_template(struct merge *m, const cJSON *runtime, cJSON **out)
 	return TP_OK;
 }
 
+static bool has_null(const cJSON *v)
+{
+	for (const cJSON *c = v->child; c; c = c->next)
+		if (cJSON_IsNull(c) || ((cJSON_IsObject(c) || cJSON_IsArray(c)) && has_null(c)))
+			return true;
+	return false;
+}
+
+static bool absent_or_object(const cJSON *obj, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+	return !v || cJSON_IsObject(v);
+}
+
+const cJSON *tp_runtime_template_view(const cJSON *runtime)
+{
+	const cJSON *t = tp_get(runtime, "spec.template");
+	if (!cJSON_IsObject(t) || !absent_or_object(t, "metadata") || !absent_or_object(t, "spec"))
+		return NULL;
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(t, "metadata");
+	if (meta && (!absent_or_object(meta, "labels") || !absent_or_object(meta, "annotations")))
+		return NULL;
+	return has_null(t) ? NULL : t;
+}
+
 int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
 			char *err, size_t errlen)
 {

@@ -76,6 +76,52 @@ static void no_patches_copies_template(void **state)
 	cJSON_Delete(rt);
 }
 
+/* The view is the runtime's own template exactly when the copy would hold
+ * the same fields; otherwise NULL, and the caller copies. */
+static void template_view_only_when_no_copy_differs(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *tmpl;
+		bool view;
+	} cases[] = {
+		{ "{'spec':{'replicatedJobs':[{'name':'node','replicas':1}]}}", true },
+		{ "{'metadata':{'labels':{'a':'1'},'annotations':{}},'spec':{}}", true },
+		{ "{}", true },
+		{ "{'spec':{'replicatedJobs':[{'name':'node','template':null}]}}", false },
+		{ "{'spec':{'replicatedJobs':[[null]]}}", false },
+		{ "{'metadata':{'labels':{'a':null}},'spec':{}}", false },
+		{ "{'metadata':{'labels':'a=1'},'spec':{}}", false },
+		{ "{'metadata':[],'spec':{}}", false },
+		{ "{'spec':'x'}", false },
+		{ "[]", false },
+		{ "null", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "{'spec':{'template':%s}}", cases[i].tmpl);
+		cJSON *rt = js(buf);
+		const cJSON *view = tp_runtime_template_view(rt);
+		/* 10 * case + 1 for a view: a failure names its case */
+		assert_int_equal(10 * i + (view != NULL), 10 * i + cases[i].view);
+		if (!view) {
+			cJSON_Delete(rt);
+			continue;
+		}
+		assert_ptr_equal(view, tp_get(rt, "spec.template"));
+		cJSON *copy = NULL;
+		assert_int_equal(tp_runtime_template(rt, NULL, &copy, NULL, 0), TP_OK);
+		const char *paths[] = { "spec.replicatedJobs", "metadata.labels", "metadata.annotations" };
+		for (size_t k = 0; k < 3; k++) {
+			const cJSON *a = tp_get(view, paths[k]), *b = tp_get(copy, paths[k]);
+			assert_true(a ? b && tp_json_equal(a, b) : !b);
+		}
+		cJSON_Delete(copy);
+		cJSON_Delete(rt);
+	}
+	assert_null(tp_runtime_template_view(NULL));
+}
+
 #define JOBS_TMPL                                                                          \
 	"{'spec':{'replicatedJobs':["                                                      \
 	"{'name':'init','template':{'spec':{'template':{'spec':{'containers':"             \
@@ -316,6 +362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(metadata_overlay_in_patch_order),
 		cmocka_unit_test(no_patches_copies_template),
+		cmocka_unit_test(template_view_only_when_no_copy_differs),
 		cmocka_unit_test(replicated_jobs_merge_by_name_keep_order),
 		cmocka_unit_test(containers_env_mounts_merge_by_key),
 		cmocka_unit_test(tolerations_replaced_node_selector_merged),
