@@ -19,10 +19,16 @@
 #include <stdint.h>
 
 /* TLS 1.2 minimum, TLS 1.3 preferred, AEAD ciphers with forward secrecy only
- * (what Go's crypto/tls, the API server's client, negotiates). */
+ * (what Go's crypto/tls, the API server's client, negotiates).
+ *
+ * AES-128-GCM first, in the server's order: it is what Go picks first on
+ * CPUs with AES instructions, the key exchange gives 128-bit security either
+ * way, and TLS 1.3's AES-256 suite brings SHA-384, whose key schedule nettle
+ * runs without assembly (10% of a handshake's CPU in perf). Server CPU per
+ * new connection, median of 4: 523 -> 440 us (tests/bench handshakes). */
 #define TW_TLS_PRIORITIES                                                                 \
-	"SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:" \
-	"+AES-128-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:"   \
+	"SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:" \
+	"+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:"                 \
 	"-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%SERVER_PRECEDENCE"
 
 /* How often the files are re-read when no inotify event came (certwatcher's
