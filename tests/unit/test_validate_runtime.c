@@ -533,6 +533,10 @@ static void template_names_and_depends_on(void **state)
 	tp_result_free(res);
 	tp_result_free(check(st_ctr_create, FW, SPEC_JOBS(JOB("a", "", "x", "") "," JOB("node", STEP("trainer"), "node",
 			     ",\"dependsOn\":[{\"name\":\"a\",\"status\":\"Ready\"}]")), 0));
+	/* the path names the job's own index, not the first one's */
+	res = check(st_ctr_create, FW, SPEC_JOBS(JOB("node", STEP("trainer"), "node", "") "," JOB("Bad_1", "", "x", "")), 1);
+	assert_true(tt_has_error(res, RJ "[1].name", "; use a short lower-case name such as \"node\""));
+	tp_result_free(res);
 }
 
 int main(void)
