@@ -68,20 +68,15 @@ void tp_arena_reset(tp_arena *a)
 	 * a review of a 19 KB runtime (150 env entries per container) then
 	 * takes no malloc, 514,581 -> 512,844 instructions (callgrind; make
 	 * bench's reviews fit the first block either way). */
-	struct tp__arena_block *keep = a->head->next ? NULL : a->head;
-	if (!keep && a->total <= ARENA_SETTLE_MAX && (keep = block_new(a->total)) != NULL) {
-		for (struct tp__arena_block *b = a->head, *n; b; b = n) {
-			n = b->next;
-			free(b);
-		}
-	} else if (!keep) {
-		/* Too large to keep, or no memory: the oldest block (the smallest). */
+	struct tp__arena_block *keep = NULL;
+	if (a->head->next && a->total <= ARENA_SETTLE_MAX)
+		keep = block_new(a->total);
+	if (!keep) /* one block already, too large to keep, or no memory */
 		for (keep = a->head; keep->next;)
-			keep = keep->next;
-		for (struct tp__arena_block *b = a->head, *n; b != keep; b = n) {
-			n = b->next;
-			free(b);
-		}
+			keep = keep->next; /* the oldest block: the smallest */
+	for (struct tp__arena_block *b = a->head, *n; b && b != keep; b = n) {
+		n = b->next;
+		free(b);
 	}
 	keep->used = 0;
 	a->head = keep;
