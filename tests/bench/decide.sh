@@ -17,6 +17,10 @@ tj=$root/deploy/samples/admissionreview-trainjob.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The bodies as the API server sends them, as tests/bench/run.sh posts them.
+case "${BENCH_BODIES:-compact}" in
+compact | indented) ;;
+*) echo "decide: BENCH_BODIES=$BENCH_BODIES: use compact or indented" >&2; exit 2 ;;
+esac
 if [ "${BENCH_BODIES:-compact}" = compact ]; then
 	"$build/tests/bench/compact" "$ctr" "$tmp/runtime.json"
 	"$build/tests/bench/compact" "$tj" "$tmp/trainjob.json"

@@ -4,9 +4,9 @@
 # Both servers run on loopback over TLS with the same certificate, each in its
 # own temporary folder, and get the same wrk load: keep-alive HTTP/1.1 POSTs of
 # real AdmissionReview bodies (the TrainJob sample and a ClusterTrainingRuntime
-# review, compact as the API server sends them), round-robin over their two routes. nginx answers those routes with
-# the exact bytes the webhook answers (taken from `BIN review`), so the two
-# servers move the same traffic.
+# review, compact as the API server sends them), round-robin over their two
+# routes. nginx answers those routes with the exact bytes the webhook answers
+# (taken from `BIN review`), so the two servers move the same traffic.
 #
 # Phases, per server (about 25 s each, under a minute and a half in all):
 #   throughput  wrk -c$BENCH_CONNS for $BENCH_SECONDS s, closed loop (as fast as it goes)
@@ -119,6 +119,10 @@ trap 'exit 130' INT TERM
 # The bodies as the API server sends them: Go's encoding/json writes one line
 # without whitespace, while the files are indented for people to read
 # (tests/bench/compact.c). BENCH_BODIES=indented posts the files as they are.
+case "${BENCH_BODIES:-compact}" in
+compact | indented) ;;
+*) die "BENCH_BODIES=$BENCH_BODIES: use compact or indented" ;;
+esac
 if [ "${BENCH_BODIES:-compact}" = compact ]; then
 	COMPACT=$(dirname "$BIN")/tests/bench/compact
 	[ -x "$COMPACT" ] || die "$COMPACT is missing (make bench builds it)"
