@@ -7,8 +7,8 @@
 #   make valgrind   the unit tests under valgrind's memcheck
 #   make bench      the throughput / latency / memory benchmarks (tests/bench)
 #
-# Sources are found by wildcard: a new file in policy/ (or a folder of it),
-# webhook/, certs/ or a new tests/*/test_*.c needs no edit here.
+# Sources are found by wildcard: a new file in policy/ or webhook/ (or a
+# folder of either), certs/ or a new tests/*/test_*.c needs no edit here.
 
 CC       ?= cc
 BUILD    ?= build
@@ -27,7 +27,7 @@ TESTLIBS := -lcmocka
 
 POLICY_SRC  := $(sort $(wildcard policy/*.c policy/*/*.c))
 CERTS_SRC   := $(sort $(wildcard certs/*.c))
-WEBHOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c)))
+WEBHOOK_SRC := $(sort $(filter-out webhook/main.c,$(wildcard webhook/*.c webhook/*/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c tests/integration/test_*.c))
 TESTSUP_SRC := $(sort $(wildcard tests/support/*.c))
 
@@ -48,7 +48,7 @@ BIN         := $(BUILD)/trainer-webhook
 
 all: $(LIBPOLICY) $(BIN)
 
-$(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h certs/*.h tests/support/*.h) Makefile
+$(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h webhook/*/*.h certs/*.h tests/support/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

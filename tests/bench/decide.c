@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "webhook/cli.h"
+#include "webhook/cli/cli.h"
 #include "webhook/webhook.h"
 
 int main(int argc, char **argv)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "tests/fuzz/fuzz_common.h"
-#include "webhook/expand_api.h"
+#include "webhook/admission/expand_api.h"
 
 static tw_config cfg;
 static tp_arena *arena;

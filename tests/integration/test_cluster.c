@@ -22,10 +22,10 @@
 #include "tests/support/fakeapi.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
-#include "webhook/certmgr.h"
-#include "webhook/kubeapi.h"
-#include "webhook/metrics.h"
-#include "webhook/resolver.h"
+#include "webhook/cluster/certmgr.h"
+#include "webhook/cluster/kubeapi.h"
+#include "webhook/metrics/metrics.h"
+#include "webhook/cluster/resolver.h"
 #include "webhook/webhook.h"
 
 #define WAIT_MS 10000

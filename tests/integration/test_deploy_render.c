@@ -20,7 +20,7 @@
 #include "tests/support/deploycheck.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
-#include "webhook/metrics.h"
+#include "webhook/metrics/metrics.h"
 
 #define NS "ml-platform"
 

@@ -20,7 +20,7 @@
 #include "policy/trainpolicy.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
-#include "webhook/tls.h"
+#include "webhook/server/tls.h"
 
 static char tmp[64];
 static char certdir[128], rtdir[128];

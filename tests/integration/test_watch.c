@@ -23,10 +23,10 @@
 
 #include "tests/support/fakeapi.h"
 #include "tests/support/testutil.h"
-#include "webhook/jsonlines.h"
-#include "webhook/kube.h"
-#include "webhook/metrics.h"
-#include "webhook/watch.h"
+#include "webhook/core/jsonlines.h"
+#include "webhook/cluster/kube.h"
+#include "webhook/metrics/metrics.h"
+#include "webhook/cluster/watch.h"
 
 #define WAIT_MS 10000
 

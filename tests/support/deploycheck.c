@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tests/support/testutil.h"
-#include "webhook/serve.h"
+#include "webhook/cli/serve.h"
 #include "webhook/webhook.h"
 
 /* ------------------------------------------------------------ problems */

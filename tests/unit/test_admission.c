@@ -14,7 +14,7 @@
 
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
-#include "webhook/server.h"
+#include "webhook/server/server.h"
 #include "webhook/webhook.h"
 
 #define ROUTE_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"

@@ -14,7 +14,7 @@
 
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
-#include "webhook/expand_api.h"
+#include "webhook/admission/expand_api.h"
 
 #define ROUTE_JS "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
 

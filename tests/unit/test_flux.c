@@ -14,7 +14,7 @@
 
 #include "policy/plugins/flux.h"
 #include "tests/unit/test_expand.h"
-#include "webhook/curvekey.h"
+#include "webhook/admission/curvekey.h"
 
 /* A TrainJob "test-job" in "default" (uid test-uid); members are appended to
  * its spec.trainer, which has numNodes 2 unless they say otherwise. */

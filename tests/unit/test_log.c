@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "tests/support/testutil.h"
-#include "webhook/log.h"
+#include "webhook/core/log.h"
 
 static int fds[2];
 

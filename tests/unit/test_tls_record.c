@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "tests/support/testutil.h"
-#include "webhook/tls.h"
+#include "webhook/server/tls.h"
 
 struct pair {
 	int fd[2]; /* 0: server, 1: client */

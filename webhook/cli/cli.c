@@ -1,0 +1,179 @@
+/*
+ * cli.c — what the commands share: the options every command takes
+ * (--profile, --runtimes, --crds, --no-schema, --now) and the store and CRD
+ * set they build.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webhook/cli/cli.h"
+#include "webhook/cluster/kube.h"
+#include "webhook/cluster/kubeapi.h"
+
+void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
+{
+	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
+	c->help = help;
+	c->opt.profile = TP_PROFILE_STRICT;
+}
+
+void tw_cli_free(tw_cli *c)
+{
+	free(c->runtimes);
+	free(c->crd_paths);
+	tp_crds_unref(c->crds);
+	c->crd_paths = NULL;
+	c->crds = NULL;
+	tp_store_free(c->store);
+	c->runtimes = NULL;
+	c->store = NULL;
+}
+
+int tw_cli_usage(const tw_cli *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "trainer-webhook %s: ", c->cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (see trainer-webhook --help)\n");
+	va_end(ap);
+	return TW_EXIT_USAGE;
+}
+
+/* RFC 3339 in UTC with seconds, as metav1.Time serialises. */
+static bool is_rfc3339_utc(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	if (strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+int tw_cli_add_runtimes(tw_cli *c, const char *path)
+{
+	const char **r = realloc(c->runtimes, (c->nruntimes + 1) * sizeof(*r));
+	if (!r)
+		return TP_ENOMEM;
+	c->runtimes = r;
+	c->runtimes[c->nruntimes++] = path;
+	return TP_OK;
+}
+
+int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+		fputs(c->help ? c->help : "", stdout);
+		return TW_CLI_HELP;
+	}
+	if (!strcmp(a, "--no-schema")) {
+		c->opt.no_schema = true;
+		return TW_CLI_TAKEN;
+	}
+	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
+		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig");
+	if (!takes)
+		return TW_CLI_OTHER;
+	if (!val)
+		return tw_cli_usage(c, "%s needs a value", a), TW_CLI_USAGE;
+	++*i;
+	if (!strcmp(a, "--profile")) {
+		if (tp_profile_parse(val, &c->opt.profile))
+			return tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val),
+			       TW_CLI_USAGE;
+	} else if (!strcmp(a, "--now")) {
+		if (!is_rfc3339_utc(val))
+			return tw_cli_usage(c, "--now \"%s\": use RFC 3339 UTC, like "
+					       "2026-08-21T10:15:30Z", val),
+			       TW_CLI_USAGE;
+		c->opt.now = val;
+	} else if (!strcmp(a, "--kubeconfig")) {
+		c->kubeconfig = val;
+	} else if (!strcmp(a, "--crds")) {
+		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
+		if (!p)
+			return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
+		c->crd_paths = p;
+		c->crd_paths[c->ncrd_paths++] = val;
+	} else if (tw_cli_add_runtimes(c, val)) {
+		return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
+	}
+	return TW_CLI_TAKEN;
+}
+
+int tw_cli_load_store(tw_cli *c)
+{
+	if (!c->store && tp_store_new(&c->store))
+		return TP_ENOMEM;
+	for (size_t i = 0; i < c->nruntimes; i++) {
+		int rc = tw_store_load_path(c->store, c->runtimes[i], stderr);
+		if (rc)
+			return rc;
+	}
+	c->opt.store = c->store;
+	return TP_OK;
+}
+
+/* The CRDs of the cluster --kubeconfig names. */
+static int crds_from_cluster(tw_cli *c)
+{
+	tw_kube_config kc = { 0 };
+	tw_kubeconfig_files files;
+	tw_kubeapi *api = NULL;
+	char err[512] = "";
+	int rc = TP_EUNAVAILABLE;
+	if (!tw_kubeconfig_load(c->kubeconfig, &kc, &files, err, sizeof(err)) &&
+	    !tw_kubeapi_new(&kc, &api, err, sizeof(err))) {
+		size_t n = tw_kube_crds_fetch(api, c->crds);
+		fprintf(stderr, "%zu CRD%s read from %s\n", n, n == 1 ? "" : "s", tw_kubeapi_server(api));
+		rc = TP_OK;
+	} else {
+		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s\n", c->cmd, err);
+	}
+	tw_kubeapi_free(api);
+	tw_kubeconfig_done(&files);
+	tw_kube_config_free(&kc);
+	return rc;
+}
+
+int tw_cli_load_crds(tw_cli *c)
+{
+	if (!c->ncrd_paths && !c->kubeconfig)
+		return TP_OK;
+	if (!c->ncrd_paths) {
+		if (!c->crds && tp_crds_new(&c->crds))
+			return TP_ENOMEM;
+		c->opt.crds = c->crds;
+		return crds_from_cluster(c);
+	}
+	if (!c->crds && tp_crds_new(&c->crds))
+		return TP_ENOMEM;
+	int first = TP_OK;
+	for (size_t i = 0; i < c->ncrd_paths; i++) {
+		int rc = tw_crds_load(c->crds, c->crd_paths[i], stderr, NULL);
+		if (rc && !first)
+			first = rc;
+	}
+	c->opt.crds = c->crds;
+	malloc_trim(0); /* the CRDs' parsed text is gone: give its pages back */
+	return first;
+}
+
+int tw_cli_keep(tw_cli *c, const cJSON *obj)
+{
+	tp_kind k = tp_kind_of(obj);
+	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS)
+		return TP_OK;
+	cJSON *copy = cJSON_Duplicate(obj, 1);
+	int rc = copy ? tp_store_put(c->store, copy) : TP_ENOMEM;
+	if (rc && copy)
+		cJSON_Delete(copy);
+	return rc == TP_ENOMEM ? TP_ENOMEM : TP_OK;
+}

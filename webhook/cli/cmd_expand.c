@@ -1,0 +1,188 @@
+/*
+ * cmd_expand.c — `trainer-webhook expand`: preview the JobSet (and its
+ * companions) a TrainJob becomes, without a cluster.
+ *
+ * Exit: 0 expanded, 1 the TrainJob is refused (its errors on stderr),
+ * 2 unreadable input or usage.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "webhook/cli/cli.h"
+#include "webhook/admission/expand_api.h"
+
+static const char expand_help[] =
+	"usage: trainer-webhook expand [--profile kubeflow|strict] [--runtimes PATH]...\n"
+	"                              [-o yaml|json] [--ssh-key FILE] [--curve-key FILE]\n"
+	"                              [--no-schema] TRAINJOB\n"
+	"\n"
+	"Prints the JobSet and companion objects (MPI and Flux ConfigMap and Secret,\n"
+	"PodGroup) that the TrainJob's runtime makes of it: YAML documents (default) or\n"
+	"a v1 List. Runtimes in the TRAINJOB file are used too.\n"
+	"--ssh-key (ECDSA P-521 PEM) makes MPI output repeatable; --curve-key (X25519\n"
+	"PEM: openssl genpkey -algorithm X25519) makes Flux output repeatable, as a\n"
+	"TrainJob with metadata.uid already is (its key is derived from the uid).\n"
+	"exit status: 0 expanded, 1 the TrainJob is refused, 2 unreadable input or usage\n";
+
+struct expand_args {
+	tw_cli cli;
+	bool json;
+	const char *ssh_key;
+	const char *curve_key;
+	const char *file;
+};
+
+static int parse_args(struct expand_args *a, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		int took = tw_cli_common(&a->cli, argc, argv, &i);
+		if (took < 0)
+			return tw_cli_stop(took);
+		if (took)
+			continue;
+		const char *f = argv[i];
+		if (!strcmp(f, "-o") || !strcmp(f, "--ssh-key") || !strcmp(f, "--curve-key")) {
+			if (++i >= argc)
+				return tw_cli_usage(&a->cli, "%s needs a value", f);
+			if (!strcmp(f, "--ssh-key"))
+				a->ssh_key = argv[i];
+			else if (!strcmp(f, "--curve-key"))
+				a->curve_key = argv[i];
+			else if (!strcmp(argv[i], "json") || !strcmp(argv[i], "yaml"))
+				a->json = !strcmp(argv[i], "json");
+			else
+				return tw_cli_usage(&a->cli, "-o \"%s\": use yaml or json", argv[i]);
+		} else if (f[0] == '-' && f[1]) {
+			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
+		} else if (a->file) {
+			return tw_cli_usage(&a->cli, "one TRAINJOB file at a time");
+		} else {
+			a->file = f;
+		}
+	}
+	if (!a->file)
+		return tw_cli_usage(&a->cli, "name the TRAINJOB file (or -)");
+	return 0;
+}
+
+/* Loads the file; puts its runtimes and PriorityClasses into the store and returns its one
+ * TrainJob (NULL with the reason printed when there is not exactly one). */
+static cJSON *load_input(struct expand_args *a, tp_docs **docs)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	tp_load_error lerr = { 0 };
+	int rc = tw_read_file(a->file, TW_DEFAULT_MAX_BODY * 8, &b);
+	if (rc) {
+		fprintf(stderr, "%s: cannot read it%s\n", a->file,
+			rc == TP_ELIMIT ? " (larger than 24 MiB)" : "");
+		tp_buf_free(&b);
+		return NULL;
+	}
+	rc = tp_load(b.data ? b.data : "", b.len, NULL, docs, &lerr);
+	tp_buf_free(&b);
+	if (rc) {
+		tp_buf msg = TP_BUF_INIT(0);
+		tp_load_error_format(&lerr, a->file, &msg);
+		fprintf(stderr, "%s\n", msg.data ? msg.data : tp_strerror(rc));
+		tp_buf_free(&msg);
+		return NULL;
+	}
+	cJSON *tj = NULL;
+	size_t ntj = 0;
+	for (size_t i = 0; i < tp_docs_count(*docs); i++) {
+		cJSON *obj = tp_docs_at(*docs, i)->obj;
+		tp_kind k = tp_kind_of(obj);
+		if (k == TP_KIND_TRAINJOB) {
+			tj = obj;
+			ntj++;
+		} else if (tw_cli_keep(&a->cli, obj)) {
+			return NULL;
+		}
+	}
+	if (ntj != 1) {
+		fprintf(stderr, "%s: holds %zu TrainJobs: expand takes exactly one\n", a->file, ntj);
+		return NULL;
+	}
+	return tj;
+}
+
+static int print_list(const struct expand_args *a, const cJSON *list)
+{
+	if (a->json) {
+		char *text = cJSON_Print(list);
+		if (!text)
+			return TP_ENOMEM;
+		printf("%s\n", text);
+		cJSON_free(text);
+		return TP_OK;
+	}
+	const cJSON *item;
+	bool first = true;
+	cJSON_ArrayForEach(item, tp_get_array(list, "items"))
+	{
+		tp_buf y = TP_BUF_INIT(0);
+		int rc = tw_yaml_write(item, &y);
+		if (!rc)
+			printf("%s%s", first ? "" : "---\n", y.data ? y.data : "");
+		tp_buf_free(&y);
+		if (rc)
+			return rc;
+		first = false;
+	}
+	return TP_OK;
+}
+
+static int run(struct expand_args *a)
+{
+	char err[512] = "";
+	if (tw_cli_load_store(&a->cli))
+		return TW_EXIT_USAGE;
+	tw_sshkey key = { 0 };
+	tp_curve_key curve;
+	if ((a->ssh_key && tw_sshkey_read(a->ssh_key, &key, err, sizeof(err))) ||
+	    (a->curve_key && tw_curvekey_read(a->curve_key, &curve, err, sizeof(err)))) {
+		fprintf(stderr, "trainer-webhook expand: %s\n", err);
+		tw_sshkey_free(&key);
+		return TW_EXIT_USAGE;
+	}
+	tw_given_keys given = { a->ssh_key ? &key : NULL, a->curve_key ? &curve : NULL };
+	tp_docs *docs = NULL;
+	tp_result *res = NULL;
+	cJSON *list = NULL;
+	int code = TW_EXIT_USAGE;
+	cJSON *tj = load_input(a, &docs);
+	if (tj && tp_result_new(&res) == TP_OK) {
+		tp_store_rdlock(a->cli.store);
+		int v = tw_expand_trainjob(&a->cli.opt, tj, &given, &list, res, err, sizeof(err));
+		tp_store_unlock(a->cli.store);
+		if (v == TW_EXPAND_OK) {
+			code = print_list(a, list) ? TW_EXIT_USAGE : TW_EXIT_OK;
+		} else if (v == TW_EXPAND_INVALID) {
+			tp_buf msg = TP_BUF_INIT(0);
+			tp_result_format(res, &msg);
+			fprintf(stderr, "%s: TrainJob %s is refused: %s\n", a->file, tp_meta_name(tj),
+				msg.data ? msg.data : "");
+			tp_buf_free(&msg);
+			code = TW_EXIT_DENIED;
+		} else {
+			fprintf(stderr, "%s: %s\n", a->file, err);
+		}
+		for (size_t i = 0; res && i < tp_result_warning_count(res); i++)
+			fprintf(stderr, "Warning: %s\n", tp_result_warning_at(res, i));
+	}
+	cJSON_Delete(list);
+	tp_result_free(res);
+	tp_docs_free(docs);
+	tw_sshkey_free(&key);
+	return code;
+}
+
+int tw_cmd_expand(int argc, char **argv)
+{
+	struct expand_args a = { 0 };
+	tw_cli_init(&a.cli, "expand", expand_help);
+	int rc = parse_args(&a, argc, argv);
+	int code = rc ? (rc < 0 ? TW_EXIT_OK : rc) : run(&a);
+	tw_cli_free(&a.cli);
+	return code;
+}

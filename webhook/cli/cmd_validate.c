@@ -1,0 +1,423 @@
+/*
+ * cmd_validate.c — `trainer-webhook validate`: the admission decisions as a
+ * linter over manifests, for CI and for people, before `kubectl apply`.
+ *
+ * Every input is read first, so that a TrainJob can name a runtime that sits
+ * in another file of the same run; then each object is judged as a CREATE.
+ * Exit: 0 all allowed, 1 something denied, 2 unreadable input or usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fnmatch.h>
+
+#include "webhook/cli/cli.h"
+#include "webhook/cli/report.h"
+
+#define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
+
+static const char validate_help[] =
+	"usage: trainer-webhook validate [--profile kubeflow|strict] [--runtimes PATH]...\n"
+	"                                [--crds PATH]... [-o text|json|github|junit|sarif]\n"
+	"                                [--quiet] [--exclude GLOB]... [--skip-kinds K1,K2]\n"
+	"                                [--no-schema] PATH...\n"
+	"\n"
+	"PATH is a file, a folder (searched for *.yaml, *.yml, *.json) or - for stdin.\n"
+	"Runtimes among the inputs resolve the TrainJobs' runtimeRef too. --crds reads\n"
+	"CustomResourceDefinitions (files or folders): objects of their kinds are checked\n"
+	"against their schemas and CEL rules as the API server checks them.\n"
+	"exit status: 0 all allowed, 1 something denied, 2 unreadable input, no manifests\n"
+	"or usage\n";
+
+/* One input file and its objects. */
+struct input {
+	char *file;
+	tp_docs *docs;
+};
+
+struct run {
+	tw_cli cli;
+	tw_report_opts out;
+	const char **excludes;
+	size_t nexcludes;
+	const char *skip_kinds; /* "Kind1,Kind2" */
+	const char **paths;
+	size_t npaths;
+	struct input *in;
+	size_t nin, capin;
+	bool unreadable;
+	size_t allowed, denied, warned, skipped, files;
+	cJSON *report;     /* see report.h */
+	cJSON *objects;    /* report.objects */
+	cJSON *unread;     /* report.unreadable */
+};
+
+/* ------------------------------------------------------------ reading */
+
+static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", path, why);
+	r->unreadable = true;
+	cJSON *u = cJSON_CreateObject();
+	cJSON_AddStringToObject(u, "file", path);
+	cJSON_AddStringToObject(u, "reason", why);
+	cJSON_AddNumberToObject(u, "line", line);
+	cJSON_AddItemToArray(r->unread, u);
+}
+
+static bool excluded(const struct run *r, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	for (size_t i = 0; i < r->nexcludes; i++)
+		if (!fnmatch(r->excludes[i], path, 0) || (base && !fnmatch(r->excludes[i], base + 1, 0)))
+			return true;
+	return false;
+}
+
+/* A Helm chart's template is no manifest until rendered. */
+static bool helm_template(const tp_buf *b)
+{
+	return b->data && strstr(b->data, "{{") && strstr(b->data, "}}");
+}
+
+/* Nothing but comments, blank lines and document markers: no manifest. */
+static bool blank(const tp_buf *b)
+{
+	const char *p = b->data ? b->data : "", *end = p + b->len;
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (n && *p != '#' && (n < 3 || strncmp(p, "---", 3)))
+			return false;
+		if (memchr(p, '\0', n))
+			return false; /* binary: the loader says what is wrong with it */
+		p += n + (nl != NULL);
+	}
+	return true;
+}
+
+static int add_input(const char *path, void *ctx)
+{
+	struct run *r = ctx;
+	if (excluded(r, path))
+		return 0;
+	tp_buf b = TP_BUF_INIT(0);
+	int rc = tw_read_file(path, MAX_INPUT, &b);
+	if (rc) {
+		unreadable(r, path, 0, "%s", rc == TP_ELIMIT ? "larger than 64 MiB: not read" : "cannot read it");
+		tp_buf_free(&b);
+		return 0; /* go on with the other files */
+	}
+	if (blank(&b)) {
+		tp_buf_free(&b);
+		return 0;
+	}
+	if (helm_template(&b)) {
+		fprintf(stderr, "%s: a Helm template ({{ ... }}): skipped; validate what `helm template` "
+				"renders\n", path);
+		tp_buf_free(&b);
+		return 0;
+	}
+	tp_docs *docs = NULL;
+	tp_load_error err = { 0 };
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.positions = true;
+	rc = tp_load(b.data ? b.data : "", b.len, &lim, &docs, &err);
+	tp_buf_free(&b);
+	if (rc == TP_OK && tp_docs_count(docs) == 0) {
+		tp_docs_free(docs);
+		return 0; /* comments only: no manifest here */
+	}
+	if (rc) {
+		tp_buf msg = TP_BUF_INIT(0);
+		tp_load_error_format(&err, "", &msg);
+		unreadable(r, path, err.line, "%s", msg.data ? msg.data + (msg.data[0] == ':' ? 2 : 0)
+							      : tp_strerror(rc));
+		tp_buf_free(&msg);
+		tp_docs_free(docs);
+		return rc == TP_ENOMEM ? rc : 0;
+	}
+	if (r->nin == r->capin) {
+		size_t cap = r->capin ? 2 * r->capin : 16;
+		struct input *n = realloc(r->in, cap * sizeof(*n));
+		if (!n) {
+			tp_docs_free(docs);
+			return TP_ENOMEM;
+		}
+		r->in = n;
+		r->capin = cap;
+	}
+	r->in[r->nin].file = strdup(path);
+	r->in[r->nin++].docs = docs;
+	return r->in[r->nin - 1].file ? 0 : TP_ENOMEM;
+}
+
+/* Runtimes and PriorityClasses among the inputs join the store, so the
+ * TrainJobs' rules find them. */
+static int store_referenced(struct run *r)
+{
+	for (size_t i = 0; i < r->nin; i++)
+		for (size_t j = 0; j < tp_docs_count(r->in[i].docs); j++)
+			if (tw_cli_keep(&r->cli, tp_docs_at(r->in[i].docs, j)->obj))
+				return TP_ENOMEM;
+	return TP_OK;
+}
+
+/* ------------------------------------------------------------ judging */
+
+static bool kind_skipped(const struct run *r, const char *kind)
+{
+	if (!r->skip_kinds || !kind)
+		return false;
+	size_t n = strlen(kind);
+	for (const char *p = r->skip_kinds; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, kind, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* An object's record in the report (see report.h). */
+static cJSON *record(struct run *r, const struct input *in, const tp_doc *d, const char *verdict,
+		     const char *message)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o || !cJSON_AddItemToArray(r->objects, o))
+		return NULL;
+	cJSON_AddStringToObject(o, "file", in->file);
+	cJSON_AddNumberToObject(o, "document", d->index);
+	if (d->item)
+		cJSON_AddNumberToObject(o, "item", d->item);
+	cJSON_AddNumberToObject(o, "line", d->line);
+	const char *kind = tp_get_str(d->obj, "kind");
+	cJSON_AddStringToObject(o, "kind", kind ? kind : "");
+	cJSON_AddStringToObject(o, "namespace", tp_meta_namespace(d->obj));
+	cJSON_AddStringToObject(o, "name", tp_meta_name(d->obj));
+	cJSON_AddStringToObject(o, "verdict", verdict);
+	if (message)
+		cJSON_AddStringToObject(o, "message", message);
+	return o;
+}
+
+/* Where the field path names was written (the object's first line when the
+ * error names none). */
+static void place(cJSON *item, const struct input *in, const tp_doc *d, const char *path)
+{
+	int line = d->line, col = 1;
+	if (!path || !*path || !tp_docs_path_position(in->docs, d->obj, path, &line, &col)) {
+		if (path && *path)
+			tp_docs_path_position(in->docs, d->obj, "", &line, &col);
+	}
+	cJSON_AddNumberToObject(item, "line", line);
+	cJSON_AddNumberToObject(item, "column", col);
+}
+
+static int add_findings(cJSON *o, const struct input *in, const tp_doc *d, const tp_result *res)
+{
+	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
+	for (size_t i = 0; i < tp_result_error_count(res); i++) {
+		const tp_field_error *e = tp_result_error_at(res, i);
+		tp_buf one = TP_BUF_INIT(0);
+		tp_field_error_format(e, &one);
+		cJSON *je = cJSON_CreateObject();
+		cJSON_AddItemToArray(errs, je);
+		if (e->path && e->type != TP_FIELD_PLAIN)
+			cJSON_AddStringToObject(je, "field", e->path);
+		cJSON_AddStringToObject(je, "detail", e->detail ? e->detail : "");
+		cJSON_AddStringToObject(je, "message", one.data ? one.data : "");
+		place(je, in, d, e->path);
+		tp_buf_free(&one);
+	}
+	cJSON *warns = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; i < tp_result_warning_count(res); i++) {
+		const char *w = tp_result_warning_at(res, i);
+		cJSON *jw = cJSON_CreateObject();
+		cJSON_AddItemToArray(warns, jw);
+		cJSON_AddStringToObject(jw, "message", w);
+		/* the field it is about, else one its text starts with ("spec.x: ...") */
+		const char *at = tp_result_warning_path_at(res, i);
+		char field[256];
+		size_t n = strcspn(w, ": ");
+		snprintf(field, sizeof(field), "%.*s", (int)(n < sizeof(field) ? n : 0), w);
+		place(jw, in, d, at ? at : w[n] == ':' && strchr(field, '.') ? field : NULL);
+	}
+	return errs && warns ? TP_OK : TP_ENOMEM;
+}
+
+static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_result *res)
+{
+	tp_result_clear(res);
+	const char *kind = tp_get_str(d->obj, "kind");
+	if (kind_skipped(r, kind) || (kind && !strcmp(kind, "CustomResourceDefinition"))) {
+		r->skipped++;
+		return record(r, in, d, "skipped", kind_skipped(r, kind) ? "--skip-kinds" :
+			      "a CustomResourceDefinition (give it with --crds)") ? TP_OK : TP_ENOMEM;
+	}
+	tp_store_rdlock(r->cli.store);
+	int rc = tp_validate(&r->cli.opt, TP_OP_CREATE, d->obj, NULL, res);
+	tp_store_unlock(r->cli.store);
+	if (rc == TP_ENOMEM)
+		return rc;
+	const char *verdict, *message = NULL;
+	if (rc == TP_EUNSUPPORTED) {
+		verdict = "skipped";
+		message = "not a kind trainer-webhook validates";
+		r->skipped++;
+		tp_result_clear(res);
+	} else if (!tp_result_ok(res)) {
+		verdict = "denied";
+		r->denied++;
+	} else {
+		verdict = tp_result_warning_count(res) ? "warning" : "ok";
+		r->allowed++;
+		r->warned += tp_result_warning_count(res) > 0;
+	}
+	cJSON *o = record(r, in, d, verdict, message);
+	return o ? add_findings(o, in, d, res) : TP_ENOMEM;
+}
+
+static int judge_all(struct run *r)
+{
+	tp_result *res;
+	if (tp_result_new(&res))
+		return TP_ENOMEM;
+	int rc = TP_OK;
+	for (size_t i = 0; !rc && i < r->nin; i++)
+		for (size_t j = 0; !rc && j < tp_docs_count(r->in[i].docs); j++)
+			rc = judge(r, &r->in[i], tp_docs_at(r->in[i].docs, j), res);
+	tp_result_free(res);
+	return rc;
+}
+
+/* ------------------------------------------------------------ command */
+
+static int add_str(const char ***v, size_t *n, const char *s)
+{
+	const char **p = realloc(*v, (*n + 1) * sizeof(*p));
+	if (!p)
+		return TP_ENOMEM;
+	*v = p;
+	(*v)[(*n)++] = s;
+	return TP_OK;
+}
+
+static int parse_args(struct run *r, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		int took = tw_cli_common(&r->cli, argc, argv, &i);
+		if (took < 0)
+			return tw_cli_stop(took);
+		if (took)
+			continue;
+		const char *a = argv[i];
+		bool takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--exclude") ||
+			     !strcmp(a, "--skip-kinds");
+		if (takes && ++i >= argc)
+			return tw_cli_usage(&r->cli, "%s needs a value", a);
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (tw_report_format_parse(argv[i], &r->out.format))
+				return tw_cli_usage(&r->cli, "-o \"%s\": use text, json, github, junit or sarif",
+						    argv[i]);
+		} else if (!strcmp(a, "--exclude")) {
+			if (add_str(&r->excludes, &r->nexcludes, argv[i]))
+				return tw_cli_usage(&r->cli, "out of memory");
+		} else if (!strcmp(a, "--skip-kinds")) {
+			r->skip_kinds = argv[i];
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			r->out.quiet = true;
+		} else if (a[0] == '-' && a[1]) {
+			return tw_cli_usage(&r->cli, "unknown option \"%s\"", a);
+		} else if (add_str(&r->paths, &r->npaths, a)) {
+			return tw_cli_usage(&r->cli, "out of memory");
+		}
+	}
+	if (!r->npaths)
+		return tw_cli_usage(&r->cli, "name at least one PATH (a file, a folder or -)");
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nin; i++) {
+		free(r->in[i].file);
+		tp_docs_free(r->in[i].docs);
+	}
+	free(r->in);
+	free(r->paths);
+	free(r->excludes);
+	cJSON_Delete(r->report);
+	tw_cli_free(&r->cli);
+}
+
+static int finish(struct run *r)
+{
+	cJSON *s = cJSON_AddObjectToObject(r->report, "summary");
+	cJSON_AddNumberToObject(s, "objects", (double)(r->allowed + r->denied + r->skipped));
+	cJSON_AddNumberToObject(s, "files", (double)r->nin);
+	cJSON_AddNumberToObject(s, "allowed", (double)r->allowed);
+	cJSON_AddNumberToObject(s, "denied", (double)r->denied);
+	cJSON_AddNumberToObject(s, "warned", (double)r->warned);
+	cJSON_AddNumberToObject(s, "skipped", (double)r->skipped);
+	/* the counts at the top too, as -o json has always had them */
+	cJSON_AddNumberToObject(r->report, "allowed", (double)r->allowed);
+	cJSON_AddNumberToObject(r->report, "denied", (double)r->denied);
+	cJSON_AddNumberToObject(r->report, "skipped", (double)r->skipped);
+	r->out.version = TW_VERSION;
+	tw_report_print(r->report, &r->out, stdout);
+	if (!r->nin && !r->unreadable) {
+		fprintf(stderr, "trainer-webhook validate: no manifests found\n");
+		return TW_EXIT_USAGE;
+	}
+	if (r->unreadable)
+		return TW_EXIT_USAGE;
+	return r->denied ? TW_EXIT_DENIED : TW_EXIT_OK;
+}
+
+int tw_cmd_validate(int argc, char **argv)
+{
+	struct run r = { 0 };
+	tw_cli_init(&r.cli, "validate", validate_help);
+	int rc = parse_args(&r, argc, argv);
+	if (rc) {
+		run_free(&r);
+		return rc < 0 ? TW_EXIT_OK : rc;
+	}
+	r.out.color = r.out.format == TW_REPORT_TEXT && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	if (!(r.report = cJSON_CreateObject()) ||
+	    !(r.objects = cJSON_AddArrayToObject(r.report, "objects")) ||
+	    !(r.unread = cJSON_AddArrayToObject(r.report, "unreadable")))
+		rc = TP_ENOMEM;
+	if (!rc && tw_cli_load_store(&r.cli))
+		r.unreadable = true;
+	if (!rc && tw_cli_load_crds(&r.cli))
+		r.unreadable = true;
+	if (!rc && !r.cli.crds && !r.cli.opt.no_schema)
+		fprintf(stderr, "note: without --crds the built-in schema checks apply; give the "
+				"CRDs (--crds) for the API server's full schema and CEL rules\n");
+	for (size_t i = 0; !rc && i < r.npaths; i++)
+		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
+			r.unreadable = true;
+	if (!rc)
+		rc = store_referenced(&r);
+	if (!rc)
+		rc = judge_all(&r);
+	int code = rc ? TW_EXIT_USAGE : finish(&r);
+	if (rc)
+		fprintf(stderr, "trainer-webhook validate: %s\n", tp_strerror(rc));
+	run_free(&r);
+	return code;
+}

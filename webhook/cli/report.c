@@ -1,0 +1,278 @@
+/*
+ * report.c — `validate`'s findings in the shape a reader wants: text for
+ * people (file:line:col), JSON for scripts, GitHub workflow commands, JUnit
+ * XML for CI test reports, SARIF 2.1.0 for code-scanning. Every format is
+ * rendered from the one JSON report cmd_validate.c builds, so they agree.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "webhook/cli/report.h"
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const char *s = tp_get_str(o, k);
+	return s ? s : "";
+}
+
+static int num(const cJSON *o, const char *k)
+{
+	long long v = 0;
+	tp_get_int(o, k, &v);
+	return (int)v;
+}
+
+static void who(const cJSON *o, char *buf, size_t n)
+{
+	const char *kind = str(o, "kind"), *ns = str(o, "namespace");
+	snprintf(buf, n, "%s/%s%s%s", *kind ? kind : "(no kind)", ns, *ns ? "/" : "", str(o, "name"));
+}
+
+/* ------------------------------------------------------------ text */
+
+static void text(const cJSON *report, const tw_report_opts *o, FILE *out)
+{
+	const cJSON *objs = tp_get_array(report, "objects"), *obj;
+	cJSON_ArrayForEach(obj, objs) {
+		char name[1024];
+		who(obj, name, sizeof(name));
+		const char *file = str(obj, "file"), *verdict = str(obj, "verdict");
+		const cJSON *errs = tp_get_array(obj, "errors"), *e;
+		const cJSON *warns = tp_get_array(obj, "warnings"), *w;
+		bool problem = strcmp(verdict, "ok") && strcmp(verdict, "skipped");
+		if (o->quiet && !problem)
+			continue;
+		const char *on = "", *off = o->color ? "\033[0m" : "";
+		if (o->color)
+			on = !strcmp(verdict, "denied") ? "\033[31;1m" : !strcmp(verdict, "ok") ? "\033[32m"
+														  : "\033[33m";
+		if (!cJSON_GetArraySize(errs) && !cJSON_GetArraySize(warns))
+			fprintf(out, "%s:%d:%d: %s: %s%s%s%s%s\n", file, num(obj, "line"), 1, name, on, verdict,
+				off, tp_get_str(obj, "message") ? ": " : "", str(obj, "message"));
+		cJSON_ArrayForEach(e, errs)
+			fprintf(out, "%s:%d:%d: %s: %sdenied%s: %s\n", file, num(e, "line"), num(e, "column"),
+				name, on, off, str(e, "message"));
+		cJSON_ArrayForEach(w, warns)
+			fprintf(out, "%s:%d:%d: %s: %swarning%s: %s\n", file, num(w, "line"), num(w, "column"),
+				name, o->color ? "\033[33m" : "", off, str(w, "message"));
+	}
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary");
+	fprintf(out, "%d object%s in %d file%s: %d allowed, %d denied, %d with warnings, %d skipped\n",
+		num(s, "objects"), num(s, "objects") == 1 ? "" : "s", num(s, "files"),
+		num(s, "files") == 1 ? "" : "s", num(s, "allowed"), num(s, "denied"),
+		num(s, "warned"), num(s, "skipped"));
+}
+
+/* ------------------------------------------------------------ GitHub */
+
+/* Workflow command escaping: data escapes % CR LF; properties also : and ,. */
+static void gh_escape(FILE *out, const char *s, bool property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			fputs("%25", out);
+		else if (*s == '\r')
+			fputs("%0D", out);
+		else if (*s == '\n')
+			fputs("%0A", out);
+		else if (property && *s == ':')
+			fputs("%3A", out);
+		else if (property && *s == ',')
+			fputs("%2C", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void gh_line(FILE *out, const char *level, const char *file, const cJSON *at,
+		    const char *title, const char *msg)
+{
+	fprintf(out, "::%s file=", level);
+	gh_escape(out, file, true);
+	fprintf(out, ",line=%d,col=%d,title=", num(at, "line"), num(at, "column") ? num(at, "column") : 1);
+	gh_escape(out, title, true);
+	fputs("::", out);
+	gh_escape(out, msg, false);
+	fputc('\n', out);
+}
+
+static void github(const cJSON *report, FILE *out)
+{
+	const cJSON *obj;
+	cJSON_ArrayForEach(obj, tp_get_array(report, "objects")) {
+		char name[1024];
+		who(obj, name, sizeof(name));
+		const cJSON *e;
+		cJSON_ArrayForEach(e, tp_get_array(obj, "errors"))
+			gh_line(out, "error", str(obj, "file"), e, name, str(e, "message"));
+		cJSON_ArrayForEach(e, tp_get_array(obj, "warnings"))
+			gh_line(out, "warning", str(obj, "file"), e, name, str(e, "message"));
+	}
+	const cJSON *u;
+	cJSON_ArrayForEach(u, tp_get_array(report, "unreadable"))
+		gh_line(out, "error", str(u, "file"), u, "unreadable", str(u, "reason"));
+}
+
+/* ------------------------------------------------------------ JUnit */
+
+static void xml(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '"')
+			fputs("&quot;", out);
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			fprintf(out, "&#x%x;", c == '\r' ? c : 0xfffd);
+		else
+			fputc(c, out);
+	}
+}
+
+static void junit(const cJSON *report, FILE *out)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary"), *obj;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		     "<testsuites name=\"trainer-webhook validate\" tests=\"%d\" failures=\"%d\">\n"
+		     "  <testsuite name=\"trainer-webhook validate\" tests=\"%d\" failures=\"%d\" "
+		     "errors=\"%d\" skipped=\"%d\">\n",
+		num(s, "objects"), num(s, "denied"), num(s, "objects"), num(s, "denied"),
+		cJSON_GetArraySize(tp_get_array(report, "unreadable")), num(s, "skipped"));
+	cJSON_ArrayForEach(obj, tp_get_array(report, "objects")) {
+		char name[1024];
+		who(obj, name, sizeof(name));
+		fputs("    <testcase classname=\"", out);
+		xml(out, str(obj, "file"));
+		fputs("\" name=\"", out);
+		xml(out, name);
+		fprintf(out, " (line %d)\">\n", num(obj, "line"));
+		const cJSON *e, *errs = tp_get_array(obj, "errors");
+		if (!strcmp(str(obj, "verdict"), "skipped")) {
+			fputs("      <skipped message=\"", out);
+			xml(out, str(obj, "message"));
+			fputs("\"/>\n", out);
+		} else if (cJSON_GetArraySize(errs)) {
+			fprintf(out, "      <failure type=\"denied\" message=\"%d error%s\">", cJSON_GetArraySize(errs),
+				cJSON_GetArraySize(errs) == 1 ? "" : "s");
+			cJSON_ArrayForEach(e, errs) {
+				fprintf(out, "%s:%d:%d: ", str(obj, "file"), num(e, "line"), num(e, "column"));
+				xml(out, str(e, "message"));
+				fputc('\n', out);
+			}
+			fputs("</failure>\n", out);
+		}
+		if (cJSON_GetArraySize(tp_get_array(obj, "warnings"))) {
+			fputs("      <system-out>", out);
+			cJSON_ArrayForEach(e, tp_get_array(obj, "warnings")) {
+				fputs("warning: ", out);
+				xml(out, str(e, "message"));
+				fputc('\n', out);
+			}
+			fputs("</system-out>\n", out);
+		}
+		fputs("    </testcase>\n", out);
+	}
+	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable")) {
+		fputs("    <testcase classname=\"", out);
+		xml(out, str(obj, "file"));
+		fputs("\" name=\"read\">\n      <error type=\"unreadable\" message=\"", out);
+		xml(out, str(obj, "reason"));
+		fputs("\"/>\n    </testcase>\n", out);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", out);
+}
+
+/* ------------------------------------------------------------ SARIF */
+
+static cJSON *sarif_result(const char *rule, const char *level, const char *file,
+			   const cJSON *at, const char *text)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "ruleId", rule);
+	cJSON_AddStringToObject(r, "level", level);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "message"), "text", text);
+	cJSON *loc = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+	cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", file);
+	cJSON *region = cJSON_AddObjectToObject(phys, "region");
+	cJSON_AddNumberToObject(region, "startLine", num(at, "line") > 0 ? num(at, "line") : 1);
+	cJSON_AddNumberToObject(region, "startColumn", num(at, "column") > 0 ? num(at, "column") : 1);
+	return r;
+}
+
+static void sarif_rule(cJSON *rules, const char *id, const char *text)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "id", id);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text", text);
+	cJSON_AddItemToArray(rules, r);
+}
+
+static void sarif(const cJSON *report, const tw_report_opts *o, FILE *out)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(root, "version", "2.1.0");
+	cJSON *run = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "runs"), run);
+	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+	cJSON_AddStringToObject(driver, "name", "trainer-webhook");
+	cJSON_AddStringToObject(driver, "version", o->version ? o->version : "");
+	cJSON_AddStringToObject(driver, "informationUri", "https://github.com/kubeflow/trainer");
+	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+	sarif_rule(rules, "admission-denied", "The API server or the webhook would refuse this object");
+	sarif_rule(rules, "admission-warning", "The API server would return this warning");
+	sarif_rule(rules, "unreadable", "The input could not be read or parsed");
+	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	const cJSON *obj, *e;
+	cJSON_ArrayForEach(obj, tp_get_array(report, "objects")) {
+		cJSON_ArrayForEach(e, tp_get_array(obj, "errors"))
+			cJSON_AddItemToArray(results, sarif_result("admission-denied", "error", str(obj, "file"),
+								  e, str(e, "message")));
+		cJSON_ArrayForEach(e, tp_get_array(obj, "warnings"))
+			cJSON_AddItemToArray(results, sarif_result("admission-warning", "warning",
+								  str(obj, "file"), e, str(e, "message")));
+	}
+	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable"))
+		cJSON_AddItemToArray(results, sarif_result("unreadable", "error", str(obj, "file"), obj,
+							  str(obj, "reason")));
+	char *t = cJSON_Print(root);
+	if (t)
+		fprintf(out, "%s\n", t);
+	cJSON_free(t);
+	cJSON_Delete(root);
+}
+
+int tw_report_format_parse(const char *s, tw_report_format *out)
+{
+	static const char *const names[] = { "text", "json", "github", "junit", "sarif" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(s, names[i])) {
+			*out = (tw_report_format)i;
+			return TP_OK;
+		}
+	return TP_EINVAL;
+}
+
+void tw_report_print(const cJSON *report, const tw_report_opts *o, FILE *out)
+{
+	switch (o->format) {
+	case TW_REPORT_TEXT: text(report, o, out); break;
+	case TW_REPORT_GITHUB: github(report, out); break;
+	case TW_REPORT_JUNIT: junit(report, out); break;
+	case TW_REPORT_SARIF: sarif(report, o, out); break;
+	case TW_REPORT_JSON: {
+		char *t = cJSON_Print(report);
+		if (t)
+			fprintf(out, "%s\n", t);
+		cJSON_free(t);
+		break;
+	}
+	}
+}

@@ -1,0 +1,53 @@
+/*
+ * serve.h — `trainer-webhook serve`: its options (serve_args.c) and what runs
+ * them (cmd_serve.c).
+ */
+#ifndef TW_SERVE_H
+#define TW_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "webhook/cli/cli.h"
+#include "webhook/core/log.h"
+
+#define TW_SERVE_DEV_CERT_DIR "certs/dev"
+#define TW_SERVE_DEV_RUNTIMES "deploy/runtimes"
+#define TW_SERVE_DEV_SAMPLE "deploy/samples/admissionreview-trainjob.json"
+
+/* deploy/base's names, the defaults of the managed-certificate flags. */
+#define TW_SERVE_SECRET "trainer-webhook-cert"
+#define TW_SERVE_SERVICE "trainer-webhook"
+#define TW_SERVE_VALIDATING "trainer-webhook-validator"
+#define TW_SERVE_MUTATING "trainer-webhook-defaulter"
+
+typedef struct tw_serve_args {
+	tw_cli cli;
+	const char *listen, *metrics_listen, *cert, *key;
+	bool dev;
+	unsigned threads;
+	unsigned max_conns;    /* --max-connections (0: from RLIMIT_NOFILE) */
+	unsigned max_per_peer; /* --max-connections-per-peer (0: half of max_conns) */
+	unsigned handshake_s;  /* --handshake-timeout */
+	unsigned idle_s;       /* --idle-timeout */
+	size_t max_body;
+	unsigned grace_s;
+	tw_log_level level;
+	bool strict_warn;        /* --strict-action warn */
+	bool kube;
+	const char *kube_server, *kube_token, *kube_ca;
+	/* --manage-certs */
+	bool manage_certs;
+	const char *namespace_;  /* NULL: the service account's */
+	const char *secret, *service, *validating, *mutating;
+	int64_t cert_validity_s, ca_validity_s, ca_overlap_s;
+} tw_serve_args;
+
+extern const char tw_serve_help[];
+
+/* Fill a from argv (defaults first). 0, -1 after --help, or TW_EXIT_USAGE
+ * after printing what is wrong. */
+int tw_serve_parse(tw_serve_args *a, int argc, char **argv);
+
+#endif /* TW_SERVE_H */

@@ -1,0 +1,221 @@
+/*
+ * serve_args.c — the options of `trainer-webhook serve`, their defaults and
+ * the combinations that make no sense.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "webhook/cli/serve.h"
+#include "webhook/server/server.h"
+
+const char tw_serve_help[] =
+	"usage: trainer-webhook serve [--listen ADDR] [--tls-cert F --tls-key F | --manage-certs]\n"
+	"         [--dev] [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
+	"         [--strict-action deny|warn] [--threads N] [--max-body BYTES]\n"
+	"         [--metrics-listen ADDR] [--log-level debug|info|warn|error]\n"
+	"         [--shutdown-grace SECONDS] [--max-connections N] [--max-connections-per-peer N]\n"
+	"         [--handshake-timeout SECONDS] [--idle-timeout SECONDS]\n"
+	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
+	"\n"
+	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
+	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
+	"  --dev                  development certificates under " TW_SERVE_DEV_CERT_DIR
+	" (made when absent)\n"
+	"                         and the example runtimes of " TW_SERVE_DEV_RUNTIMES "\n"
+	"  --max-connections N    open connections at most (default: the open-files limit,\n"
+	"                         raised to its hard limit at start, less 64 kept for files,\n"
+	"                         the metrics port and the API-server client); past it a new\n"
+	"                         connection is closed at once and counted in /metrics\n"
+	"  --max-connections-per-peer N  from one address at most (default: half of one\n"
+	"                         thread's share of the above, so a flood from one peer\n"
+	"                         cannot lock out the API server)\n"
+	"  --handshake-timeout S  a new connection that is silent this long before its first\n"
+	"                         request (TLS handshake included) is closed (default 10)\n"
+	"  --idle-timeout S       a keep-alive connection silent this long is closed (default\n"
+	"                         120: longer than the API server's own 90 s, so that it is\n"
+	"                         the client that closes an idle connection)\n"
+	"  --strict-action warn   what only the strict profile denies is allowed, with one\n"
+	"                         warning per violation and an audit annotation (default deny)\n"
+	"  --kube                 follow the cluster: runtimes and PriorityClasses by watch,\n"
+	"                         other objects by GET when a request needs them (in-cluster\n"
+	"                         configuration; /readyz waits for the runtimes' first lists)\n"
+	"  --crds PATH            CustomResourceDefinitions (files or folders): objects of\n"
+	"                         their kinds are checked against their schemas and CEL\n"
+	"                         rules (with --kube and no --crds: the cluster's CRDs,\n"
+	"                         followed by watch; /readyz waits for their first lists)\n"
+	"  --kube-server URL      the API server outside a cluster (https://, or http://\n"
+	"                         for tests); implies --kube. --kube-token-file and\n"
+	"                         --kube-ca-file replace the service account's files\n"
+	"  --namespace NS         the server's namespace (default: the service account's)\n"
+	"  --service NAME         the Service the API server calls (default " TW_SERVE_SERVICE "):\n"
+	"                         with --kube, not ready while the certificate does not\n"
+	"                         cover NAME.NS.svc (\"\": no such check)\n"
+	"\n"
+	"Managed certificates (--manage-certs, needs --kube): the CA and the serving pair live\n"
+	"in a Secret, renewed before a fifth of their life is left, and the CA bundle is kept\n"
+	"in both webhook configurations:\n"
+	"  --cert-secret NAME           default " TW_SERVE_SECRET "\n"
+	"  --validating-webhook NAME    default " TW_SERVE_VALIDATING " (\"\": none)\n"
+	"  --mutating-webhook NAME      default " TW_SERVE_MUTATING " (\"\": none)\n"
+	"  --cert-validity DURATION     serving certificate (default 8760h)\n"
+	"  --ca-validity DURATION       CA (default 87600h)\n"
+	"  --ca-overlap DURATION        a new CA is trusted this long before it signs (1h)\n"
+	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
+
+static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
+		  unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || *end || end == v || n < lo || n > hi || v[0] == '-')
+		return tw_cli_usage(c, "%s \"%s\": want a whole number from %llu to %llu", flag, v,
+				    lo, hi);
+	*out = n;
+	return 0;
+}
+
+/* A Go duration of at least a second and at most 100 years, in seconds. */
+static int duration(tw_cli *c, const char *flag, const char *v, int64_t *out)
+{
+	long long us = tw_parse_go_duration_max(v, 100LL * 8766 * 3600 * 1000000);
+	if (us < 1000000)
+		return tw_cli_usage(c, "%s \"%s\": want a duration from 1s to 876600h, like 8760h "
+				       "or 90m", flag, v);
+	*out = us / 1000000;
+	return 0;
+}
+
+static int one_option(tw_serve_args *a, const char *f, const char *v)
+{
+	unsigned long long n;
+	int rc = 0;
+	if (!strcmp(f, "--listen"))
+		a->listen = v;
+	else if (!strcmp(f, "--metrics-listen"))
+		a->metrics_listen = v;
+	else if (!strcmp(f, "--tls-cert"))
+		a->cert = v;
+	else if (!strcmp(f, "--tls-key"))
+		a->key = v;
+	else if (!strcmp(f, "--kube-server"))
+		a->kube_server = v, a->kube = true;
+	else if (!strcmp(f, "--kube-token-file"))
+		a->kube_token = v, a->kube = true;
+	else if (!strcmp(f, "--kube-ca-file"))
+		a->kube_ca = v, a->kube = true;
+	else if (!strcmp(f, "--namespace"))
+		a->namespace_ = v;
+	else if (!strcmp(f, "--cert-secret"))
+		a->secret = v;
+	else if (!strcmp(f, "--service"))
+		a->service = v;
+	else if (!strcmp(f, "--validating-webhook"))
+		a->validating = v;
+	else if (!strcmp(f, "--mutating-webhook"))
+		a->mutating = v;
+	else if (!strcmp(f, "--cert-validity"))
+		rc = duration(&a->cli, f, v, &a->cert_validity_s);
+	else if (!strcmp(f, "--ca-validity"))
+		rc = duration(&a->cli, f, v, &a->ca_validity_s);
+	else if (!strcmp(f, "--ca-overlap"))
+		rc = duration(&a->cli, f, v, &a->ca_overlap_s);
+	else if (!strcmp(f, "--strict-action") && strcmp(v, "deny") && strcmp(v, "warn"))
+		rc = tw_cli_usage(&a->cli, "--strict-action \"%s\": use deny or warn", v);
+	else if (!strcmp(f, "--strict-action"))
+		a->strict_warn = !strcmp(v, "warn");
+	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
+		a->threads = (unsigned)n;
+	else if (!strcmp(f, "--max-connections") && !(rc = number(&a->cli, f, v, 8, 1000000, &n)))
+		a->max_conns = (unsigned)n;
+	else if (!strcmp(f, "--max-connections-per-peer") &&
+		 !(rc = number(&a->cli, f, v, 1, 1000000, &n)))
+		a->max_per_peer = (unsigned)n;
+	else if (!strcmp(f, "--max-body") && !(rc = number(&a->cli, f, v, 1024, 64u << 20, &n)))
+		a->max_body = (size_t)n;
+	else if (!strcmp(f, "--handshake-timeout") && !(rc = number(&a->cli, f, v, 1, 3600, &n)))
+		a->handshake_s = (unsigned)n;
+	else if (!strcmp(f, "--idle-timeout") && !(rc = number(&a->cli, f, v, 1, 86400, &n)))
+		a->idle_s = (unsigned)n;
+	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
+		a->grace_s = (unsigned)n;
+	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
+		rc = tw_cli_usage(&a->cli, "--log-level \"%s\": use debug, info, warn or error", v);
+	return rc;
+}
+
+static const char *const valued[] = {
+	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
+	"--max-connections", "--max-connections-per-peer", "--handshake-timeout", "--idle-timeout",
+	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
+	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
+	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",
+	"--strict-action",
+};
+
+static bool is_valued(const char *f)
+{
+	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+		if (!strcmp(valued[k], f))
+			return true;
+	return false;
+}
+
+/* The combinations that make no sense, said once with what to do. */
+static int check_combination(tw_serve_args *a)
+{
+	if (a->manage_certs && (a->cert || a->key || a->dev))
+		return tw_cli_usage(&a->cli, "--manage-certs takes the pair from the Secret: drop "
+					     "--tls-cert, --tls-key and --dev");
+	if (a->manage_certs && !a->kube)
+		return tw_cli_usage(&a->cli, "--manage-certs keeps the pair in a Secret: add --kube "
+					     "(or --kube-server URL)");
+	if (!a->manage_certs && !a->dev && (!a->cert || !a->key))
+		return tw_cli_usage(&a->cli, "give --tls-cert and --tls-key, --manage-certs, or "
+					     "--dev for development certificates");
+	if (!!a->cert != !!a->key)
+		return tw_cli_usage(&a->cli, "--tls-cert and --tls-key go together");
+	return 0;
+}
+
+int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
+{
+	memset(a, 0, sizeof(*a));
+	a->grace_s = 10;
+	a->handshake_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
+	a->idle_s = TW_SERVER_IDLE_TIMEOUT_S;
+	a->level = TW_LOG_INFO;
+	a->secret = TW_SERVE_SECRET;
+	a->service = TW_SERVE_SERVICE;
+	a->validating = TW_SERVE_VALIDATING;
+	a->mutating = TW_SERVE_MUTATING;
+	tw_cli_init(&a->cli, "serve", tw_serve_help);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	a->threads = cpus > 0 ? (unsigned)cpus : 1;
+	a->max_body = TW_DEFAULT_MAX_BODY;
+	for (int i = 1; i < argc; i++) {
+		int took = tw_cli_common(&a->cli, argc, argv, &i);
+		if (took < 0)
+			return tw_cli_stop(took);
+		if (took)
+			continue;
+		const char *f = argv[i];
+		if (!strcmp(f, "--dev") || !strcmp(f, "--kube") || !strcmp(f, "--manage-certs")) {
+			a->dev |= !strcmp(f, "--dev");
+			a->kube |= !strcmp(f, "--kube");
+			a->manage_certs |= !strcmp(f, "--manage-certs");
+			continue;
+		}
+		if (!is_valued(f))
+			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
+		if (++i >= argc)
+			return tw_cli_usage(&a->cli, "%s needs a value", f);
+		int rc = one_option(a, f, argv[i]);
+		if (rc)
+			return rc;
+	}
+	return check_combination(a);
+}

@@ -1,0 +1,175 @@
+/*
+ * resolver.c — a request's lookups: the store, then the API server (see
+ * resolver.h).
+ */
+#include "webhook/cluster/resolver.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "webhook/metrics/metrics.h"
+
+#define DEFAULT_BUDGET_MS 5000
+#define MAX_NAMESPACES 64
+
+struct tw_hold_node {
+	struct tw_hold_node *next;
+	tp_store_hold *hold;
+};
+
+enum { FOUND = 0, NOT_FOUND = 1, UNKNOWN = 2 };
+
+long long tw_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool cached(const tw_cluster *c, tp_kind k)
+{
+	return !c->api || (c->cached & (1u << k));
+}
+
+/* From the store, with a hold kept until tw_resolver_done. */
+static int from_store(tw_resolver *r, tp_kind k, const char *ns, const char *name,
+		      const cJSON **out)
+{
+	struct tw_hold_node *n = tp_arena_alloc(r->arena, sizeof(*n));
+	if (!n)
+		return TP_ENOMEM;
+	n->hold = tp_store_hold_get(r->store, k, ns, name, out);
+	if (!n->hold)
+		return TP_ENOTFOUND;
+	n->next = r->holds;
+	r->holds = n;
+	return TP_OK;
+}
+
+/* How long this lookup may take: what is left of the request's budget less
+ * the reserve for answering; 0 when nothing is left. */
+static long budget_ms(const tw_resolver *r)
+{
+	if (!r->deadline_ms)
+		return r->cluster->default_budget_ms ? r->cluster->default_budget_ms
+						     : DEFAULT_BUDGET_MS;
+	long long left = r->deadline_ms - TW_RESOLVER_RESERVE_MS - tw_mono_ms();
+	return left > 0 ? (long)left : 0;
+}
+
+/* The decision runs inside the request's arena, so the parsed answer lives
+ * (and dies) with the request. */
+static int parse_answer(const tw_kube_resp *resp, tp_kind k, const char *path,
+			const cJSON **out, char *why, size_t whylen)
+{
+	cJSON *obj = resp->body.data ? cJSON_ParseWithLength(resp->body.data, resp->body.len)
+				     : NULL;
+	if (tp_kind_of(obj) != k) {
+		snprintf(why, whylen, "GET %s: the answer is not a %s", path, tp_kind_name(k));
+		if (!tp_arena_current())
+			cJSON_Delete(obj);
+		return TP_EUNAVAILABLE;
+	}
+	*out = obj;
+	return TP_OK;
+}
+
+static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
+		    const cJSON **out, char *why, size_t whylen)
+{
+	const char *group, *version, *plural;
+	char path[1024];
+	if (!tw_kube_resource_of(k, &group, &version, &plural))
+		return TP_ENOTFOUND;
+	if (!tp_kind_is_cluster_scoped(k) && !(ns && *ns))
+		ns = "default"; /* where the API server files a namespaced object without one */
+	if (!tw_kube_path(path, sizeof(path), group, version, plural,
+			  tp_kind_is_cluster_scoped(k) ? NULL : ns, name))
+		return TP_ENOTFOUND; /* a name no object can have */
+	long ms = budget_ms(r);
+	if (ms <= 0) {
+		snprintf(why, whylen, "no time was left within the request's timeout to ask the "
+				      "API server");
+		return TP_EUNAVAILABLE;
+	}
+	tw_kube_resp resp;
+	tw_kube_resp_init(&resp);
+	int rc;
+	if (tw_kubeapi_call(r->cluster->api, "GET", path, NULL, ms, &resp)) {
+		snprintf(why, whylen, "%s", resp.error);
+		rc = TP_EUNAVAILABLE;
+	} else if (resp.status == 404) {
+		rc = TP_ENOTFOUND;
+	} else if (resp.status == 200) {
+		rc = parse_answer(&resp, k, path, out, why, whylen);
+	} else {
+		snprintf(why, whylen, "GET %s: %s", path, resp.error);
+		rc = TP_EUNAVAILABLE;
+	}
+	tw_kube_resp_free(&resp);
+	return rc;
+}
+
+static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const cJSON **out,
+		   char *why, size_t whylen)
+{
+	tw_resolver *r = ctx;
+	char dummy[8];
+	if (!why || !whylen) {
+		why = dummy;
+		whylen = sizeof(dummy);
+	}
+	*out = NULL;
+	if (cached(r->cluster, k)) {
+		int rc = from_store(r, k, ns, name, out);
+		if (rc != TP_ENOTFOUND || !r->cluster->api) {
+			tw_metrics_lookup(k, false, rc == TP_OK ? FOUND : NOT_FOUND);
+			return rc;
+		}
+		/* A miss in the cache may be an event that has not arrived yet (or a
+		 * watch that is broken): only the API server can say "not found". */
+	}
+	int rc = from_api(r, k, ns, name, out, why, whylen);
+	tw_metrics_lookup(k, true, rc == TP_OK ? FOUND : rc == TP_ENOTFOUND ? NOT_FOUND : UNKNOWN);
+	return rc;
+}
+
+static size_t namespaces_of(void *ctx, tp_kind k, const char *name, const char **out,
+			    size_t max)
+{
+	tw_resolver *r = ctx;
+	const char *tmp[MAX_NAMESPACES];
+	if (!r->store)
+		return 0;
+	if (max > MAX_NAMESPACES)
+		max = MAX_NAMESPACES;
+	tp_store_rdlock(r->store);
+	size_t total = tp_store_namespaces_of(r->store, k, name, tmp, max);
+	size_t shown = total < max ? total : max;
+	for (size_t i = 0; i < shown; i++) {
+		out[i] = tp_arena_strdup(r->arena, tmp[i]);
+		if (!out[i])
+			shown = total = i;
+	}
+	tp_store_unlock(r->store);
+	return total;
+}
+
+void tw_resolver_init(tw_resolver *r, const tw_cluster *c, const tp_store *store,
+		      tp_arena *arena, long long deadline_ms)
+{
+	memset(r, 0, sizeof(*r));
+	r->lookup = (tp_lookup){ resolve, namespaces_of, r };
+	r->cluster = c;
+	r->store = store;
+	r->arena = arena;
+	r->deadline_ms = deadline_ms;
+}
+
+void tw_resolver_done(tw_resolver *r)
+{
+	for (struct tw_hold_node *n = r->holds; n; n = n->next)
+		tp_store_hold_release(n->hold);
+	r->holds = NULL;
+}

@@ -1,0 +1,53 @@
+/*
+ * resolver.h — the tp_lookup a server request decides with.
+ *
+ * Kinds the watch keeps (runtimes of both scopes, PriorityClasses) are read
+ * from the store; a miss there, or a kind the server does not cache
+ * (TrainJobs, JobSets: their number grows with the cluster), is asked of the
+ * API server with a GET inside the request's ?timeout=. Only a 404 means
+ * "not found"; no answer, or any other status, is TP_EUNAVAILABLE and the
+ * decision becomes an error answer the API server may retry. Without an API
+ * server (offline, --runtimes) the store is the whole truth.
+ *
+ * No lock is held while a request waits: objects from the store are taken
+ * with counted holds, objects from the API server live in the request's
+ * arena; tw_resolver_done lets go of both.
+ */
+#ifndef TW_RESOLVER_H
+#define TW_RESOLVER_H
+
+#include <stdbool.h>
+
+#include "policy/trainpolicy.h"
+#include "webhook/cluster/kubeapi.h"
+
+typedef struct tw_cluster {
+	tw_kubeapi *api;        /* NULL: the store is the whole truth */
+	unsigned cached;        /* bit (1u << tp_kind) per kind the store keeps current */
+	long default_budget_ms; /* for a request without ?timeout= (0: 5000) */
+} tw_cluster;
+
+/* What a request keeps a hold on, in its arena. */
+struct tw_hold_node;
+
+typedef struct tw_resolver {
+	tp_lookup lookup;      /* ctx is this resolver */
+	const tw_cluster *cluster;
+	const tp_store *store; /* may be NULL: empty */
+	tp_arena *arena;
+	long long deadline_ms; /* monotonic ms by which lookups must end; 0: none */
+	struct tw_hold_node *holds;
+} tw_resolver;
+
+/* Lookups end by deadline_ms less a reserve for the answer itself. */
+#define TW_RESOLVER_RESERVE_MS 100
+
+void tw_resolver_init(tw_resolver *r, const tw_cluster *c, const tp_store *store,
+		      tp_arena *arena, long long deadline_ms);
+/* Release every hold (call after the answer has been written). */
+void tw_resolver_done(tw_resolver *r);
+
+/* Monotonic milliseconds (the clock deadlines are on). */
+long long tw_mono_ms(void);
+
+#endif /* TW_RESOLVER_H */

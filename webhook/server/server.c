@@ -1,0 +1,439 @@
+/*
+ * server.c — the HTTPS daemon's lifecycle: listen socket, libmicrohttpd
+ * start-up, the swappable runtime store, readiness, and graceful drain.
+ *
+ * libmicrohttpd runs a pool of worker threads, each with its own poll() loop
+ * over the shared listen socket; a connection stays on the thread that
+ * accepted it, so a request never crosses threads.
+ */
+#include "webhook/server/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "webhook/core/log.h"
+#include "webhook/metrics/metrics.h"
+
+/* ------------------------------------------------------------- listen */
+
+/* Split "HOST:PORT", ":PORT" or "[V6]:PORT" into host (NULL: any) and port. */
+static int split_addr(const char *addr, char *host, size_t hn, char *port, size_t pn)
+{
+	const char *colon = strrchr(addr, ':');
+	if (!colon || !colon[1] || strlen(colon + 1) >= pn)
+		return -1;
+	snprintf(port, pn, "%s", colon + 1);
+	size_t len = (size_t)(colon - addr);
+	if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']') {
+		addr++;
+		len -= 2;
+	}
+	if (len >= hn)
+		return -1;
+	memcpy(host, addr, len);
+	host[len] = '\0';
+	return 0;
+}
+
+static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
+{
+	for (; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				ai->ai_protocol);
+		if (fd < 0) {
+			*eno = errno;
+			continue;
+		}
+		int one = 1, zero = 0;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6) /* ":PORT" serves IPv4 too */
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0) {
+			*fd_out = fd;
+			return 0;
+		}
+		*eno = errno;
+		close(fd);
+	}
+	return -1;
+}
+
+int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err, size_t errlen)
+{
+	char host[256], serv[16];
+	if (!addr || split_addr(addr, host, sizeof(host), serv, sizeof(serv)))
+		return snprintf(err, errlen,
+				"listen address \"%s\" is not HOST:PORT (examples: :9443, "
+				"127.0.0.1:9443, [::1]:9443)",
+				addr ? addr : ""),
+		       -1;
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				  .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL;
+	int gai = getaddrinfo(host[0] ? host : NULL, serv, &hints, &res);
+	if (gai)
+		return snprintf(err, errlen, "cannot listen on %s: %s", addr, gai_strerror(gai)), -1;
+	/* For a wildcard host, try the IPv6 (dual-stack) entry first. */
+	if (!host[0] && res->ai_next && res->ai_family != AF_INET6 &&
+	    res->ai_next->ai_family == AF_INET6) {
+		struct addrinfo *v6 = res->ai_next;
+		res->ai_next = v6->ai_next;
+		v6->ai_next = res;
+		res = v6;
+	}
+	int eno = 0, rc = bind_first(res, fd, &eno);
+	freeaddrinfo(res);
+	if (rc)
+		return snprintf(err, errlen,
+				"cannot listen on %s: %s; stop whatever holds that port or choose "
+				"another address",
+				addr, strerror(eno)),
+		       -1;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(*fd, (struct sockaddr *)&ss, &sl);
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+}
+
+/* -------------------------------------------------------------- store */
+
+tw_store_ref *tw_server_store_acquire(tw_server *s)
+{
+	pthread_mutex_lock(&s->store_lock);
+	tw_store_ref *r = s->store;
+	if (r)
+		atomic_fetch_add(&r->refs, 1);
+	pthread_mutex_unlock(&s->store_lock);
+	return r;
+}
+
+void tw_server_store_release(tw_store_ref *r)
+{
+	if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
+		tp_store_free(r->store);
+		free(r);
+	}
+}
+
+void tw_server_set_store(tw_server *s, tp_store *store)
+{
+	tw_store_ref *r = malloc(sizeof(*r));
+	if (!r) {
+		tw_log(TW_LOG_ERROR, "out of memory swapping in the new runtime store; "
+				     "the previous store stays in use");
+		tp_store_free(store);
+		return;
+	}
+	r->store = store;
+	atomic_init(&r->refs, 1); /* the server's own reference */
+	pthread_mutex_lock(&s->store_lock);
+	tw_store_ref *old = s->store;
+	s->store = r;
+	pthread_mutex_unlock(&s->store_lock);
+	tw_server_store_release(old);
+	tw_metrics_store_set(store);
+}
+
+void tw_server_set_crds(tw_server *s, tp_crds *crds)
+{
+	tp_crds_ref(crds);
+	pthread_mutex_lock(&s->store_lock);
+	tp_crds *old = s->crds;
+	s->crds = crds;
+	pthread_mutex_unlock(&s->store_lock);
+	tp_crds_unref(old);
+}
+
+tp_crds *tw_server_crds_acquire(tw_server *s)
+{
+	pthread_mutex_lock(&s->store_lock);
+	tp_crds *c = tp_crds_ref(s->crds);
+	pthread_mutex_unlock(&s->store_lock);
+	return c;
+}
+
+void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg)
+{
+	if (slot < 0 || slot >= TW_READY__COUNT)
+		return;
+	pthread_mutex_lock(&s->store_lock);
+	s->ready[slot] = fn;
+	s->ready_arg[slot] = arg;
+	pthread_mutex_unlock(&s->store_lock);
+}
+
+/* Append "; <what>" (or "<what>" first) to why. */
+static void add_reason(char *why, size_t n, size_t *len, const char *what)
+{
+	if (!why || *len >= n)
+		return;
+	int w = snprintf(why + *len, n - *len, "%s%s", *len ? "; " : "", what);
+	*len += w > 0 ? (size_t)w : 0;
+}
+
+bool tw_server_ready(tw_server *s, char *why, size_t whylen)
+{
+	size_t len = 0;
+	char part[1024];
+	if (why && whylen)
+		why[0] = '\0';
+	/* A draining replica is no longer ready: the endpoint goes away while
+	 * requests in flight finish. */
+	if (atomic_load(&s->draining)) {
+		add_reason(why, whylen, &len, "shutting down");
+		return false;
+	}
+	bool ready = true;
+	if (!s->opt.tls || tw_tls_not_after(s->opt.tls) <= 0) {
+		ready = false;
+		add_reason(why, whylen, &len, "no serving certificate loaded yet");
+	}
+	/* The checks are called under the lock, so that whoever clears one
+	 * (before freeing what its arg points to) waits for a probe in progress. */
+	pthread_mutex_lock(&s->store_lock);
+	if (!s->store) {
+		ready = false;
+		add_reason(why, whylen, &len, "the runtime store is not loaded");
+	}
+	for (int i = 0; i < TW_READY__COUNT; i++) {
+		part[0] = '\0';
+		if (s->ready[i] && !s->ready[i](s->ready_arg[i], part, sizeof(part))) {
+			ready = false;
+			add_reason(why, whylen, &len, part[0] ? part : "a check is not met");
+		}
+	}
+	pthread_mutex_unlock(&s->store_lock);
+	return ready;
+}
+
+/* ------------------------------------------------------------- daemon */
+
+static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	(void)c;
+	tw_server *s = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+		tw_tls_conn_started(s->opt.tls, socket_context);
+	else
+		tw_tls_conn_closed(socket_context);
+}
+
+void tw_server_conn_in_use(tw_server *s, struct MHD_Connection *c)
+{
+	if (s->opt.idle_timeout_s == s->opt.handshake_timeout_s)
+		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	if (ci && ci->connection_timeout == s->opt.handshake_timeout_s)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  s->opt.idle_timeout_s);
+}
+
+/* A flood of refused connections is counted, and said at most every 10 s. */
+static void refused(void)
+{
+	static atomic_llong last_ms, since;
+	tw_metrics_connection_refused();
+	atomic_fetch_add(&since, 1);
+	long long now = tw_mono_ms(), prev = atomic_load(&last_ms);
+	if (now - prev < 10000 || !atomic_compare_exchange_strong(&last_ms, &prev, now))
+		return;
+	tw_log(TW_LOG_WARN, "%lld connection(s) closed at once in the last 10 s: over "
+	       "--max-connections or --max-connections-per-peer", (long long)atomic_exchange(&since, 0));
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (!strncmp(msg, "Server reached connection limit", 31)) {
+		refused(); /* libmicrohttpd's words for both limits */
+		return;
+	}
+	size_t n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	/* Mostly clients that fail the TLS handshake or break HTTP: theirs to fix,
+	 * so a warning, not an error. */
+	tw_log_line l;
+	tw_log_begin(&l, TW_LOG_WARN, "libmicrohttpd");
+	tw_log_str(&l, "detail", msg);
+	tw_log_end(&l);
+}
+
+/* libmicrohttpd's per-connection pool holds the request headers and a read
+ * buffer, and is zeroed between keep-alive requests: 16 KiB fits the API
+ * server's headers with room to spare (bodies are copied out as they come)
+ * and costs a quarter of the default's memset per request. */
+#define TW_SERVER_CONN_POOL ((size_t)16 * 1024)
+
+static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
+{
+	/* poll(), not epoll. libmicrohttpd 0.9.75's epoll loop marks a
+	 * connection read-ready and clears the mark only when a TLS record read
+	 * returns EAGAIN; gnutls_handshake() returning EAGAIN leaves it set, so a
+	 * peer that connects and says nothing (or half a ClientHello) keeps the
+	 * connection on the ready list and epoll_wait() at a zero timeout: 500
+	 * idle and 100 half-handshake peers held both cores (5.98 s of CPU in
+	 * 3 s). The poll() loop asks the kernel each round: 0.00 s for the same
+	 * peers (test_server_idle). Its cost is one pollfd per connection and
+	 * round, nothing at the few connections the API server keeps.
+	 *
+	 * The daemon's timeout is the handshake timeout; a connection's first
+	 * request moves it to the idle timeout (tw_server_conn_in_use), so the
+	 * silent peers of a flood sit in libmicrohttpd's sorted timeout list and
+	 * only the API server's connections in the per-connection one. */
+	unsigned flags = MHD_USE_TLS | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem pool[] = {
+		{ s->opt.threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
+		  (intptr_t)s->opt.threads, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	return MHD_start_daemon(
+		flags, 0, NULL, NULL, tw_http_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_HTTPS_CERT_CALLBACK,
+		tw_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, TW_TLS_PRIORITIES,
+		MHD_OPTION_CONNECTION_TIMEOUT, s->opt.handshake_timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, s->opt.max_conns ? s->opt.max_conns : 1024u,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->opt.max_per_peer,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		TW_SERVER_CONN_POOL, MHD_OPTION_NOTIFY_COMPLETED, tw_http_completed, s,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, s, MHD_OPTION_ARRAY, pool,
+		MHD_OPTION_END);
+}
+
+int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen)
+{
+	tw_server *s = calloc(1, sizeof(*s));
+	if (!s) {
+		tp_store_free(o->store);
+		return snprintf(err, errlen, "out of memory"), -1;
+	}
+	pthread_mutex_init(&s->store_lock, NULL);
+	s->opt = *o;
+	s->opt.store = NULL;
+	/* Store and gate are in place before the port opens: no request ever
+	 * finds the server up but without its store. */
+	if (o->store)
+		tw_server_set_store(s, o->store);
+	tw_server_set_crds(s, o->crds);
+	s->opt.base.opt.crds = NULL; /* each request takes the current set */
+	for (int i = 0; i < TW_READY__COUNT; i++) {
+		s->ready[i] = o->ready[i];
+		s->ready_arg[i] = o->ready_arg[i];
+	}
+	if (!s->opt.base.max_body)
+		s->opt.base.max_body = TW_DEFAULT_MAX_BODY;
+	if (!s->opt.threads)
+		s->opt.threads = 1;
+	if (!s->opt.handshake_timeout_s)
+		s->opt.handshake_timeout_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
+	if (!s->opt.idle_timeout_s)
+		s->opt.idle_timeout_s = TW_SERVER_IDLE_TIMEOUT_S;
+	int fd;
+	if (tw_listen_socket(o->listen, &fd, &s->port, err, errlen)) {
+		tw_server_free(s);
+		return -1;
+	}
+	s->daemon = start_daemon(s, fd);
+	if (!s->daemon) {
+		close(fd);
+		snprintf(err, errlen,
+			 "libmicrohttpd could not start the HTTPS server on %s (see its message "
+			 "above); check --threads and the certificate",
+			 o->listen);
+		tw_server_free(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+unsigned short tw_server_port(const tw_server *s)
+{
+	return s->port;
+}
+
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Wait until no request has been in flight for two checks in a row (a
+ * request whose headers were being read at the first check shows up by the
+ * second), or until grace_ms passed. Returns the requests still in flight. */
+static int wait_idle(tw_server *s, unsigned grace_ms)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int quiet = 0;
+	while (ms_since(&t0) < (long long)grace_ms) {
+		if (atomic_load(&s->in_flight) == 0) {
+			if (++quiet >= 3)
+				return 0;
+		} else {
+			quiet = 0;
+		}
+		struct timespec step = { 0, 20 * 1000 * 1000 };
+		nanosleep(&step, NULL);
+	}
+	return atomic_load(&s->in_flight);
+}
+
+void tw_server_drain(tw_server *s, unsigned grace_ms)
+{
+	if (!s->daemon)
+		return;
+	/* libmicrohttpd's threads may still poll the listening socket for a
+	 * while: closing it now lets a poll() loop see an invalid (or reused)
+	 * descriptor. shutdown() stops it listening at once (new connections
+	 * are refused, so clients go to another replica); close() waits until
+	 * the threads are gone. Only then do answers say "Connection: close":
+	 * a client told to reconnect before the port stopped listening could
+	 * land in the accept queue that shutdown() resets. */
+	MHD_socket fd = MHD_quiesce_daemon(s->daemon);
+	if (fd != MHD_INVALID_SOCKET)
+		shutdown(fd, SHUT_RDWR);
+	atomic_store(&s->draining, true);
+	int left = wait_idle(s, grace_ms);
+	tw_log_line l;
+	tw_log_begin(&l, (left ? TW_LOG_WARN : TW_LOG_INFO) | TW_LOG_ALWAYS,
+		     left ? "shutdown grace period over; closing requests still in flight "
+			    "(raise --shutdown-grace if this is routine)"
+			  : "requests in flight finished; closing connections");
+	tw_log_int(&l, "in_flight", left);
+	tw_log_end(&l);
+	MHD_stop_daemon(s->daemon);
+	s->daemon = NULL;
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+}
+
+void tw_server_free(tw_server *s)
+{
+	if (!s)
+		return;
+	if (s->daemon)
+		MHD_stop_daemon(s->daemon);
+	tw_server_store_release(s->store);
+	tp_crds_unref(s->crds);
+	pthread_mutex_destroy(&s->store_lock);
+	tw_http_thread_cleanup();
+	free(s);
+}
