@@ -23,6 +23,7 @@
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
 #include "webhook/cluster/certmgr.h"
+#include "webhook/core/clock.h"
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/metrics/metrics.h"
 #include "webhook/cluster/resolver.h"

@@ -14,6 +14,7 @@
 
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
+#include "webhook/core/duration.h"
 #include "webhook/server/server.h"
 #include "webhook/webhook.h"
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "webhook/cli/serve.h"
+#include "webhook/core/duration.h"
 #include "webhook/server/server.h"
 
 const char tw_serve_help[] =

@@ -8,7 +8,7 @@
  * 401, which is retried once with the fresh token.
  */
 #include "webhook/cluster/kubeapi.h"
-#include "webhook/cluster/resolver.h" /* tw_mono_ms */
+#include "webhook/core/clock.h"
 
 #include <curl/curl.h>
 #include <pthread.h>

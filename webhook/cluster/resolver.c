@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "webhook/core/clock.h"
 #include "webhook/metrics/metrics.h"
 
 #define DEFAULT_BUDGET_MS 5000
@@ -19,13 +20,6 @@ struct tw_hold_node {
 };
 
 enum { FOUND = 0, NOT_FOUND = 1, UNKNOWN = 2 };
-
-long long tw_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static bool cached(const tw_cluster *c, tp_kind k)
 {

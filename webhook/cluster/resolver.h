@@ -47,7 +47,4 @@ void tw_resolver_init(tw_resolver *r, const tw_cluster *c, const tp_store *store
 /* Release every hold (call after the answer has been written). */
 void tw_resolver_done(tw_resolver *r);
 
-/* Monotonic milliseconds (the clock deadlines are on). */
-long long tw_mono_ms(void);
-
 #endif /* TW_RESOLVER_H */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "webhook/core/log.h"
+#include "webhook/core/clock.h"
 #include "webhook/metrics/metrics.h"
 
 /* ------------------------------------------------------------- listen */

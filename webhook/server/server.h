@@ -105,11 +105,6 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 			       size_t *upload_size, void **req);
 void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		       enum MHD_RequestTerminationCode toe);
-/* Go's time.Duration text ("10s", "1m30s", "500ms") in microseconds, or -1:
- * how the API server writes ?timeout=. */
-long long tw_parse_go_duration(const char *s);
-/* The same grammar, up to max_us (certificate validities run to years). */
-long long tw_parse_go_duration_max(const char *s, long long max_us);
 /* Frees the calling thread's cached request arena (worker threads free
  * theirs when they exit). */
 void tw_http_thread_cleanup(void);

@@ -15,7 +15,7 @@
  * never corks it again, and every later answer leaves in its one sendmsg.
  */
 #include "webhook/server/tls.h"
-#include "webhook/cluster/resolver.h" /* tw_mono_ms */
+#include "webhook/core/clock.h"
 
 #include <microhttpd.h>
 #include <netinet/in.h>
