@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "webhook/webhook.h"
+#include "policy/trainpolicy.h"
+#include "webhook/cli/commands.h"
 
 static const struct command {
 	const char *name;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "policy/trainpolicy.h"
-#include "webhook/webhook.h"
+#include "webhook/core/files.h"
 
 int main(int argc, char **argv)
 {

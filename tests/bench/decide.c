@@ -16,7 +16,8 @@
 #include <time.h>
 
 #include "webhook/cli/cli.h"
-#include "webhook/webhook.h"
+#include "webhook/core/files.h"
+#include "webhook/admission/admission.h"
 
 int main(int argc, char **argv)
 {

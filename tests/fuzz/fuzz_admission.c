@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tests/fuzz/fuzz_common.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/admission.h"
 
 static tw_config cfg;
 static tp_arena *arena;

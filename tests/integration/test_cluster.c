@@ -27,7 +27,7 @@
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/metrics/metrics.h"
 #include "webhook/cluster/resolver.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/admission.h"
 
 #define WAIT_MS 10000
 #define NS "tw-system"

@@ -17,7 +17,6 @@
 #include "policy/trainpolicy.h"
 #include "tests/support/deploycheck.h"
 #include "tests/support/testutil.h"
-#include "webhook/webhook.h"
 
 #define BASE "deploy/base"
 

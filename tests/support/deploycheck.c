@@ -11,7 +11,8 @@
 
 #include "tests/support/testutil.h"
 #include "webhook/cli/serve.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/routes.h"
+#include "webhook/cluster/kubeapi.h"
 
 /* ------------------------------------------------------------ problems */
 

@@ -16,7 +16,7 @@
 #include "tests/support/testutil.h"
 #include "webhook/core/duration.h"
 #include "webhook/server/server.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/admission.h"
 
 #define ROUTE_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 #define ROUTE_TR "/validate-trainer-kubeflow-org-v1alpha1-trainingruntime"

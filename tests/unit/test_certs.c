@@ -24,7 +24,7 @@
 
 #include "certs/certs.h"
 #include "tests/support/testutil.h"
-#include "webhook/webhook.h"
+#include "webhook/cli/commands.h"
 
 #define DAY 86400
 

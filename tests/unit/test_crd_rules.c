@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "tests/support/testutil.h"
-#include "webhook/webhook.h"
+#include "webhook/cli/crds.h"
 
 static tp_crds *crds;
 

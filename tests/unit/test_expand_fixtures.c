@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/test_expand.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/admission.h"
 
 /* How many expansions were also replayed on the mutating JobSet route. */
 static int replayed;

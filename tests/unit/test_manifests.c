@@ -14,7 +14,8 @@
 
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
-#include "webhook/webhook.h"
+#include "webhook/core/files.h"
+#include "webhook/cli/manifests.h"
 
 #define RUNTIME(kind, name)                                                          \
 	"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: " kind "\nmetadata:\n  name: " name \

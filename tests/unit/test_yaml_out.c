@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
-#include "webhook/webhook.h"
+#include "webhook/cli/yaml_out.h"
 
 /* Write j as YAML, read it back with the project's loader, compare. */
 static void assert_round_trip(const char *json)

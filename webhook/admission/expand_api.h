@@ -6,7 +6,7 @@
 #ifndef TW_EXPAND_API_H
 #define TW_EXPAND_API_H
 
-#include "webhook/admission/admission.h"
+#include "webhook/admission/decide.h"
 #include "webhook/admission/curvekey.h"
 #include "webhook/admission/sshkey.h"
 

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "webhook/admission/admission.h"
+#include "webhook/admission/decide.h"
 
 #define TRAINER_API_PREFIX "trainer.kubeflow.org/"
 

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "webhook/webhook.h"
+#include "webhook/admission/routes.h"
 
 const tw_route tw_routes[] = {
 	{ "/validate-trainer-kubeflow-org-v1alpha1-trainingruntime", TW_ROUTE_VALIDATE,

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "webhook/admission/admission.h"
+#include "webhook/admission/decide.h"
 
 #define ANNOTATION "strict-violations"
 #define ANNOTATION_MAX 2000

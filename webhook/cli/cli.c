@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cli/crds.h"
+#include "webhook/cli/manifests.h"
 #include "webhook/cluster/kube.h"
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/cli/commands.h"
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
 {

@@ -6,7 +6,8 @@
 
 #include <stdarg.h>
 
-#include "webhook/webhook.h"
+#include "policy/trainpolicy.h"
+#include "webhook/cli/commands.h"
 
 typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "certs/certs.h"
-#include "webhook/webhook.h"
+#include "webhook/cli/commands.h"
 
 #define MAX_LIST 64
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "webhook/webhook.h"
+#include "webhook/cli/commands.h"
 
 static const char bash_script[] =
 	"# trainer-webhook bash completion: source <(trainer-webhook completion bash)\n"

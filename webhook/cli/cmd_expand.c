@@ -10,6 +10,9 @@
 
 #include "webhook/cli/cli.h"
 #include "webhook/admission/expand_api.h"
+#include "webhook/core/files.h"
+#include "webhook/cli/commands.h"
+#include "webhook/cli/yaml_out.h"
 
 static const char expand_help[] =
 	"usage: trainer-webhook expand [--profile kubeflow|strict] [--runtimes PATH]...\n"

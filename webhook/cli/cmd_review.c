@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/core/files.h"
+#include "webhook/admission/admission.h"
+#include "webhook/cli/commands.h"
 
 static const char review_help[] =
 	"usage: trainer-webhook review [--profile kubeflow|strict] [--runtimes PATH]...\n"

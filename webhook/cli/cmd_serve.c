@@ -25,6 +25,7 @@
 #include "webhook/cli/serve.h"
 #include "webhook/server/server.h"
 #include "webhook/cluster/watch.h"
+#include "webhook/cli/commands.h"
 
 /* What --kube follows by watch: what every request may read. TrainJobs and
  * JobSets are not cached (their number grows with the cluster): requests

@@ -15,6 +15,9 @@
 
 #include "webhook/cli/cli.h"
 #include "webhook/cli/report.h"
+#include "webhook/core/files.h"
+#include "webhook/cli/commands.h"
+#include "webhook/cli/manifests.h"
 
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "webhook/webhook.h"
+#include "webhook/cli/crds.h"
+#include "webhook/core/files.h"
+#include "webhook/cli/manifests.h"
 
 #define MAX_CRD_FILE ((size_t)64 * 1024 * 1024)
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "webhook/webhook.h"
+#include "policy/trainpolicy.h"
 
 typedef enum tw_report_format {
 	TW_REPORT_TEXT,

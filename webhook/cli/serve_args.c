@@ -11,6 +11,7 @@
 #include "webhook/cli/serve.h"
 #include "webhook/core/duration.h"
 #include "webhook/server/server.h"
+#include "webhook/admission/admission.h"
 
 const char tw_serve_help[] =
 	"usage: trainer-webhook serve [--listen ADDR] [--tls-cert F --tls-key F | --manage-certs]\n"

@@ -12,7 +12,7 @@
 
 #include <yaml.h>
 
-#include "webhook/webhook.h"
+#include "webhook/cli/yaml_out.h"
 
 static int write_handler(void *data, unsigned char *buffer, size_t size)
 {

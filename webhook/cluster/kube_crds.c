@@ -10,7 +10,7 @@
 
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/core/log.h"
-#include "webhook/webhook.h"
+#include "policy/trainpolicy.h"
 
 #define CRD_TIMEOUT_MS 10000
 

@@ -55,4 +55,10 @@ bool tw_kube_path(char *out, size_t n, const char *group, const char *version,
 bool tw_kube_resource_of(tp_kind k, const char **group, const char **version,
 			 const char **plural);
 
+/* (kube_crds.c) The CRDs of the webhook's kinds, as the cluster has them,
+ * GET by name (tw_kube_crd_names, NULL-terminated) into crds; returns how
+ * many were added. One that is missing or unreadable is logged and left out. */
+extern const char *const tw_kube_crd_names[];
+size_t tw_kube_crds_fetch(tw_kubeapi *api, tp_crds *crds);
+
 #endif /* TW_KUBEAPI_H */

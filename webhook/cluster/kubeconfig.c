@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "webhook/cluster/kube.h"
-#include "webhook/webhook.h"
+#include "webhook/core/files.h"
 
 #define MAX_KUBECONFIG ((size_t)4 << 20)
 

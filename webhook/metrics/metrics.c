@@ -18,6 +18,7 @@
 
 #include "webhook/core/log.h"
 #include "webhook/server/server.h"
+#include "webhook/admission/routes.h"
 
 #define MAX_ROUTES 32 /* tw_routes has about ten; the last slot is "other" */
 #define MAX_WATCH 16  /* watched kinds (runtimes, PriorityClasses, the certificate's) */

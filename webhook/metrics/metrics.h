@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "webhook/webhook.h"
+#include "webhook/admission/routes.h"
 
 typedef enum tw_verdict {
 	TW_VERDICT_ALLOWED = 0,

@@ -12,6 +12,7 @@
 
 #include "webhook/server/crds_follow.h"
 #include "webhook/core/log.h"
+#include "webhook/cluster/kubeapi.h"
 
 struct tw_crds_follow {
 	tw_server *srv;

@@ -7,7 +7,7 @@
 
 #include "webhook/server/server.h"
 #include "webhook/cluster/watch.h"
-#include "webhook/webhook.h"
+#include "policy/trainpolicy.h"
 
 #define TW_CRDS_FOLLOW_MAX 8
 

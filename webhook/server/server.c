@@ -22,6 +22,7 @@
 #include "webhook/core/log.h"
 #include "webhook/core/clock.h"
 #include "webhook/metrics/metrics.h"
+#include "webhook/admission/admission.h"
 
 /* ------------------------------------------------------------- listen */
 

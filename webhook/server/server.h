@@ -13,7 +13,7 @@
 
 #include "webhook/cluster/resolver.h"
 #include "webhook/server/tls.h"
-#include "webhook/webhook.h"
+#include "webhook/admission/admission.h"
 
 /* Idle keep-alive connections live longer than the API server's own idle
  * timeout (Go's 90 s), so that it is always the client that closes an idle
