@@ -21,6 +21,7 @@
 #include "certs/certs.h"
 #include "webhook/cluster/certmgr.h"
 #include "webhook/metrics/metrics.h"
+#include "webhook/server/metrics_http.h"
 #include "webhook/server/crds_follow.h"
 #include "webhook/cli/serve.h"
 #include "webhook/server/server.h"

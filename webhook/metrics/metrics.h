@@ -1,8 +1,11 @@
 /*
- * metrics.h — the server's Prometheus metrics.
+ * webhook/metrics/metrics.h — the binary's Prometheus metrics: the registry
+ * every folder above updates (requests, lookups, the watch, certificates,
+ * connections) and its text exposition (metrics.c).
  *
  * One registry per process. Updates are relaxed atomic adds (no lock on the
- * request path); /metrics renders a snapshot on its own plain-HTTP port.
+ * request path); server/metrics_http.c renders a snapshot at /metrics on its
+ * own plain-HTTP port.
  */
 #ifndef TW_METRICS_H
 #define TW_METRICS_H
@@ -87,11 +90,5 @@ void tw_metrics_connection_limit(int64_t max);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);
-
-/* The plain-HTTP /metrics endpoint on listen ("HOST:PORT", ":PORT"). */
-typedef struct tw_metrics_server tw_metrics_server;
-int tw_metrics_serve(const char *listen, tw_metrics_server **out, char *err, size_t errlen);
-unsigned short tw_metrics_port(const tw_metrics_server *m);
-void tw_metrics_stop(tw_metrics_server *m);
 
 #endif /* TW_METRICS_H */

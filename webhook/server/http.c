@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "webhook/admission/expand_api.h"
-#include "webhook/server/server.h"
+#include "webhook/server/http.h"
 #include "webhook/core/duration.h"
 #include "webhook/core/log.h"
 #include "webhook/metrics/metrics.h"
@@ -307,6 +307,19 @@ static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, 
 
 /* ------------------------------------------------------------ callbacks */
 
+/* A connection's first request: from now on its silence is measured
+ * against the idle timeout, no longer the handshake timeout. */
+static void conn_in_use(tw_server *s, struct MHD_Connection *c)
+{
+	if (s->opt.idle_timeout_s == s->opt.handshake_timeout_s)
+		return;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
+	if (ci && ci->connection_timeout == s->opt.handshake_timeout_s)
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+					  s->opt.idle_timeout_s);
+}
+
 static request *request_new(tw_server *s, const char *url)
 {
 	request *r = calloc(1, sizeof(*r));
@@ -337,7 +350,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		if (!(r = request_new(s, url)))
 			return MHD_NO;
 		*req = r;
-		tw_server_conn_in_use(s, c);
+		conn_in_use(s, c);
 		if (!r->route) {
 			r->status = 404;
 			r->error = "no such path: see the webhook's routes in DESIGN.md";

@@ -1,6 +1,8 @@
 /*
- * server.c — the HTTPS daemon's lifecycle: listen socket, libmicrohttpd
- * start-up, the swappable runtime store, readiness, and graceful drain.
+ * webhook/server/server.c — the HTTPS daemon's lifecycle: libmicrohttpd
+ * start-up on the listening socket (listen.c), the connection limits, and
+ * graceful drain. What requests read (store, CRDs, readiness) is state.c;
+ * what they are answered with is http.c.
  *
  * libmicrohttpd runs a pool of worker threads, each with its own poll() loop
  * over the shared listen socket; a connection stays on the thread that
@@ -22,202 +24,9 @@
 #include "webhook/core/log.h"
 #include "webhook/core/clock.h"
 #include "webhook/metrics/metrics.h"
+#include "webhook/server/http.h"
+#include "webhook/server/listen.h"
 #include "webhook/admission/admission.h"
-
-/* ------------------------------------------------------------- listen */
-
-/* Split "HOST:PORT", ":PORT" or "[V6]:PORT" into host (NULL: any) and port. */
-static int split_addr(const char *addr, char *host, size_t hn, char *port, size_t pn)
-{
-	const char *colon = strrchr(addr, ':');
-	if (!colon || !colon[1] || strlen(colon + 1) >= pn)
-		return -1;
-	snprintf(port, pn, "%s", colon + 1);
-	size_t len = (size_t)(colon - addr);
-	if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']') {
-		addr++;
-		len -= 2;
-	}
-	if (len >= hn)
-		return -1;
-	memcpy(host, addr, len);
-	host[len] = '\0';
-	return 0;
-}
-
-static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
-{
-	for (; ai; ai = ai->ai_next) {
-		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-				ai->ai_protocol);
-		if (fd < 0) {
-			*eno = errno;
-			continue;
-		}
-		int one = 1, zero = 0;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (ai->ai_family == AF_INET6) /* ":PORT" serves IPv4 too */
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0) {
-			*fd_out = fd;
-			return 0;
-		}
-		*eno = errno;
-		close(fd);
-	}
-	return -1;
-}
-
-int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err, size_t errlen)
-{
-	char host[256], serv[16];
-	if (!addr || split_addr(addr, host, sizeof(host), serv, sizeof(serv)))
-		return snprintf(err, errlen,
-				"listen address \"%s\" is not HOST:PORT (examples: :9443, "
-				"127.0.0.1:9443, [::1]:9443)",
-				addr ? addr : ""),
-		       -1;
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-				  .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
-	int gai = getaddrinfo(host[0] ? host : NULL, serv, &hints, &res);
-	if (gai)
-		return snprintf(err, errlen, "cannot listen on %s: %s", addr, gai_strerror(gai)), -1;
-	/* For a wildcard host, try the IPv6 (dual-stack) entry first. */
-	if (!host[0] && res->ai_next && res->ai_family != AF_INET6 &&
-	    res->ai_next->ai_family == AF_INET6) {
-		struct addrinfo *v6 = res->ai_next;
-		res->ai_next = v6->ai_next;
-		v6->ai_next = res;
-		res = v6;
-	}
-	int eno = 0, rc = bind_first(res, fd, &eno);
-	freeaddrinfo(res);
-	if (rc)
-		return snprintf(err, errlen,
-				"cannot listen on %s: %s; stop whatever holds that port or choose "
-				"another address",
-				addr, strerror(eno)),
-		       -1;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	getsockname(*fd, (struct sockaddr *)&ss, &sl);
-	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					       : ((struct sockaddr_in *)&ss)->sin_port);
-	return 0;
-}
-
-/* -------------------------------------------------------------- store */
-
-tw_store_ref *tw_server_store_acquire(tw_server *s)
-{
-	pthread_mutex_lock(&s->store_lock);
-	tw_store_ref *r = s->store;
-	if (r)
-		atomic_fetch_add(&r->refs, 1);
-	pthread_mutex_unlock(&s->store_lock);
-	return r;
-}
-
-void tw_server_store_release(tw_store_ref *r)
-{
-	if (r && atomic_fetch_sub(&r->refs, 1) == 1) {
-		tp_store_free(r->store);
-		free(r);
-	}
-}
-
-void tw_server_set_store(tw_server *s, tp_store *store)
-{
-	tw_store_ref *r = malloc(sizeof(*r));
-	if (!r) {
-		tw_log(TW_LOG_ERROR, "out of memory swapping in the new runtime store; "
-				     "the previous store stays in use");
-		tp_store_free(store);
-		return;
-	}
-	r->store = store;
-	atomic_init(&r->refs, 1); /* the server's own reference */
-	pthread_mutex_lock(&s->store_lock);
-	tw_store_ref *old = s->store;
-	s->store = r;
-	pthread_mutex_unlock(&s->store_lock);
-	tw_server_store_release(old);
-	tw_metrics_store_set(store);
-}
-
-void tw_server_set_crds(tw_server *s, tp_crds *crds)
-{
-	tp_crds_ref(crds);
-	pthread_mutex_lock(&s->store_lock);
-	tp_crds *old = s->crds;
-	s->crds = crds;
-	pthread_mutex_unlock(&s->store_lock);
-	tp_crds_unref(old);
-}
-
-tp_crds *tw_server_crds_acquire(tw_server *s)
-{
-	pthread_mutex_lock(&s->store_lock);
-	tp_crds *c = tp_crds_ref(s->crds);
-	pthread_mutex_unlock(&s->store_lock);
-	return c;
-}
-
-void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg)
-{
-	if (slot < 0 || slot >= TW_READY__COUNT)
-		return;
-	pthread_mutex_lock(&s->store_lock);
-	s->ready[slot] = fn;
-	s->ready_arg[slot] = arg;
-	pthread_mutex_unlock(&s->store_lock);
-}
-
-/* Append "; <what>" (or "<what>" first) to why. */
-static void add_reason(char *why, size_t n, size_t *len, const char *what)
-{
-	if (!why || *len >= n)
-		return;
-	int w = snprintf(why + *len, n - *len, "%s%s", *len ? "; " : "", what);
-	*len += w > 0 ? (size_t)w : 0;
-}
-
-bool tw_server_ready(tw_server *s, char *why, size_t whylen)
-{
-	size_t len = 0;
-	char part[1024];
-	if (why && whylen)
-		why[0] = '\0';
-	/* A draining replica is no longer ready: the endpoint goes away while
-	 * requests in flight finish. */
-	if (atomic_load(&s->draining)) {
-		add_reason(why, whylen, &len, "shutting down");
-		return false;
-	}
-	bool ready = true;
-	if (!s->opt.tls || tw_tls_not_after(s->opt.tls) <= 0) {
-		ready = false;
-		add_reason(why, whylen, &len, "no serving certificate loaded yet");
-	}
-	/* The checks are called under the lock, so that whoever clears one
-	 * (before freeing what its arg points to) waits for a probe in progress. */
-	pthread_mutex_lock(&s->store_lock);
-	if (!s->store) {
-		ready = false;
-		add_reason(why, whylen, &len, "the runtime store is not loaded");
-	}
-	for (int i = 0; i < TW_READY__COUNT; i++) {
-		part[0] = '\0';
-		if (s->ready[i] && !s->ready[i](s->ready_arg[i], part, sizeof(part))) {
-			ready = false;
-			add_reason(why, whylen, &len, part[0] ? part : "a check is not met");
-		}
-	}
-	pthread_mutex_unlock(&s->store_lock);
-	return ready;
-}
 
 /* ------------------------------------------------------------- daemon */
 
@@ -230,17 +39,6 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		tw_tls_conn_started(s->opt.tls, socket_context);
 	else
 		tw_tls_conn_closed(socket_context);
-}
-
-void tw_server_conn_in_use(tw_server *s, struct MHD_Connection *c)
-{
-	if (s->opt.idle_timeout_s == s->opt.handshake_timeout_s)
-		return;
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_TIMEOUT);
-	if (ci && ci->connection_timeout == s->opt.handshake_timeout_s)
-		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
-					  s->opt.idle_timeout_s);
 }
 
 /* A flood of refused connections is counted, and said at most every 10 s. */
@@ -295,7 +93,7 @@ static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 	 * round, nothing at the few connections the API server keeps.
 	 *
 	 * The daemon's timeout is the handshake timeout; a connection's first
-	 * request moves it to the idle timeout (tw_server_conn_in_use), so the
+	 * request moves it to the idle timeout (http.c, conn_in_use), so the
 	 * silent peers of a flood sit in libmicrohttpd's sorted timeout list and
 	 * only the API server's connections in the per-connection one. */
 	unsigned flags = MHD_USE_TLS | MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC |

@@ -1,6 +1,7 @@
 /*
- * server.h — the HTTPS admission server: daemon lifecycle (server.c) and
- * request handling (http.c).
+ * webhook/server/server.h — the HTTPS admission server: the daemon's
+ * lifecycle (server.c) and what its requests read, swappable while they run:
+ * store, CRDs, readiness (state.c). Requests themselves are http.h.
  */
 #ifndef TW_SERVER_H
 #define TW_SERVER_H
@@ -66,10 +67,6 @@ typedef struct tw_server {
 	void *ready_arg[TW_READY__COUNT];   /* (both guarded by store_lock) */
 } tw_server;
 
-/* Bind and listen on addr. Writes the socket and the bound port. */
-int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err,
-		     size_t errlen);
-
 int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen);
 unsigned short tw_server_port(const tw_server *s);
 /* Serve store from now on (takes ownership); the old one is freed after the
@@ -84,9 +81,6 @@ void tw_server_set_ready_check(tw_server *s, int slot, tw_ready_fn fn, void *arg
 /* Stop accepting, let requests in flight finish (at most grace_ms), close
  * everything. */
 void tw_server_drain(tw_server *s, unsigned grace_ms);
-/* A connection's first request: from now on its silence is measured
- * against the idle timeout, no longer the handshake timeout. */
-void tw_server_conn_in_use(tw_server *s, struct MHD_Connection *c);
 void tw_server_free(tw_server *s);
 
 /* The CRDs requests check with from now on (a reference is taken; NULL:
@@ -98,15 +92,5 @@ tp_crds *tw_server_crds_acquire(tw_server *s);
 /* The current store with a reference (NULL before the first load). */
 tw_store_ref *tw_server_store_acquire(tw_server *s);
 void tw_server_store_release(tw_store_ref *r);
-
-/* http.c: the libmicrohttpd callbacks; cls is the tw_server. */
-enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *url,
-			       const char *method, const char *version, const char *upload_data,
-			       size_t *upload_size, void **req);
-void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
-		       enum MHD_RequestTerminationCode toe);
-/* Frees the calling thread's cached request arena (worker threads free
- * theirs when they exit). */
-void tw_http_thread_cleanup(void);
 
 #endif /* TW_SERVER_H */
