@@ -1,7 +1,8 @@
 /*
- * watch_internal.h — what watch.c (transfers, the thread) and
- * watch_objects.c (what arrives: list pages, events, objects) share. Not for
- * other files: the public face is watch.h.
+ * webhook/cluster/watch_internal.h — what watch.c (transfers, the thread),
+ * watch_objects.c (what arrives: list pages, events, objects) and
+ * watch_pace.c (backoff, stats) share; watch.c calls watch_objects.c, both
+ * call watch_pace.c. Not for other files: the public face is watch.h.
  */
 #ifndef TW_WATCH_INTERNAL_H
 #define TW_WATCH_INTERNAL_H
@@ -78,8 +79,8 @@ static inline int64_t tw__wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* watch.c: wait a jittered, growing delay (why goes to the log); start over
- * from the smallest one; update the kind's stats under their lock. */
+/* watch_pace.c: wait a jittered, growing delay (why goes to the log); start
+ * over from the smallest one; update the kind's stats under their lock. */
 void tw__watch_back_off(struct res *s, const char *why);
 void tw__watch_backoff_reset(struct res *s);
 void tw__watch_stat(struct res *s, void (*fn)(tw_watch_stat *, const struct res *));

@@ -1,0 +1,40 @@
+/*
+ * webhook/cluster/watch_pace.c — when a watched kind tries again, and what
+ * its stats say: the jittered, growing backoff after a failure, its reset
+ * after a success, and the stats updated under their lock. Both watch.c
+ * (transfers) and watch_objects.c (what arrives) pace a kind; neither calls
+ * the other for it.
+ */
+#include "webhook/cluster/watch_internal.h"
+
+#include <stdlib.h>
+
+#include "webhook/core/log.h"
+
+/* Wait a random time in [backoff/2, backoff], then double the ceiling. */
+void tw__watch_back_off(struct res *s, const char *why)
+{
+	tw_watch *w = s->w;
+	unsigned half = s->backoff / 2;
+	unsigned delay = half + (half ? (unsigned)rand_r(&w->seed) % (half + 1) : 0);
+	s->next_at = tw__mono_ms() + delay;
+	tw_log_line l;
+	tw_log_begin(&l, TW_LOG_WARN, "watch: retrying after a backoff");
+	tw_log_str(&l, "resource", s->resource);
+	tw_log_str(&l, "reason", why);
+	tw_log_int(&l, "delay_ms", delay);
+	tw_log_end(&l);
+	s->backoff = s->backoff * 2 > w->o.backoff_max_ms ? w->o.backoff_max_ms : s->backoff * 2;
+}
+
+void tw__watch_backoff_reset(struct res *s)
+{
+	s->backoff = s->w->o.backoff_min_ms;
+}
+
+void tw__watch_stat(struct res *s, void (*fn)(tw_watch_stat *, const struct res *))
+{
+	pthread_mutex_lock(&s->w->stat_lock);
+	fn(&s->w->stat[s->idx], s);
+	pthread_mutex_unlock(&s->w->stat_lock);
+}
