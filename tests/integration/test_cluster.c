@@ -27,6 +27,7 @@
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/metrics/metrics.h"
 #include "webhook/cluster/resolver.h"
+#include "webhook/server/tls.h"
 #include "webhook/admission/admission.h"
 
 #define WAIT_MS 10000
@@ -477,7 +478,8 @@ static tw_certmgr *start_mgr(fx *x, tw_tls **tls, int64_t validity)
 	tw_certmgr_opts o = { .kube = &x->kc, .namespace_ = NS, .secret = "tw-cert",
 			      .service = "tw", .validating = "tw-validator",
 			      .mutating = "tw-mutator", .validity = validity, .resync_ms = 200,
-			      .backoff_max_ms = 400, .tls = *tls };
+			      .backoff_max_ms = 400, .serve = tw_tls_serve_pem,
+			      .serve_arg = *tls };
 	tw_certmgr *m = NULL;
 	char err[256] = "";
 	if (tw_certmgr_start(&o, &m, err, sizeof(err)))

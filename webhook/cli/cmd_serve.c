@@ -318,7 +318,8 @@ static int start_certs(const tw_serve_args *a, struct running *r, char *err, siz
 			       .secret = a->secret, .service = a->service,
 			       .validating = a->validating, .mutating = a->mutating,
 			       .validity = a->cert_validity_s, .ca_validity = a->ca_validity_s,
-			       .overlap = a->ca_overlap_s, .tls = r->tls };
+			       .overlap = a->ca_overlap_s, .serve = tw_tls_serve_pem,
+			       .serve_arg = r->tls };
 	if (tw_certmgr_start(&co, &r->certs, err, n))
 		return -1;
 	tw_server_set_ready_check(r->srv, TW_READY_CERTS, tw_certmgr_ready, r->certs);

@@ -1,5 +1,5 @@
 /*
- * certmgr.h — serve --manage-certs: the CA and the serving pair live in a
+ * webhook/cluster/certmgr.h — serve --manage-certs: the CA and the serving pair live in a
  * Secret of the server's namespace, and every replica keeps them, and the
  * caBundle of its own webhook configurations, right (upstream Kubeflow
  * Trainer's certificate rotator, with a CA overlap).
@@ -27,7 +27,13 @@
 #include <stdint.h>
 
 #include "webhook/cluster/kube.h"
-#include "webhook/server/tls.h"
+
+/* Serve the PEM pair cert/key (source names it in err) from now on: 1 when
+ * a new pair is served, 0 when it is the pair already served, -1 when it is
+ * broken (err says why; the last good pair stays). The manager sits below
+ * the server, so the server's side is handed in (tw_tls_serve_pem). */
+typedef int (*tw_pem_sink)(void *arg, const char *cert, const char *key, const char *source,
+			   char *err, size_t errlen);
 
 typedef struct tw_certmgr_opts {
 	const tw_kube_config *kube; /* copied */
@@ -41,7 +47,8 @@ typedef struct tw_certmgr_opts {
 	int64_t overlap;            /* a new CA is trusted this long before it signs (0: 1 h) */
 	unsigned resync_ms;         /* look again at least this often (0: 60 s) */
 	unsigned backoff_max_ms;    /* retries after errors, at most this far apart (0: 30 s) */
-	tw_tls *tls;                /* where the pair is served (borrowed) */
+	tw_pem_sink serve;          /* where the pair is served (serve: server/tls.c) */
+	void *serve_arg;            /* its first argument (borrowed) */
 } tw_certmgr_opts;
 
 typedef struct tw_certmgr tw_certmgr;

@@ -296,6 +296,12 @@ int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *sou
 	return rc;
 }
 
+int tw_tls_serve_pem(void *tls, const char *cert, const char *key, const char *source,
+		     char *err, size_t errlen)
+{
+	return tw_tls_set_pem(tls, cert, key, source, err, errlen);
+}
+
 int tw_tls_reload(tw_tls *t)
 {
 	if (!t->cert_path)

@@ -52,6 +52,9 @@ int tw_tls_new(tw_tls **out);
  * last good pair stays). */
 int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *source,
 		   char *err, size_t errlen);
+/* tw_tls_set_pem for a tw_pem_sink (cluster/certmgr.h): tls is the tw_tls. */
+int tw_tls_serve_pem(void *tls, const char *cert, const char *key, const char *source,
+		     char *err, size_t errlen);
 /* Stops the watcher if running; frees the current pair. Call after the
  * daemon that uses it has stopped (no connection holds a reference). */
 void tw_tls_close(tw_tls *t);
