@@ -1,8 +1,13 @@
 /*
- * test_layering.c — the shape of policy/ as its object files show it (nm):
- * no files call each other's functions in a circle (the dispatcher above
- * what it dispatches to, shared helpers below), and the library calls
- * nothing of webhook/ or certs/ (DESIGN.md: policy/ calls nobody of ours).
+ * test_layering.c — the shape of policy/ and webhook/ as their object files
+ * show it (nm) and their #include lines say:
+ *   - in neither do files call each other's functions in a circle (the
+ *     dispatcher above what it dispatches to, shared helpers below);
+ *   - the library calls nothing of webhook/ or certs/ (DESIGN.md: policy/
+ *     calls nobody of ours);
+ *   - webhook/'s folders are layers in a declared order (webhook_order):
+ *     a file calls functions of, and includes headers from, its own folder
+ *     or lower ones only, and every folder has its place in the order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +15,7 @@
 #include <cmocka.h>
 
 #include <glob.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,7 @@ static int nobjs;
 static struct sym defs[MAX_SYMS], uses[MAX_SYMS * 4];
 static int ndefs, nuses;
 static bool edge[MAX_OBJS][MAX_OBJS];
+static size_t build_len; /* objs[] are "<build>/<source path>o" */
 
 static void read_symbols(int o)
 {
@@ -51,15 +58,15 @@ static void read_symbols(int o)
 	pclose(p);
 }
 
-/* The objects of the library's sources (policy/ and its folders): the
- * objects of files that are gone are no part of it. */
-static void load(void)
+/* The objects of the sources matching pat[0..npat) (files that are gone
+ * are no part of it); skips the test when fewer than min are built. */
+static void load_objects(const char *const *pat, int npat, int min)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	const char *pat[2] = { "policy/*.c", "policy/*/*.c" };
+	build_len = strlen(build) > 40 ? 40 : strlen(build);
 	nobjs = ndefs = nuses = 0;
 	memset(edge, 0, sizeof(edge));
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < npat; k++) {
 		glob_t g;
 		if (glob(pat[k], 0, NULL, &g) == 0)
 			for (size_t i = 0; i < g.gl_pathc && nobjs < MAX_OBJS; i++) {
@@ -71,8 +78,8 @@ static void load(void)
 			}
 		globfree(&g);
 	}
-	if (nobjs < 10) {
-		print_message("policy/ objects not found under %s: skipped\n", build);
+	if (nobjs < min) {
+		print_message("%s objects not found under %s: skipped\n", pat[0], build);
 		skip();
 	}
 	for (int o = 0; o < nobjs; o++)
@@ -81,6 +88,20 @@ static void load(void)
 		for (int d = 0; d < ndefs; d++)
 			if (!strcmp(uses[u].name, defs[d].name) && defs[d].obj != uses[u].obj)
 				edge[uses[u].obj][defs[d].obj] = true;
+}
+
+/* The library: policy/ and its folders. */
+static void load(void)
+{
+	static const char *const pat[] = { "policy/*.c", "policy/*/*.c" };
+	load_objects(pat, 2, 10);
+}
+
+/* The binary: webhook/, its folders, and certs/ below them. */
+static void load_webhook(void)
+{
+	static const char *const pat[] = { "webhook/*.c", "webhook/*/*.c", "certs/*.c" };
+	load_objects(pat, 3, 20);
 }
 
 /* Does o reach target through edges (depth-first)? */
@@ -98,10 +119,9 @@ static bool reaches(int o, int target, bool *seen)
 	return false;
 }
 
-static void no_circles_in_policy(void **state)
+/* Fails naming every object loaded that calls back into itself. */
+static void assert_no_circles(void)
 {
-	(void)state;
-	load();
 	static char circles[MAX_OBJS * 200];
 	size_t len = 0;
 	for (int o = 0; o < nobjs; o++) {
@@ -115,6 +135,20 @@ static void no_circles_in_policy(void **state)
 		fail_msg("calls in a circle:\n%s", circles);
 }
 
+static void no_circles_in_policy(void **state)
+{
+	(void)state;
+	load();
+	assert_no_circles();
+}
+
+static void no_circles_in_webhook(void **state)
+{
+	(void)state;
+	load_webhook();
+	assert_no_circles();
+}
+
 /* The library's undefined symbols are its own, libc's and its libraries':
  * never a tw_ (webhook/, certs/) function. */
 static void policy_calls_nobody_of_ours(void **state)
@@ -126,11 +160,146 @@ static void policy_calls_nobody_of_ours(void **state)
 			fail_msg("%s calls %s of webhook/ or certs/", objs[uses[u].obj], uses[u].name);
 }
 
+/* ------------------------------------------------------------ webhook/ */
+
+/* webhook/'s folders, lowest first (README's Layout says what each holds).
+ * A file calls functions of, and includes headers from, its own folder or
+ * one before it here, never one after. certs/ (the certificates' OpenSSL
+ * side) is below them all; "main" is webhook/main.c, the command table. */
+static const char *const webhook_order[] = {
+	"certs",   /* certs/ */
+	"core",    /* clock, durations, the log, files, JSON lines, key sets */
+	"admission", /* the route table, AdmissionReview in, answer out */
+	"metrics", /* the counters every folder above updates, their text */
+	"cluster", /* the API-server client, the watch, the certificate manager */
+	"server",  /* listener, TLS, HTTP, /metrics, the CRDs followed */
+	"cli",     /* the commands */
+	"main",    /* webhook/main.c */
+};
+#define NORDER ((int)(sizeof(webhook_order) / sizeof(webhook_order[0])))
+
+/* The layer of a path inside the repository (a source, or an object with
+ * its build folder cut off): certs/..., webhook/<folder>/..., or
+ * webhook/main.c; -1 for anything else (a folder with no place in
+ * webhook_order, another file at the top of webhook/). */
+static int layer_of(const char *path, char *name, size_t n)
+{
+	const char *p = path + strlen("webhook/");
+	const char *slash = strchr(p, '/');
+	if (!strncmp(path, "certs/", 6))
+		snprintf(name, n, "certs");
+	else if (strncmp(path, "webhook/", 8))
+		snprintf(name, n, "%.40s", path);
+	else if (slash)
+		snprintf(name, n, "%.*s", (int)(slash - p), p);
+	else
+		snprintf(name, n, "%s", strncmp(p, "main.", 5) ? p : "main");
+	for (int i = 0; i < NORDER; i++)
+		if (!strcmp(name, webhook_order[i]))
+			return i;
+	return -1;
+}
+
+/* An object's path inside the repository: "build/webhook/core/log.o" ->
+ * "webhook/core/log.o". */
+static const char *in_repo(int o)
+{
+	return objs[o] + build_len + 1;
+}
+
+/* Every folder of webhook/ has its place in the order: a new folder is
+ * placed on purpose, not by accident. */
+static void every_webhook_folder_has_a_layer(void **state)
+{
+	(void)state;
+	glob_t g;
+	if (glob("webhook/*/", GLOB_ONLYDIR, NULL, &g) != 0) {
+		print_message("webhook/ not found from here: skipped\n");
+		skip();
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char name[64];
+		if (layer_of(g.gl_pathv[i], name, sizeof(name)) < 0) {
+			char dir[256];
+			snprintf(dir, sizeof(dir), "%s", g.gl_pathv[i]);
+			globfree(&g);
+			fail_msg("%s has no place in webhook_order (tests/unit/test_layering.c): "
+				 "add it where it belongs, after every folder it uses",
+				 dir);
+		}
+	}
+	globfree(&g);
+}
+
+/* No function of webhook/ or certs/ is called from a folder below the one
+ * that defines it. */
+static void webhook_calls_only_lower_layers(void **state)
+{
+	(void)state;
+	load_webhook();
+	for (int u = 0; u < nuses; u++)
+		for (int d = 0; d < ndefs; d++) {
+			if (strcmp(uses[u].name, defs[d].name))
+				continue;
+			char from[64], to[64];
+			int lu = layer_of(in_repo(uses[u].obj), from, sizeof(from));
+			int ld = layer_of(in_repo(defs[d].obj), to, sizeof(to));
+			if (lu < 0 || ld < 0 || ld > lu)
+				fail_msg("%s (%s) calls %s of %s (%s), a layer above it in "
+					 "webhook_order: move the function down, or hand it in "
+					 "as a callback from above",
+					 objs[uses[u].obj], from, uses[u].name, objs[defs[d].obj], to);
+		}
+}
+
+/* The same for #include "webhook/...": a header's types and macros are a
+ * dependency too, even with no call. */
+static void webhook_includes_only_lower_layers(void **state)
+{
+	(void)state;
+	static const char *const pat[] = { "webhook/*.[ch]", "webhook/*/*.[ch]", "certs/*.[ch]" };
+	int files = 0;
+	for (int k = 0; k < 3; k++) {
+		glob_t g;
+		if (glob(pat[k], 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++, files++) {
+			FILE *f = fopen(g.gl_pathv[i], "r");
+			assert_non_null(f);
+			char line[512], from[64], to[64];
+			int lf = layer_of(g.gl_pathv[i], from, sizeof(from));
+			for (int ln = 1; fgets(line, sizeof(line), f); ln++) {
+				const char *h = strstr(line, "#include \"webhook/");
+				if (h != line)
+					continue;
+				line[strcspn(line, "\n")] = '\0';
+				int lh = layer_of(h + strlen("#include \""), to, sizeof(to));
+				if (lf < 0 || lh < 0 || lh > lf) {
+					fclose(f);
+					fail_msg("%s:%d (%s) includes a header of %s, a layer above "
+						 "it in webhook_order: %s",
+						 g.gl_pathv[i], ln, from, to, line);
+				}
+			}
+			fclose(f);
+		}
+		globfree(&g);
+	}
+	if (files < 20) {
+		print_message("webhook/ sources not found from here: skipped\n");
+		skip();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_circles_in_policy),
 		cmocka_unit_test(policy_calls_nobody_of_ours),
+		cmocka_unit_test(no_circles_in_webhook),
+		cmocka_unit_test(every_webhook_folder_has_a_layer),
+		cmocka_unit_test(webhook_calls_only_lower_layers),
+		cmocka_unit_test(webhook_includes_only_lower_layers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
