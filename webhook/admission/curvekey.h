@@ -1,6 +1,6 @@
 /*
- * curvekey.h — the Flux plugin's CURVE key pair, made with OpenSSL
- * (curvekey.c).
+ * webhook/admission/curvekey.h — the Flux plugin's CURVE key pair, made with
+ * OpenSSL (curvekey.c).
  */
 #ifndef TW_CURVEKEY_H
 #define TW_CURVEKEY_H

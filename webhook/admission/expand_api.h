@@ -1,7 +1,7 @@
 /*
- * expand_api.h — the expansion as the binary offers it: POST /expand and
- * `trainer-webhook expand` (expand_api.c), and the mutating JobSet route
- * (mutate_jobset.c).
+ * webhook/admission/expand_api.h — the expansion as the binary offers it: POST
+ * /expand and `trainer-webhook expand` (expand_api.c), and the mutating JobSet
+ * route (mutate_jobset.c).
  */
 #ifndef TW_EXPAND_API_H
 #define TW_EXPAND_API_H

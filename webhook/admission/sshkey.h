@@ -1,5 +1,6 @@
 /*
- * sshkey.h — the MPI SSH key pair the binary makes (sshkey.c).
+ * webhook/admission/sshkey.h — the MPI SSH key pair the binary makes
+ * (sshkey.c).
  */
 #ifndef TW_SSHKEY_H
 #define TW_SSHKEY_H

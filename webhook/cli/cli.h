@@ -1,5 +1,5 @@
 /*
- * cli.h — the options and state every command shares.
+ * webhook/cli/cli.h — the options and state every command shares.
  */
 #ifndef TW_CLI_H
 #define TW_CLI_H

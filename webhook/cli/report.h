@@ -1,5 +1,5 @@
 /*
- * report.h — rendering `validate`'s report (report.c).
+ * webhook/cli/report.h — rendering `validate`'s report (report.c).
  *
  * The report is JSON: { "objects": [ { file, document, item?, line, kind,
  * namespace, name, verdict, message?, errors: [ { field?, detail, message,

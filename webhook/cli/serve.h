@@ -1,6 +1,6 @@
 /*
- * serve.h — `trainer-webhook serve`: its options (serve_args.c) and what runs
- * them (cmd_serve.c).
+ * webhook/cli/serve.h — `trainer-webhook serve`: its options (serve_args.c)
+ * and what runs them (cmd_serve.c).
  */
 #ifndef TW_SERVE_H
 #define TW_SERVE_H

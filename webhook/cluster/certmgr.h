@@ -1,8 +1,8 @@
 /*
- * webhook/cluster/certmgr.h — serve --manage-certs: the CA and the serving pair live in a
- * Secret of the server's namespace, and every replica keeps them, and the
- * caBundle of its own webhook configurations, right (upstream Kubeflow
- * Trainer's certificate rotator, with a CA overlap).
+ * webhook/cluster/certmgr.h — serve --manage-certs: the CA and the serving
+ * pair live in a Secret of the server's namespace, and every replica keeps
+ * them, and the caBundle of its own webhook configurations, right (upstream
+ * Kubeflow Trainer's certificate rotator, with a CA overlap).
  *
  *   - the Secret is read, certs/rotation.c decides what it should hold, and
  *     a change is written with the Secret's resourceVersion: a 409 means

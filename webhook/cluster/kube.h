@@ -1,6 +1,7 @@
 /*
- * kube.h — how to reach the Kubernetes API server: its URL, the bearer token
- * file (re-read for every request: the kubelet rotates it) and the CA.
+ * webhook/cluster/kube.h — how to reach the Kubernetes API server: its URL,
+ * the bearer token file (re-read for every request: the kubelet rotates it)
+ * and the CA.
  */
 #ifndef TW_KUBE_H
 #define TW_KUBE_H

@@ -1,10 +1,10 @@
 /*
- * kubeapi.h — one synchronous call to the API server at a time per caller:
- * GET, PUT or POST of one object, within a time limit. Used by the
+ * webhook/cluster/kubeapi.h — one synchronous call to the API server at a time
+ * per caller: GET, PUT or POST of one object, within a time limit. Used by the
  * lookups a request makes inside its ?timeout= (resolver.c) and by the
  * certificate manager (certmgr.c). Thread-safe: each call borrows a libcurl
- * handle from a small pool, so that connections to the API server are
- * reused across calls.
+ * handle from a small pool, so that connections to the API server are reused
+ * across calls.
  */
 #ifndef TW_KUBEAPI_H
 #define TW_KUBEAPI_H

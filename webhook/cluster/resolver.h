@@ -1,5 +1,5 @@
 /*
- * resolver.h — the tp_lookup a server request decides with.
+ * webhook/cluster/resolver.h — the tp_lookup a server request decides with.
  *
  * Kinds the watch keeps (runtimes of both scopes, PriorityClasses) are read
  * from the store; a miss there, or a kind the server does not cache

@@ -1,8 +1,9 @@
 /*
- * watch.h — keeps local copies in step with the API server: for each watched
- * kind a paged list, then a watch from the list's resourceVersion, its
- * objects handed to a sink as events arrive. One background thread (curl
- * multi, one transfer per kind); admission requests never wait on it.
+ * webhook/cluster/watch.h — keeps local copies in step with the API server:
+ * for each watched kind a paged list, then a watch from the list's
+ * resourceVersion, its objects handed to a sink as events arrive. One
+ * background thread (curl multi, one transfer per kind); admission requests
+ * never wait on it.
  *
  *   - lists page with limit/continue; a fresh list replaces the kind's
  *     objects without a moment where a kept object is missing (new ones are

@@ -1,7 +1,8 @@
 /*
- * jsonlines.h — splits a byte stream (a Kubernetes watch: one JSON object per
- * line) into lines, however the bytes arrive: a line may span many feeds and
- * one feed may hold many lines. Lines are bounded; a longer one is an error.
+ * webhook/core/jsonlines.h — splits a byte stream (a Kubernetes watch: one
+ * JSON object per line) into lines, however the bytes arrive: a line may span
+ * many feeds and one feed may hold many lines. Lines are bounded; a longer one
+ * is an error.
  */
 #ifndef TW_JSONLINES_H
 #define TW_JSONLINES_H

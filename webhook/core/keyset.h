@@ -1,7 +1,7 @@
 /*
- * keyset.h — a sorted set of "namespace/name" strings: the keys the watch
- * put into the store per resource, so that a re-list removes exactly the
- * objects the API server no longer has.
+ * webhook/core/keyset.h — a sorted set of "namespace/name" strings: the keys
+ * the watch put into the store per resource, so that a re-list removes exactly
+ * the objects the API server no longer has.
  */
 #ifndef TW_KEYSET_H
 #define TW_KEYSET_H

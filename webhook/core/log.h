@@ -1,5 +1,5 @@
 /*
- * log.h — one JSON object per line on stderr, with levels.
+ * webhook/core/log.h — one JSON object per line on stderr, with levels.
  *
  * A line is built on the caller's stack and written with a single write(2),
  * so lines from different threads never interleave and logging never takes

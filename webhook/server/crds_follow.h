@@ -1,6 +1,6 @@
 /*
- * crds_follow.h — the cluster's CRDs, watched by name, compiled into the
- * server on every change (crds_follow.c).
+ * webhook/server/crds_follow.h — the cluster's CRDs, watched by name, compiled
+ * into the server on every change (crds_follow.c).
  */
 #ifndef TW_CRDS_FOLLOW_H
 #define TW_CRDS_FOLLOW_H

@@ -1,6 +1,6 @@
 /*
- * tls.h — the serving certificate: loading, hot reload, and the hooks that
- * hand it to libmicrohttpd's GnuTLS sessions.
+ * webhook/server/tls.h — the serving certificate: loading, hot reload, and the
+ * hooks that hand it to libmicrohttpd's GnuTLS sessions.
  *
  * The current pair lives in a refcounted credentials object. Each accepted
  * connection takes a reference when it starts (tw_tls_conn_started) and its
