@@ -777,7 +777,7 @@ static void expand_invalid_is_422(void **state)
 
 /* ------------------------------------------------- one record per answer */
 
-/* Small answers go out corked into one TLS record (webhook/tls_record.c):
+/* Small answers go out corked into one TLS record (webhook/server/tls_record.c):
  * on one keep-alive connection every answer arrives whole, and at once (a
  * socket left in TCP_CORK would hold each for 200 ms: 50 answers in 10 s). */
 static void small_answers_whole_and_at_once(void **state)

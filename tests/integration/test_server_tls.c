@@ -1,7 +1,7 @@
 /*
  * test_server_tls.c — what the server negotiates: TLS 1.2 and 1.3 only,
  * AES-128-GCM chosen by the server even when the client would rather have
- * AES-256-GCM (webhook/tls.h says why), and the other AEAD suites still
+ * AES-256-GCM (webhook/server/tls.h says why), and the other AEAD suites still
  * served to a client that offers nothing else.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_watch.c — the API-server watch (webhook/watch.c) against the fake API
+ * test_watch.c — the API-server watch (webhook/cluster/watch.c) against the fake API
  * server (tests/support/fakeapi.c): in process with a real store, and through
  * the real binary (`serve --kube-server http://127.0.0.1:PORT`) for /readyz.
  * Every wait is a bounded poll.

@@ -1,6 +1,6 @@
 /*
  * test_flux.c — the Flux plugin (policy/plugins/flux.c) and its CURVE key
- * (webhook/curvekey.c). Cases named test_<Upstream>_<case> port upstream's
+ * (webhook/admission/curvekey.c). Cases named test_<Upstream>_<case> port upstream's
  * pkg/runtime/framework/plugins/flux/flux_test.go at kubeflow/trainer@8c0f5059;
  * the others cover what those leave out (settings from the env, the wrapped
  * command, GPUs, the scripts' slots, numNodes, the keys).

@@ -89,7 +89,7 @@ typedef struct tw_tls_conn {
 	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
 } tw_tls_conn;
 
-/* One TLS record per answer (webhook/tls_record.c). libmicrohttpd sends an
+/* One TLS record per answer (webhook/server/tls_record.c). libmicrohttpd sends an
  * answer's headers and body as two records (two sendmsg calls, two
  * encryptions); corked, GnuTLS keeps both and tw_tls_flush sends them as one
  * when the answer is complete.
