@@ -1,7 +1,7 @@
 /*
  * rotation.c — what the managed Secret should hold at a given time (see
  * certs.h, "managed certificates"). Pure: PEM text and a clock in, PEM text
- * and a plan out; the certificate manager (webhook/certmgr.c) does the I/O.
+ * and a plan out; the certificate manager (webhook/cluster/certmgr.c) does the I/O.
  *
  * Validity windows start a little in the past (a tenth of the validity, at
  * most an hour, as cert-controller backdates by an hour) so that a clock

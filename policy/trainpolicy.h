@@ -452,7 +452,7 @@ int tp_default_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj
 
 /* The keys the expansion writes into Secrets. The library never makes a key
  * (no randomness, no cryptography in policy/), so equal inputs give equal
- * bytes; the binary makes them (webhook/sshkey.c, webhook/curvekey.c). */
+ * bytes; the binary makes them (webhook/admission/sshkey.c, webhook/admission/curvekey.c). */
 
 /* MPI: the SSH key pair of the <trainjob>-mpi-ssh-auth Secret. */
 typedef struct tp_ssh_key {
