@@ -103,6 +103,18 @@ static bool is_runtime_kind(const char *group, const char *kind)
 	       (!strcmp(kind, "TrainingRuntime") || !strcmp(kind, "ClusterTrainingRuntime"));
 }
 
+/* The CRDs answer for a kind, not for a whole group: a kind the built-in
+ * checks know (TrainJob, both runtimes, JobSet, OME's runtimes) whose own CRD
+ * is absent keeps those checks while its group's other CRDs are loaded, so a
+ * deleted TrainJob CRD never turns every TrainJob into "no matches". What only
+ * a CRD could check (OptimizationJob, a misspelt kind, a version no CRD
+ * serves) is still reported as the API server would. */
+static bool builtin_kind_without_crd(const tp_crds *c, const char *group, const char *kind,
+				     const cJSON *obj)
+{
+	return tp_kind_of(obj) != TP_KIND_UNKNOWN && !tp__crds_find(c, group, NULL, kind ? kind : "");
+}
+
 int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,
 			const cJSON *old_obj, tp_result *res, bool *handled)
 {
@@ -111,7 +123,7 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 	char group[256];
 	const char *version, *kind = tp_get_str(obj, "kind");
 	if (!c || !split_api_version(tp_get_str(obj, "apiVersion"), group, sizeof(group), &version) ||
-	    !tp__crds_find(c, group, NULL, NULL))
+	    !tp__crds_find(c, group, NULL, NULL) || builtin_kind_without_crd(c, group, kind, obj))
 		return TP_OK;
 	*handled = true;
 	const tp_crd_version *v = tp__crds_find(c, group, version, kind ? kind : "");

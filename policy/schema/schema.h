@@ -221,12 +221,15 @@ void tp__sch_object_meta(const tp_crd_version *v, const cJSON *obj, tp_result *r
 
 /* The schema layer's CRD half, for the kinds' validators: nothing when
  * opt->no_schema; else tp__schema_validate. *by_crd true when the CRDs
- * answered for obj's group (then the built-in schema checks stand aside). */
+ * answered for obj's kind (then the built-in schema checks stand aside). */
 int tp__schema_layer(const tp_options *opt, tp_operation op, const cJSON *obj,
 		     const cJSON *old_obj, tp_result *res, bool *by_crd);
 
 /* Engine entry (schema/engine.c): validate obj against the CRD of its kind.
- * *handled false when no CRD in opt->crds serves obj's group (nothing done). */
+ * *handled false (nothing done) when no CRD in opt->crds serves obj's group,
+ * or when obj is of a kind the built-in checks know and its own CRD is
+ * absent. An unknown kind or version of a served group is reported
+ * ("no matches for kind"), *handled true. */
 int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,
 			const cJSON *old_obj, tp_result *res, bool *handled);
 
