@@ -304,8 +304,14 @@ typedef struct tp_store tp_store;
 
 int tp_store_new(tp_store **out);
 void tp_store_free(tp_store *s);
+/* The name suffix of a TrainJob's runtime snapshot ConfigMap
+ * (<trainjob>-runtime-snapshot, kept by upstream's controller). */
+#define TP_RUNTIME_SNAPSHOT_SUFFIX "-runtime-snapshot"
+
 /* Add or replace by (kind, namespace, name). Takes ownership of obj, which must
- * have been allocated outside any arena. TP_EUNSUPPORTED for unknown kinds. */
+ * have been allocated outside any arena. TP_EUNSUPPORTED for unknown kinds,
+ * and for a ConfigMap that is not a runtime snapshot (the only ones a rule
+ * reads). */
 int tp_store_put(tp_store *s, cJSON *obj);
 int tp_store_remove(tp_store *s, tp_kind k, const char *ns, const char *name);
 /* Remove every object of kind k (a fresh list replaces them). */

@@ -4,7 +4,8 @@
  * Upstream runs its plugins from a Go map, so their order is unspecified.
  * Ours is fixed so the same object always gives the same answer:
  *   1. the CRD schema and CEL rules (unless opt->no_schema);
- *   2. runtimeRef: registry key, runtime lookup, deprecation warnings;
+ *   2. runtimeRef: registry key, the runtime (on UPDATE its snapshot when
+ *      there is one, else the live one), deprecation warnings;
  *   3. strict extras about the TrainJob itself;
  *   4. the runtime template with runtimePatches merged;
  *   5. the plugins' TrainJob checks, in the table's order (plugins/registry.c):
@@ -115,6 +116,37 @@ static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_k
 	return NULL;
 }
 
+/* Step 2 on UPDATE as upstream's ValidateObjects does it since
+ * kubeflow/trainer#3960: the runtime the TrainJob was built from, i.e. its
+ * <trainjob>-runtime-snapshot ConfigMap, so that editing or deleting a runtime
+ * never blocks resuming a TrainJob; the live runtime only when the snapshot
+ * is not found (before the first reconcile). A snapshot that is there but
+ * unusable is upstream's Internal error at the runtimeRef path
+ * (spec.RuntimeRef for a ClusterTrainingRuntime, as upstream writes it); one
+ * that could not be read is an error answer, never a verdict.
+ *
+ * Upstream's merged code also reads it on CREATE, where a new TrainJob (a
+ * new uid) can only meet the leftover snapshot of a deleted namesake, not yet
+ * garbage-collected: upstream then refuses the create with that Internal
+ * error. CREATE here goes straight to the live runtime: no API call added to
+ * every create, and the controller rebuilds the snapshot once the old one is
+ * collected. *snapshot is the caller's to free. */
+static const cJSON *resolve_runtime(const tp_options *opt, tp_operation op, const cJSON *job,
+				    tp_kind kind, tp_result *res, cJSON **snapshot, int *rc)
+{
+	if (op != TP_OP_UPDATE)
+		return lookup_runtime(opt, job, kind, res, rc);
+	const char *path = kind == TP_KIND_CLUSTER_TRAINING_RUNTIME ? "spec.RuntimeRef"
+								  : "spec.runtimeRef";
+	int src = tp__runtime_snapshot(opt, job, TP_FIELD_INTERNAL, path, res, snapshot);
+	if (src == TP_OK)
+		return *snapshot;
+	if (src == TP_ENOTFOUND)
+		return lookup_runtime(opt, job, kind, res, rc);
+	*rc = src == TP_EUNAVAILABLE || src == TP_EINVAL ? TP_OK : src; /* the error is in res */
+	return NULL;
+}
+
 /* Step 3: upstream warns for a deprecated ClusterTrainingRuntime; the guides
  * promise the same for a TrainingRuntime (strict). */
 static int warn_deprecated(const tp_options *opt, tp_kind kind, const cJSON *rt, tp_result *res)
@@ -204,12 +236,15 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	tp_kind kind;
 	if ((rc = check_registry_key(opt, obj, res, &kind)) || kind == TP_KIND_UNKNOWN)
 		return rc;
-	const cJSON *rt = lookup_runtime(opt, obj, kind, res, &rc);
+	cJSON *snapshot = NULL;
+	const cJSON *rt = resolve_runtime(opt, op, obj, kind, res, &snapshot, &rc);
 	if (!rt)
 		return rc;
 	tp_tj_ctx ctx = {
 		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
 		.runtime = rt, .res = res,
 	};
-	return validate_with_runtime(&ctx, kind);
+	rc = validate_with_runtime(&ctx, kind);
+	cJSON_Delete(snapshot);
+	return rc;
 }

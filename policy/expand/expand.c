@@ -156,7 +156,8 @@ int tp_expand(const tp_options *opt, const cJSON *trainjob, const tp_keys *keys,
 	}
 	/* the runtime the TrainJob was started with, when upstream kept one */
 	cJSON *snapshot = NULL;
-	int rc = tp__runtime_snapshot(opt, trainjob, res, &snapshot);
+	int rc = tp__runtime_snapshot(opt, trainjob, TP_FIELD_INVALID, "spec.runtimeRef", res,
+				      &snapshot);
 	if (rc == TP_OK) {
 		rc = tp_expand_with_runtime(opt, trainjob, snapshot, keys, out_list, res);
 		cJSON_Delete(snapshot);

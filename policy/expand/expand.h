@@ -77,10 +77,14 @@ int tp_expand_info(tp_expansion *x);
 void tp_expand_info_free(tp_expansion *x);
 
 /* The TrainJob's runtime snapshot (expand/snapshot.c): TP_OK and *out (the
- * caller's), TP_ENOTFOUND when there is none (build from the runtime), or an
- * error in res: TP_EINVAL (a snapshot that is not the TrainJob's runtime),
- * TP_EUNAVAILABLE (nobody could tell). */
-int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_result *res, cJSON **out);
+ * caller's), TP_ENOTFOUND when there is none (use the live runtime), or an
+ * error in res at path: TP_EINVAL (a snapshot that is not the TrainJob's
+ * runtime, an error of the given type), TP_EUNAVAILABLE (it could not be
+ * read: tp_result_lookup_failed). The expansion reports an unusable snapshot
+ * as Invalid at spec.runtimeRef, TrainJob validation as upstream's Internal
+ * error at its runtimeRef path. */
+int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_field_type type,
+			 const char *path, tp_result *res, cJSON **out);
 
 /* ------------------------------------------------------------ lookups */
 

@@ -8,14 +8,22 @@
  * that already uses it (pkg/runtime/core/snapshot.go at 8c0f5059). The
  * expansion does the same: the snapshot when there is one, else the runtime.
  * A snapshot that is not the TrainJob's, or not its runtime, stops upstream's
- * build, and stops the expansion with upstream's words.
+ * build, and stops the expansion with upstream's words. TrainJob validation
+ * reads the same snapshot (kubeflow/trainer#3960): there such a snapshot is
+ * upstream's Internal error at the runtimeRef.
+ *
+ * Snapshots written before kubeflow/trainer#3922 have no kind and no
+ * apiVersion (the controller marshalled a runtime whose TypeMeta client.Get
+ * had left empty). Upstream's reader still refuses them as "the wrong
+ * runtime", so a TrainJob started under an older controller could never be
+ * resumed; here the runtimeRef says what such a snapshot is.
  */
 #include "policy/expand/expand.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define SUFFIX "-runtime-snapshot"
+#define SUFFIX TP_RUNTIME_SNAPSHOT_SUFFIX
 #define DATA_KEY "runtime"
 
 /* The snapshot's controller owner has the TrainJob's uid. */
@@ -32,16 +40,23 @@ static bool owned_by(const cJSON *cm, const cJSON *trainjob)
 	return false;
 }
 
-static int invalid(const tp_options *opt, tp_result *res, const cJSON *trainjob,
-		   const char *detail)
+/* How an unusable snapshot is reported (tp__runtime_snapshot's caller). */
+typedef struct report {
+	const tp_options *opt;
+	tp_result *res;
+	tp_field_type type;
+	const char *path;
+} report;
+
+static int invalid(const report *rp, const cJSON *trainjob, const char *detail)
 {
 	char hint[600] = "";
-	if (tp_strict(opt))
+	if (tp_strict(rp->opt))
 		snprintf(hint, sizeof(hint),
 			 "; delete ConfigMap %s/%s" SUFFIX " to have the TrainJob built from its "
 			 "runtime anew",
 			 tp_meta_namespace(trainjob), tp_meta_name(trainjob));
-	int rc = tp_result_add(res, TP_FIELD_INVALID, "spec.runtimeRef", NULL,
+	int rc = tp_result_add(rp->res, rp->type, rp->path, NULL,
 			       "unable to get runtime snapshot: invalid runtime snapshot: %s%s", detail,
 			       hint);
 	return rc ? rc : TP_EINVAL;
@@ -61,8 +76,51 @@ static void group_of(const char *api_version, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), slash ? api_version : "");
 }
 
-static int check_names(const tp_options *opt, tp_result *res, const cJSON *trainjob,
-		       const cJSON *rt)
+/* A string member that says something: absent, null and "" say nothing
+ * (Go's TypeMeta reads all three as empty). */
+static bool has_text(const cJSON *obj, const char *member)
+{
+	const char *s = tp_get_str(obj, member);
+	return s && *s;
+}
+
+static int set_string(cJSON *obj, const char *member, const char *value)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, member);
+	return cJSON_AddStringToObject(obj, member, value) ? TP_OK : TP_ENOMEM;
+}
+
+/* The runtime kind a runtimeRef names, with the CRD defaults the API server
+ * applies (ClusterTrainingRuntime, trainer.kubeflow.org); NULL when it names
+ * another kind or group. */
+static const char *ref_runtime_kind(const cJSON *trainjob)
+{
+	const char *kind = ref_member(trainjob, "kind"), *group = ref_member(trainjob, "apiGroup");
+	kind = kind ? kind : "ClusterTrainingRuntime";
+	if ((group && strcmp(group, TP_GROUP_TRAINER)) ||
+	    (strcmp(kind, "ClusterTrainingRuntime") && strcmp(kind, "TrainingRuntime")))
+		return NULL;
+	return kind;
+}
+
+/* A snapshot of an older controller (before kubeflow/trainer#3922): neither
+ * kind nor apiVersion, for a runtimeRef that names a runtime kind. It is the
+ * runtime the ref names; only its name is checked. */
+static bool untyped(const cJSON *rt, const cJSON *trainjob)
+{
+	return !has_text(rt, "kind") && !has_text(rt, "apiVersion") && ref_runtime_kind(trainjob);
+}
+
+/* Write in what an untyped snapshot is, so the rules read a runtime. */
+static int infer_type(cJSON *rt, const cJSON *trainjob)
+{
+	if (!untyped(rt, trainjob))
+		return TP_OK;
+	int rc = set_string(rt, "apiVersion", TP_APIVERSION_TRAINER);
+	return rc ? rc : set_string(rt, "kind", ref_runtime_kind(trainjob));
+}
+
+static int check_names(const report *rp, const cJSON *trainjob, const cJSON *rt)
 {
 	const char *want_name = ref_member(trainjob, "name");
 	const char *want_kind = ref_member(trainjob, "kind");
@@ -70,10 +128,11 @@ static int check_names(const tp_options *opt, tp_result *res, const cJSON *train
 	const char *name = tp_meta_name(rt), *kind = tp_get_str(rt, "kind");
 	char group[256];
 	group_of(tp_get_str(rt, "apiVersion"), group, sizeof(group));
-	name = name ? name : "";
 	kind = kind ? kind : "";
-	if ((!want_kind || !strcmp(kind, want_kind)) && (!want_group || !strcmp(group, want_group)) &&
-	    !strcmp(name, want_name ? want_name : ""))
+	bool type_ok = untyped(rt, trainjob) ||
+		       ((!want_kind || !strcmp(kind, want_kind)) &&
+			(!want_group || !strcmp(group, want_group)));
+	if (type_ok && !strcmp(name, want_name ? want_name : ""))
 		return TP_OK;
 	char d[1536];
 	snprintf(d, sizeof(d),
@@ -82,7 +141,7 @@ static int check_names(const tp_options *opt, tp_result *res, const cJSON *train
 		 "of \"%s\", \"%s\", \"%s\"",
 		 want_name ? want_name : "", want_group ? want_group : "<any>",
 		 want_kind ? want_kind : "<any>", name, group, kind);
-	return invalid(opt, res, trainjob, d);
+	return invalid(rp, trainjob, d);
 }
 
 /* The runtime YAML of the snapshot as one object (caller's), or NULL when
@@ -103,33 +162,38 @@ static cJSON *parse_runtime(const char *yaml)
 	return rt;
 }
 
-int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_result *res, cJSON **out)
+int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_field_type type,
+			 const char *path, tp_result *res, cJSON **out)
 {
 	*out = NULL;
+	const report rp = { opt, res, type, path };
 	const char *tj = tp_meta_name(trainjob), *ns = tp_meta_namespace(trainjob);
 	char name[320], why[512];
-	int w = snprintf(name, sizeof(name), "%s" SUFFIX, tj ? tj : "");
-	if (!tj || w < 0 || (size_t)w >= sizeof(name))
+	int w = snprintf(name, sizeof(name), "%s" SUFFIX, tj);
+	if (!*tj || w < 0 || (size_t)w >= sizeof(name))
 		return TP_ENOTFOUND;
 	const cJSON *cm = NULL;
 	int rc = tp_lookup_get(opt, TP_KIND_CONFIGMAP, ns, name, &cm, why, sizeof(why));
-	if (rc == TP_EUNAVAILABLE) {
-		int arc = tp_result_lookup_failed(res, "spec.runtimeRef", TP_KIND_CONFIGMAP, name, why);
+	if (rc == TP_ENOTFOUND || rc == TP_ENOMEM)
+		return rc;
+	if (rc != TP_OK) {
+		/* only "not found" falls back to the live runtime (#3960): any
+		 * other failure to read the snapshot decides nothing */
+		int arc = tp_result_lookup_failed(res, path, TP_KIND_CONFIGMAP, name,
+						  rc == TP_EUNAVAILABLE ? why : tp_strerror(rc));
 		return arc ? arc : TP_EUNAVAILABLE;
 	}
-	if (rc != TP_OK)
-		return rc == TP_ENOMEM ? rc : TP_ENOTFOUND;
 	if (!owned_by(cm, trainjob))
-		return invalid(opt, res, trainjob,
+		return invalid(&rp, trainjob,
 			       "a snapshot configmap exists but is owned by another object");
 	const cJSON *data = cJSON_GetObjectItemCaseSensitive(tp_get(cm, "data"), DATA_KEY);
 	if (!cJSON_IsString(data))
-		return invalid(opt, res, trainjob,
+		return invalid(&rp, trainjob,
 			       "snapshot ConfigMap missing \"" DATA_KEY "\" data key");
 	cJSON *rt = parse_runtime(data->valuestring);
 	if (!rt)
-		return invalid(opt, res, trainjob, "unable to unmarshal the snapshot");
-	if ((rc = check_names(opt, res, trainjob, rt))) {
+		return invalid(&rp, trainjob, "unable to unmarshal the snapshot");
+	if ((rc = check_names(&rp, trainjob, rt)) || (rc = infer_type(rt, trainjob))) {
 		cJSON_Delete(rt);
 		return rc;
 	}

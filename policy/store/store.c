@@ -1,6 +1,7 @@
 /*
  * store/store.c — the cluster state the validators look things up in: runtimes of
- * both API groups, TrainJobs and JobSets, keyed by (kind, namespace, name).
+ * both API groups, TrainJobs, JobSets, PriorityClasses and runtime snapshot
+ * ConfigMaps, keyed by (kind, namespace, name).
  *
  * A chained hash table behind one pthread rwlock: admission requests read
  * concurrently (tp_store_rdlock ... tp_store_unlock), the watch or the
@@ -72,8 +73,15 @@ static int lock_init(pthread_rwlock_t *lock)
 	return rc;
 }
 
-static bool kind_is_stored(tp_kind k)
+/* ConfigMaps only as runtime snapshots: the one ConfigMap a rule reads, so
+ * that offline inputs (validate, review, expand) can hold a TrainJob's
+ * snapshot without the store keeping every ConfigMap of a folder. */
+static bool is_stored(tp_kind k, const char *name)
 {
+	if (k == TP_KIND_CONFIGMAP) {
+		size_t n = strlen(name), sn = strlen(TP_RUNTIME_SNAPSHOT_SUFFIX);
+		return n > sn && !strcmp(name + n - sn, TP_RUNTIME_SNAPSHOT_SUFFIX);
+	}
 	return tp_kind_is_runtime(k) || k == TP_KIND_TRAINJOB || k == TP_KIND_JOBSET ||
 	       k == TP_KIND_PRIORITY_CLASS;
 }
@@ -216,9 +224,9 @@ int tp_store_put(tp_store *s, cJSON *obj)
 	if (!s || !obj || tp_arena_current() != NULL)
 		return TP_EINVAL;
 	tp_kind k = tp_kind_of(obj);
-	if (!kind_is_stored(k))
-		return TP_EUNSUPPORTED;
 	const char *name = tp_meta_name(obj);
+	if (!is_stored(k, name))
+		return TP_EUNSUPPORTED;
 	if (!*name)
 		return TP_EINVAL;
 	struct entry *e = entry_new(k, key_namespace(k, tp_meta_namespace(obj)), name, obj);

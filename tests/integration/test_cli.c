@@ -848,6 +848,81 @@ static void expand_flux_curve_key(void **state)
 		free(all[i]);
 }
 
+/* ---------------------------------------------------- runtime snapshots */
+
+/* The runtime snapshot of TrainJob team-a/resume, as a controller older than
+ * kubeflow/trainer#3922 wrote it (no kind, no apiVersion), of the
+ * ClusterTrainingRuntime "retired", which no longer exists. */
+static const char snapshot_yaml[] =
+	"apiVersion: v1\nkind: ConfigMap\n"
+	"metadata:\n  name: resume-runtime-snapshot\n  namespace: team-a\n"
+	"  ownerReferences:\n  - {apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob,"
+	" name: resume, uid: u-resume, controller: true}\n"
+	"data:\n  runtime: |\n    metadata:\n      name: retired\n"
+	"    spec:\n      mlPolicy: {numNodes: 1, torch: {}}\n"
+	"      template:\n        spec:\n          replicatedJobs:\n          - name: node\n"
+	"            template:\n              metadata:\n"
+	"                labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}\n"
+	"              spec:\n                template:\n                  spec:\n"
+	"                    containers: [{name: node, image: from-snapshot}]\n";
+
+#define RESUME_JOB(suspend)                                                                  \
+	"{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":" \
+	"{\"name\":\"resume\",\"namespace\":\"team-a\",\"uid\":\"u-resume\"},\"spec\":{"         \
+	"\"suspend\":" suspend ",\"runtimeRef\":{\"name\":\"retired\",\"apiGroup\":"             \
+	"\"trainer.kubeflow.org\",\"kind\":\"ClusterTrainingRuntime\"}}}"
+
+/* Resuming a TrainJob whose runtime was deleted: the UPDATE is validated
+ * against its snapshot, which review finds among --runtimes (#3960). */
+static void review_update_reads_snapshot(void **state)
+{
+	(void)state;
+	write_text("snapshot.yaml", snapshot_yaml);
+	write_text("resume.json",
+		   "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+		   "{\"uid\":\"u-r\",\"kind\":{\"group\":\"trainer.kubeflow.org\",\"version\":"
+		   "\"v1alpha1\",\"kind\":\"TrainJob\"},\"operation\":\"UPDATE\",\"namespace\":"
+		   "\"team-a\",\"object\":" RESUME_JOB("false") ",\"oldObject\":" RESUME_JOB("true")
+		   "}}");
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "review --profile kubeflow --runtimes %s %s", tpath("snapshot.yaml"),
+		     tpath("resume.json"));
+	if (rc != 0)
+		fail_msg("exit %d\n%s%s", rc, out, err);
+	contains(out, "\"allowed\":true");
+	free(out);
+	free(err);
+	rc = run(&out, &err, "review --profile kubeflow %s", tpath("resume.json"));
+	assert_int_equal(rc, 1);
+	contains(out, "clustertrainingruntimes.trainer.kubeflow.org \\\"retired\\\" not found");
+	free(out);
+	free(err);
+}
+
+/* expand builds from a snapshot given beside the TrainJob, not from the
+ * runtime as it is now. */
+static void expand_reads_snapshot_among_inputs(void **state)
+{
+	(void)state;
+	char *all = NULL;
+	assert_true(asprintf(&all, "%s---\n" RESUME_JOB("false") "\n---\n%s", snapshot_yaml,
+			     runtime_yaml) > 0);
+	/* the live runtime, renamed to the one the TrainJob names */
+	char *at = strstr(all, "name: local-torch");
+	assert_non_null(at);
+	memcpy(at, "name: retired    ", strlen("name: local-torch"));
+	write_text("resume-and-snapshot.yaml", all);
+	free(all);
+	char *out = NULL, *err = NULL;
+	int rc = run(&out, &err, "expand %s", tpath("resume-and-snapshot.yaml"));
+	if (rc != 0)
+		fail_msg("exit %d\n%s", rc, err);
+	contains(out, "image: from-snapshot\n");
+	assert_null(strstr(out, "image: pytorch"));
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -874,6 +949,8 @@ int main(void)
 		cmocka_unit_test(expand_refuses_and_reports),
 		cmocka_unit_test(expand_mpi_key_repeatable),
 		cmocka_unit_test(expand_flux_curve_key),
+		cmocka_unit_test(review_update_reads_snapshot),
+		cmocka_unit_test(expand_reads_snapshot_among_inputs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

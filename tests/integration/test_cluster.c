@@ -376,6 +376,64 @@ static void jobset_is_built_from_the_runtime_snapshot(void **state)
 	free(body);
 }
 
+/* Resuming a TrainJob (an UPDATE) whose runtime was deleted since it
+ * started: validated against its snapshot, read by GET (kubeflow/trainer#3960);
+ * a snapshot the API server cannot give is an error answer, one that is not
+ * the TrainJob's a verdict (upstream's Internal error); a CREATE asks for none. */
+static void trainjob_update_reads_its_snapshot(void **state)
+{
+	fx *x = *state;
+	char *body = NULL;
+	assert_true(asprintf(&body,
+			     "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+			     "\"request\":{\"uid\":\"u-2\",\"kind\":{\"group\":"
+			     "\"trainer.kubeflow.org\",\"version\":\"v1alpha1\",\"kind\":\"TrainJob\"},"
+			     "\"operation\":\"UPDATE\",\"namespace\":\"team-a\",\"object\":%s,"
+			     "\"oldObject\":%s}}",
+			     TRAINJOB_JSON("llama", "torch"), TRAINJOB_JSON("llama", "torch")) > 0);
+	fa_put_object(x->fa, FA_CM, SNAPSHOT_JSON("tj-uid", SNAPSHOT_YAML));
+	cJSON *a = answer(x, V_TRAINJOB, body, 5000);
+	assert_true(tp_get_true(a, "response.allowed"));
+	cJSON_Delete(a);
+	fa_stats st;
+	fa_get_stats(x->fa, FA_CM, &st);
+	assert_int_equal(st.gets, 1);
+	/* the API server cannot give it: an error answer, not the live runtime's verdict */
+	fa_set_get_status(x->fa, FA_CM, 503);
+	a = answer(x, V_TRAINJOB, body, 5000);
+	long long code;
+	assert_true(tp_get_int(a, "response.status.code", &code));
+	assert_int_equal(code, 500);
+	const char *msg = tp_get_str(a, "response.status.message");
+	assert_non_null(strstr(msg, "spec.RuntimeRef: Internal error: configmaps "
+				    "\"llama-runtime-snapshot\" could not be looked up"));
+	assert_null(strstr(msg, "must be created before"));
+	cJSON_Delete(a);
+	fa_set_get_status(x->fa, FA_CM, 0);
+	/* another TrainJob's snapshot: upstream's Internal error, as a verdict */
+	fa_put_object(x->fa, FA_CM, SNAPSHOT_JSON("other-uid", SNAPSHOT_YAML));
+	a = answer(x, V_TRAINJOB, body, 5000);
+	assert_false(tp_get_true(a, "response.allowed"));
+	assert_true(tp_get_int(a, "response.status.code", &code));
+	assert_int_equal(code, 403);
+	assert_non_null(strstr(tp_get_str(a, "response.status.message"),
+			       "spec.RuntimeRef: Internal error: unable to get runtime snapshot: "
+			       "invalid runtime snapshot: a snapshot configmap exists but is owned by "
+			       "another object"));
+	cJSON_Delete(a);
+	free(body);
+	/* a CREATE reads the live runtime only */
+	fa_get_stats(x->fa, FA_CM, &st);
+	unsigned before = st.gets;
+	body = review("trainer.kubeflow.org", "v1alpha1", "TrainJob", TRAINJOB_JSON("llama", "torch"));
+	a = answer(x, V_TRAINJOB, body, 5000);
+	assert_false(tp_get_true(a, "response.allowed")); /* no runtime "torch" anywhere */
+	fa_get_stats(x->fa, FA_CM, &st);
+	assert_int_equal(st.gets, before);
+	cJSON_Delete(a);
+	free(body);
+}
+
 /* ------------------------------------------------------------ certificates */
 
 #define WEBHOOK(name) "{\"name\":\"" name "\",\"clientConfig\":{\"service\":{\"name\":\"tw\"," \
@@ -703,6 +761,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(jobset_is_built_from_the_runtime_snapshot, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(trainjob_update_reads_its_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(managed_certs_from_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(two_replicas_converge_on_one_ca, setup, teardown),
 		cmocka_unit_test_setup_teardown(tampered_bundle_is_put_back, setup, teardown),

@@ -172,7 +172,8 @@ int tw_cli_load_crds(tw_cli *c)
 int tw_cli_keep(tw_cli *c, const cJSON *obj)
 {
 	tp_kind k = tp_kind_of(obj);
-	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS)
+	/* ConfigMaps: the store keeps runtime snapshots only */
+	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS && k != TP_KIND_CONFIGMAP)
 		return TP_OK;
 	cJSON *copy = cJSON_Duplicate(obj, 1);
 	int rc = copy ? tp_store_put(c->store, copy) : TP_ENOMEM;

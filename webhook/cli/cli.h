@@ -53,7 +53,8 @@ int tw_cli_load_store(tw_cli *c);
 int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a
- * PriorityClass for Volcano's rule) joins the store as a copy, so that a
+ * PriorityClass for Volcano's rule, a TrainJob's runtime snapshot ConfigMap
+ * for its expansion and updates) joins the store as a copy, so that a
  * folder holding all of them checks as a cluster would. Others are left
  * alone. TP_OK or TP_ENOMEM. */
 int tw_cli_keep(tw_cli *c, const cJSON *obj);
