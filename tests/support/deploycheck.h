@@ -14,6 +14,7 @@
 #define TT_DEPLOYCHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "policy/trainpolicy.h"
 
@@ -29,10 +30,43 @@ bool dc_probs_has(const dc_probs *p, const char *part);
 /* Every *.yaml of dir (kustomize's own files left out), parsed; NULL on a
  * read or parse error (printed). */
 cJSON *dc_load_files(const char *dir);
+/* Where tests/deps.sh installs kubectl and helm when the PATH's are missing
+ * or too old (relative to the repository, where the tests run). */
+#define DC_TOOLS_DIR ".tools/bin"
+/* The tool the tests run: DC_TOOLS_DIR/name when it is there, else name
+ * (the PATH's). */
+const char *dc_tool(const char *name);
+
+typedef enum { DC_TOOL_OK, DC_TOOL_ABSENT, DC_TOOL_OLD } dc_tool_state;
+/* Whether dc_tool("kubectl") renders deploy/ (kustomize v5) and
+ * dc_tool("helm") is Helm 3; otherwise why not, in why. */
+dc_tool_state dc_kubectl(char *why, size_t n);
+dc_tool_state dc_helm(char *why, size_t n);
+
+/* In a cmocka test: skip it without the tool (dc_kubectl or dc_helm), fail
+ * it when the tool is too old, saying what to run. */
+#define DC_REQUIRE(tool_state)                                            \
+	do {                                                              \
+		char why_[512];                                           \
+		switch (tool_state(why_, sizeof(why_))) {                 \
+		case DC_TOOL_OK:                                          \
+			break;                                            \
+		case DC_TOOL_ABSENT:                                      \
+			print_message("%s: skipped\n", why_);            \
+			skip();                                           \
+			break;                                            \
+		default:                                                  \
+			fail_msg("%s", why_);                             \
+		}                                                         \
+	} while (0)
+
 /* `kubectl kustomize dir`, parsed; NULL (and why in err) on failure. */
 cJSON *dc_render(const char *dir, char *err, size_t errlen);
-/* kubectl with kustomize on PATH. */
-bool dc_have_kubectl(void);
+/* The objects a shell command prints (YAML documents), parsed; NULL (and why
+ * in err) when it fails or its output does not parse. */
+cJSON *dc_run_render(const char *cmd, char *err, size_t errlen);
+/* The objects of YAML or JSON text (name: for messages); NULL on a parse error. */
+cJSON *dc_parse(const char *text, const char *name);
 
 const cJSON *dc_find(const cJSON *objs, const char *kind, int nth);
 const cJSON *dc_find_named(const cJSON *objs, const char *kind, const char *name);
