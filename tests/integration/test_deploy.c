@@ -227,6 +227,27 @@ static void m_config_name(cJSON *o)
 				  "name", cJSON_CreateString("renamed"));
 }
 
+/* The container without flag and its value. */
+static void drop_flag(cJSON *o, const char *flag)
+{
+	cJSON *args = cJSON_GetObjectItem(ctr0(o), "args");
+	for (int i = 0; i < cJSON_GetArraySize(args); i++)
+		if (!strcmp(cJSON_GetArrayItem(args, i)->valuestring, flag)) {
+			cJSON_DeleteItemFromArray(args, i);
+			cJSON_DeleteItemFromArray(args, i);
+			return;
+		}
+	fail_msg("deploy/base passes no %s", flag);
+}
+static void m_service_default(cJSON *o)
+{
+	drop_flag(o, "--service");
+}
+static void m_config_default(cJSON *o)
+{
+	drop_flag(o, "--mutating-webhook");
+}
+
 static void broken_manifests_caught(void **state)
 {
 	(void)state;
@@ -241,6 +262,8 @@ static void broken_manifests_caught(void **state)
 	expect_caught(m_liveness_tls, "livenessProbe: scheme HTTPS, want HTTP");
 	expect_caught(m_config_name, "MutatingWebhookConfiguration trainer-webhook-defaulter "
 				     "(--mutating-webhook) not found");
+	expect_caught(m_service_default, "--service not passed: the server's default trainer-webhook");
+	expect_caught(m_config_default, "--mutating-webhook not passed");
 	expect_caught(m_replicas, "replicas 1, want 2");
 	expect_caught(m_listen, "does not match --listen");
 	expect_caught(m_rofs, "readOnlyRootFilesystem");

@@ -42,44 +42,21 @@ static cJSON *render(const char *dir)
 	return objs;
 }
 
-/* A copy of deploy/ in a fresh folder, and a kustomization of ours there. */
-typedef struct sandbox {
-	char dir[128];
-} sandbox;
+/* A copy of deploy/ with a kustomization of ours (tests/support). */
+typedef dc_sandbox sandbox;
 
 static void sandbox_make(sandbox *s, const char *kustomization)
 {
-	assert_int_equal(sp_mkdtemp(s->dir, sizeof(s->dir), "tw-kustomize"), 0);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cp -R deploy '%s/deploy' && mkdir '%s/mine'", s->dir, s->dir);
-	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
-	char path[256];
-	snprintf(path, sizeof(path), "%s/mine", s->dir);
-	assert_int_equal(sp_write(path, "kustomization.yaml", kustomization), 0);
+	assert_int_equal(dc_sandbox_make(s, kustomization), 0);
 }
 
 static cJSON *sandbox_render(sandbox *s)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/mine", s->dir);
-	return render(path);
-}
-
-/* Every namespaced object of the install is in ns; the webhooks call there. */
-static void all_in(const cJSON *objs, const char *ns, dc_probs *p)
-{
-	const char *namespaced[] = { "Deployment", "Service", "ServiceAccount", "PodDisruptionBudget",
-				     "Secret", "Role", "RoleBinding", "Certificate", "Issuer" };
-	for (size_t i = 0; i < sizeof(namespaced) / sizeof(namespaced[0]); i++) {
-		const cJSON *o;
-		for (int k = 0; (o = dc_find(objs, namespaced[i], k)); k++)
-			if (strcmp(tp_meta_namespace(o), ns))
-				dc_prob(p, "%s %s in namespace %s, want %s", namespaced[i],
-					tp_meta_name(o), tp_meta_namespace(o), ns);
-	}
-	const cJSON *n = dc_find(objs, "Namespace", 0);
-	if (!n || strcmp(tp_meta_name(n), ns))
-		dc_prob(p, "Namespace %s, want %s", n ? tp_meta_name(n) : "(none)", ns);
+	char err[4096];
+	cJSON *objs = dc_sandbox_render(s, err, sizeof(err));
+	if (!objs)
+		fail_msg("%s", err);
+	return objs;
 }
 
 static void rendered_base_passes(void **state)
@@ -90,7 +67,7 @@ static void rendered_base_passes(void **state)
 	dc_probs p;
 	dc_probs_init(&p);
 	dc_check_all(objs, &p);
-	all_in(objs, "trainer-webhook-system", &p);
+	dc_check_namespace(objs, "trainer-webhook-system", &p);
 	assert_no_probs(&p, "kubectl kustomize deploy/base");
 	cJSON_Delete(objs);
 }
@@ -105,67 +82,10 @@ static void base_follows_a_namespace_override(void **state)
 	dc_probs p;
 	dc_probs_init(&p);
 	dc_check_all(objs, &p); /* the webhooks call the Service where it now is */
-	all_in(objs, NS, &p);
+	dc_check_namespace(objs, NS, &p);
 	assert_no_probs(&p, "deploy/base under namespace: " NS);
 	cJSON_Delete(objs);
-	sp_rmtree(s.dir);
-}
-
-/* The cert-manager overlay's own names: Issuer, Certificate, its Secret as
- * the Deployment mounts it, DNS names of the Service where it is, and the
- * inject-ca-from annotations naming the Certificate where it is. */
-static void check_cert_manager(const cJSON *objs, dc_probs *p)
-{
-	dc_check_all(objs, p);
-	const cJSON *cert = dc_find(objs, "Certificate", 0);
-	const cJSON *issuer = dc_find(objs, "Issuer", 0);
-	const cJSON *svc = dc_find(objs, "Service", 0);
-	const cJSON *dep = dc_find(objs, "Deployment", 0);
-	if (!issuer || !tp_get_object(issuer, "spec.selfSigned"))
-		dc_prob(p, "no self-signed Issuer");
-	const char *iref = tp_get_str(cert, "spec.issuerRef.name");
-	if (!cert || !iref || strcmp(iref, tp_meta_name(issuer)))
-		dc_prob(p, "Certificate: does not use the Issuer");
-	if (dc_arg(objs, "--manage-certs") || dc_find(objs, "Secret", 0) ||
-	    dc_find_named(objs, "ClusterRole", "trainer-webhook-cabundle"))
-		dc_prob(p, "the managed mode's flag, Secret or RBAC is still there");
-	const char *secret = tp_get_str(cert, "spec.secretName");
-	const cJSON *vol;
-	bool mounted = false;
-	cJSON_ArrayForEach(vol, tp_get_array(dep, "spec.template.spec.volumes"))
-	{
-		const char *sn = tp_get_str(vol, "secret.secretName");
-		mounted |= sn && secret && !strcmp(sn, secret);
-	}
-	if (!mounted)
-		dc_prob(p, "Certificate secretName %s is not mounted by the Deployment",
-			secret ? secret : "(none)");
-	char want[4][256];
-	const char *s = tp_meta_name(svc), *ns = tp_meta_namespace(svc);
-	snprintf(want[0], sizeof(want[0]), "%s", s);
-	snprintf(want[1], sizeof(want[1]), "%s.%s", s, ns);
-	snprintf(want[2], sizeof(want[2]), "%s.%s.svc", s, ns);
-	snprintf(want[3], sizeof(want[3]), "%s.%s.svc.cluster.local", s, ns);
-	for (int i = 0; i < 4; i++)
-		if (!dc_str_in(tp_get_array(cert, "spec.dnsNames"), want[i]))
-			dc_prob(p, "Certificate: dnsNames lacks %s", want[i]);
-	const char *cn = tp_get_str(cert, "spec.commonName");
-	if (!cn || strcmp(cn, want[2]))
-		dc_prob(p, "Certificate: commonName %s, want %s", cn ? cn : "(none)", want[2]);
-	if (strcmp(tp_meta_namespace(cert), ns))
-		dc_prob(p, "Certificate in namespace %s, not the Service's %s",
-			tp_meta_namespace(cert), ns);
-	char inject[512];
-	snprintf(inject, sizeof(inject), "%s/%s", tp_meta_namespace(cert), tp_meta_name(cert));
-	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
-	for (int i = 0; i < 2; i++) {
-		const cJSON *ann = tp_get_object(dc_find(objs, kinds[i], 0), "metadata.annotations");
-		const char *v = cJSON_GetStringValue(
-			cJSON_GetObjectItemCaseSensitive(ann, "cert-manager.io/inject-ca-from"));
-		if (!v || strcmp(v, inject))
-			dc_prob(p, "%s: cert-manager.io/inject-ca-from %s, want %s", kinds[i],
-				v ? v : "(none)", inject);
-	}
+	dc_sandbox_free(&s);
 }
 
 static void rendered_cert_manager(void **state)
@@ -175,8 +95,8 @@ static void rendered_cert_manager(void **state)
 	cJSON *objs = render("deploy/overlays/cert-manager");
 	dc_probs p;
 	dc_probs_init(&p);
-	check_cert_manager(objs, &p);
-	all_in(objs, "trainer-webhook-system", &p);
+	dc_check_cert_manager(objs, &p);
+	dc_check_namespace(objs, "trainer-webhook-system", &p);
 	assert_no_probs(&p, "kubectl kustomize deploy/overlays/cert-manager");
 	cJSON_Delete(objs);
 }
@@ -186,16 +106,16 @@ static void cert_manager_follows_a_namespace_override(void **state)
 	(void)state;
 	REQUIRE_KUBECTL();
 	/* A kustomization of one's own, as the overlay says: namespace and the
-	 * follow-namespace transformer. */
+	 * follow-names transformer. */
 	sandbox s;
 	sandbox_make(&s, "namespace: " NS "\nresources:\n- ../deploy/overlays/cert-manager\n"
-			 "transformers:\n- ../deploy/overlays/cert-manager/follow-namespace\n");
+			 "transformers:\n- ../deploy/overlays/cert-manager/follow-names\n");
 	cJSON *objs = sandbox_render(&s);
 	dc_probs p;
 	dc_probs_init(&p);
-	check_cert_manager(objs, &p);
-	all_in(objs, NS, &p);
-	assert_no_probs(&p, "cert-manager overlay under namespace: " NS " with follow-namespace");
+	dc_check_cert_manager(objs, &p);
+	dc_check_namespace(objs, NS, &p);
+	assert_no_probs(&p, "cert-manager overlay under namespace: " NS " with follow-names");
 	cJSON_Delete(objs);
 	/* The overlay's own namespace changed (kustomize edit set namespace). */
 	char cmd[512];
@@ -207,22 +127,22 @@ static void cert_manager_follows_a_namespace_override(void **state)
 	snprintf(path, sizeof(path), "%s/deploy/overlays/cert-manager", s.dir);
 	objs = render(path);
 	dc_probs_init(&p);
-	check_cert_manager(objs, &p);
-	all_in(objs, NS, &p);
+	dc_check_cert_manager(objs, &p);
+	dc_check_namespace(objs, NS, &p);
 	assert_no_probs(&p, "cert-manager overlay with its own namespace: " NS);
 	cJSON_Delete(objs);
-	sp_rmtree(s.dir);
+	dc_sandbox_free(&s);
 	/* Without the transformer the names cannot follow (kustomize runs an
 	 * outer namespace: after the overlay's replacements): the checker sees
 	 * what the README warns about. */
 	sandbox_make(&s, "namespace: " NS "\nresources:\n- ../deploy/overlays/cert-manager\n");
 	objs = sandbox_render(&s);
 	dc_probs_init(&p);
-	check_cert_manager(objs, &p);
+	dc_check_cert_manager(objs, &p);
 	assert_true(dc_probs_has(&p, "Certificate: dnsNames lacks trainer-webhook." NS ".svc"));
 	tp_buf_free(&p.text);
 	cJSON_Delete(objs);
-	sp_rmtree(s.dir);
+	dc_sandbox_free(&s);
 }
 
 /* Metric names an alert expression uses, each checked against the server's
@@ -353,7 +273,7 @@ static void replace_upstream_component(void **state)
 	assert_int_equal(off, 4); /* upstream's three validators and its defaulter */
 	assert_true(ours >= 7);
 	cJSON_Delete(objs);
-	sp_rmtree(s.dir);
+	dc_sandbox_free(&s);
 }
 
 int main(void)

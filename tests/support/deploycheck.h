@@ -68,6 +68,17 @@ cJSON *dc_run_render(const char *cmd, char *err, size_t errlen);
 /* The objects of YAML or JSON text (name: for messages); NULL on a parse error. */
 cJSON *dc_parse(const char *text, const char *name);
 
+/* A copy of deploy/ (and charts/) in a fresh folder, with a kustomization of
+ * one's own in its mine/ that reaches them as ../deploy and ../charts:
+ * overrides are rendered there, never in the tree. */
+typedef struct dc_sandbox {
+	char dir[128];
+} dc_sandbox;
+int dc_sandbox_make(dc_sandbox *s, const char *kustomization); /* 0 or -1 */
+/* `kubectl kustomize` of its mine/, as dc_render. */
+cJSON *dc_sandbox_render(const dc_sandbox *s, char *err, size_t errlen);
+void dc_sandbox_free(dc_sandbox *s);
+
 const cJSON *dc_find(const cJSON *objs, const char *kind, int nth);
 const cJSON *dc_find_named(const cJSON *objs, const char *kind, const char *name);
 int dc_count(const cJSON *objs, const char *kind);
@@ -75,7 +86,25 @@ bool dc_str_in(const cJSON *arr, const char *s);
 /* The value after flag in the Deployment's container args, or NULL. */
 const char *dc_arg(const cJSON *objs, const char *flag);
 
+/* The ClusterRole that reads the cluster (cabundle false) or the one that
+ * writes the webhook configurations' caBundle (true, managed mode), told
+ * apart by their rules, whatever their names; NULL when there is none. */
+const cJSON *dc_cluster_role(const cJSON *objs, bool cabundle);
+
 /* Everything above, on one rendering of the install. */
 void dc_check_all(const cJSON *objs, dc_probs *p);
+
+/* Every namespaced object of the install in ns, and the Namespace itself. */
+void dc_check_namespace(const cJSON *objs, const char *ns, dc_probs *p);
+/* dc_check_all, and the cert-manager overlay's own names: the Issuer the
+ * Certificate uses, its Secret as the Deployment mounts it, the DNS names
+ * of the Service where it is, the inject-ca-from annotations naming the
+ * Certificate where it is; none of the managed mode left. */
+void dc_check_cert_manager(const cJSON *objs, dc_probs *p);
+/* No string of objs (an install under a namePrefix, nameSuffix or
+ * namespace) names an object or namespace of defaults (the same install
+ * without them), as a whole or as a word of a longer string, outside labels,
+ * images and alert prose. */
+void dc_check_names_follow(const cJSON *defaults, const cJSON *objs, dc_probs *p);
 
 #endif
