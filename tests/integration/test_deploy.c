@@ -248,6 +248,24 @@ static void m_config_default(cJSON *o)
 	drop_flag(o, "--mutating-webhook");
 }
 
+static void m_psa_baseline(cJSON *o)
+{
+	cJSON *labels = cJSON_GetObjectItem(cJSON_GetObjectItem(mut(o, "Namespace"), "metadata"),
+					    "labels");
+	cJSON_ReplaceItemInObject(labels, "pod-security.kubernetes.io/enforce",
+				  cJSON_CreateString("baseline"));
+}
+static void m_hostpath(cJSON *o)
+{
+	cJSON *pod = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(mut(o, "Deployment"), "spec"), "template"),
+		"spec");
+	cJSON *v = cJSON_CreateObject();
+	cJSON_AddStringToObject(v, "name", "host");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(v, "hostPath"), "path", "/var/run");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(pod, "volumes"), v);
+}
+
 static void broken_manifests_caught(void **state)
 {
 	(void)state;
@@ -264,6 +282,9 @@ static void broken_manifests_caught(void **state)
 				     "(--mutating-webhook) not found");
 	expect_caught(m_service_default, "--service not passed: the server's default trainer-webhook");
 	expect_caught(m_config_default, "--mutating-webhook not passed");
+	expect_caught(m_psa_baseline, "label pod-security.kubernetes.io/enforce is baseline, "
+				      "want restricted");
+	expect_caught(m_hostpath, "volume host: hostPath is not allowed at the restricted level");
 	expect_caught(m_replicas, "replicas 1, want 2");
 	expect_caught(m_listen, "does not match --listen");
 	expect_caught(m_rofs, "readOnlyRootFilesystem");

@@ -400,10 +400,56 @@ static void check_service_pdb(const cJSON *objs, dc_probs *p)
 		dc_prob(p, "PodDisruptionBudget: selector does not select the Deployment's pods");
 }
 
+/* The Namespace enforces Pod Security's restricted level, and the pod is one
+ * it admits: besides check_security's fields, no host namespaces or ports
+ * and only the volume types the level allows. */
+static void check_restricted(const cJSON *objs, dc_probs *p)
+{
+	const cJSON *ns = dc_find(objs, "Namespace", 0);
+	static const char *const modes[] = { "enforce", "audit", "warn" };
+	for (int i = 0; ns && i < 3; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "pod-security.kubernetes.io/%s", modes[i]);
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+			tp_get_object(ns, "metadata.labels"), key));
+		if (!v || strcmp(v, "restricted"))
+			dc_prob(p, "Namespace %s: label %s is %s, want restricted", tp_meta_name(ns),
+				key, v ? v : "(none)");
+	}
+	podfacts f;
+	if (!dc_quiet_pod_facts(objs, &f))
+		return;
+	static const char *const host[] = { "hostNetwork", "hostPID", "hostIPC" };
+	for (int i = 0; i < 3; i++)
+		if (tp_get_true(f.pod, host[i]))
+			dc_prob(p, "pod: %s is not allowed at the restricted level", host[i]);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, tp_get_array(f.ctr, "ports"))
+		if (tp_get(it, "hostPort"))
+			dc_prob(p, "container: hostPort is not allowed at the restricted level");
+	static const char *const allowed[] = { "name",	    "secret",	 "configMap", "emptyDir",
+					       "projected", "downwardAPI", "ephemeral",
+					       "persistentVolumeClaim", "csi" };
+	cJSON_ArrayForEach(it, tp_get_array(f.pod, "volumes"))
+	{
+		const cJSON *field;
+		cJSON_ArrayForEach(field, it)
+		{
+			bool ok = false;
+			for (size_t k = 0; k < sizeof(allowed) / sizeof(allowed[0]); k++)
+				ok |= !strcmp(field->string, allowed[k]);
+			if (!ok)
+				dc_prob(p, "volume %s: %s is not allowed at the restricted level",
+					tp_get_str(it, "name"), field->string);
+		}
+	}
+}
+
 void dc_check_all(const cJSON *objs, dc_probs *p)
 {
 	if (dc_count(objs, "Namespace") != 1)
 		dc_prob(p, "want one Namespace");
+	check_restricted(objs, p);
 	check_deployment(objs, p);
 	check_service_pdb(objs, p);
 	dc_check_rbac(objs, p);
