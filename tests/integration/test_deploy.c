@@ -296,6 +296,73 @@ static void broken_manifests_caught(void **state)
 	expect_caught(m_drop_hook, "/mutate-jobset-x-k8s-io-v1alpha2-jobset: registered 0 times");
 }
 
+/* ------------------------------------------------------------ dashboard */
+
+#define DASHBOARD "deploy/components/monitoring/dashboard.json"
+
+/* The dashboard's ConfigMap as the monitoring component makes it, with
+ * from (when given) replaced by to in its JSON. */
+static cJSON *dashboard_cm(const char *from, const char *to, bool labelled)
+{
+	size_t n;
+	char *text = tt_read_file(DASHBOARD, &n);
+	assert_non_null(text);
+	tp_buf b = TP_BUF_INIT(0);
+	const char *at = from ? strstr(text, from) : NULL;
+	if (from && !at)
+		fail_msg(DASHBOARD " holds no \"%s\"", from);
+	if (at) {
+		tp_buf_add(&b, text, (size_t)(at - text));
+		tp_buf_adds(&b, to);
+		tp_buf_adds(&b, at + strlen(from));
+	} else {
+		tp_buf_adds(&b, text);
+	}
+	tp_buf_addc(&b, '\0');
+	cJSON *cm = tt_jsq("{'kind': 'ConfigMap', 'metadata': {'name': 'trainer-webhook-dashboard', "
+			   "'labels': {}}, 'data': {}}");
+	if (labelled)
+		cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(cm, "metadata"), "labels"),
+					"grafana_dashboard", "1");
+	cJSON_AddStringToObject(cJSON_GetObjectItem(cm, "data"), "trainer-webhook.json", b.data);
+	tp_buf_free(&b);
+	free(text);
+	return cm;
+}
+
+static void expect_dashboard(const char *from, const char *to, bool labelled, const char *part)
+{
+	cJSON *cm = dashboard_cm(from, to, labelled);
+	dc_probs p;
+	dc_probs_init(&p);
+	dc_check_dashboard(cm, &p);
+	if (!part && p.n)
+		fail_msg(DASHBOARD ": %d problem(s):\n%s", p.n, p.text.data);
+	if (part && !dc_probs_has(&p, part))
+		fail_msg("broken dashboard not caught: want \"%s\" among:\n%s", part,
+			 p.text.data ? p.text.data : "(no problems)");
+	tp_buf_free(&p.text);
+	cJSON_Delete(cm);
+}
+
+static void dashboard_shows_the_servers_metrics(void **state)
+{
+	(void)state;
+	expect_dashboard(NULL, NULL, true, NULL);
+	expect_dashboard("rate(trainer_webhook_lookups_total", "rate(trainer_webhook_lookup_total", true,
+			 "metric trainer_webhook_lookup_total is not one the server");
+	expect_dashboard("process_resident_memory_bytes{namespace=~\\\"$namespace\\\", ",
+			 "process_resident_memory_bytes{", true,
+			 "process_resident_memory_bytes not selected by the $namespace variable");
+	expect_dashboard("histogram_quantile(0.99, sum by (le) (",
+			 "histogram_quantile(0.98, sum by (le) (", true,
+			 "no panel shows latency quantiles");
+	expect_dashboard("max(kube_pod_container_resource_limits",
+			 "max(kube_pod_container_resource_requests", true,
+			 "kube_pod_container_resource_requests is not one");
+	expect_dashboard(NULL, NULL, false, "want the label grafana_dashboard");
+}
+
 static void tree_has_no_generated_keys(void **state)
 {
 	(void)state;
@@ -404,6 +471,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(base_files_pass),
 		cmocka_unit_test(broken_manifests_caught),
+		cmocka_unit_test(dashboard_shows_the_servers_metrics),
 		cmocka_unit_test(tree_has_no_generated_keys),
 		cmocka_unit_test(dockerfile_builds_like_ci),
 	};

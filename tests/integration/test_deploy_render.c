@@ -20,7 +20,6 @@
 #include "tests/support/deploycheck.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
-#include "webhook/metrics/metrics.h"
 
 #define NS "ml-platform"
 
@@ -145,48 +144,6 @@ static void cert_manager_follows_a_namespace_override(void **state)
 	dc_sandbox_free(&s);
 }
 
-/* Metric names an alert expression uses, each checked against the server's
- * own exposition. */
-static void check_alert_metrics(const cJSON *rule, dc_probs *p)
-{
-	tw_metrics_reset();
-	tw_metrics_watch_enable();
-	tw_metrics_certmgr_enable();
-	tp_buf m = TP_BUF_INIT(0);
-	assert_int_equal(tw_metrics_render(&m), 0);
-	const cJSON *g, *r;
-	int n = 0;
-	cJSON_ArrayForEach(g, tp_get_array(rule, "spec.groups"))
-		cJSON_ArrayForEach(r, tp_get_array(g, "rules"))
-	{
-		const char *expr = tp_get_str(r, "expr");
-		for (const char *q = expr; q && (q = strstr(q, "trainer_webhook_")); n++) {
-			size_t len = strspn(q, "abcdefghijklmnopqrstuvwxyz_");
-			char name[128];
-			snprintf(name, sizeof(name), "\n%.*s", (int)len, q);
-			char typed[160];
-			snprintf(typed, sizeof(typed), "# TYPE %.*s ", (int)len, q);
-			if (!strstr(m.data, typed))
-				dc_prob(p, "PrometheusRule %s: metric %s is not one the server exports",
-					tp_get_str(r, "alert"), name + 1);
-			q += len;
-		}
-	}
-	if (n < 4)
-		dc_prob(p, "PrometheusRule: want alerts on the server's metrics, found %d uses", n);
-	const char *alerts[] = { "TrainerWebhookCertificateExpiresSoon", "TrainerWebhookLookupErrors",
-				 "TrainerWebhookNoReadyReplica" };
-	for (size_t i = 0; i < 3; i++) {
-		bool found = false;
-		cJSON_ArrayForEach(g, tp_get_array(rule, "spec.groups"))
-			cJSON_ArrayForEach(r, tp_get_array(g, "rules"))
-				found |= tp_get_str(r, "alert") && !strcmp(tp_get_str(r, "alert"), alerts[i]);
-		if (!found)
-			dc_prob(p, "PrometheusRule: no alert %s", alerts[i]);
-	}
-	tp_buf_free(&m);
-}
-
 static void production_example(void **state)
 {
 	(void)state;
@@ -216,7 +173,8 @@ static void production_example(void **state)
 		port_ok |= smport && tp_get_str(sp, "name") && !strcmp(tp_get_str(sp, "name"), smport);
 	if (!sm || !port_ok || !want || !have || strcmp(want, have))
 		dc_prob(&p, "ServiceMonitor: does not select the Service's metrics port");
-	check_alert_metrics(dc_find(objs, "PrometheusRule", 0), &p);
+	dc_check_alerts(dc_find(objs, "PrometheusRule", 0), &p);
+	dc_check_dashboard(dc_find_named(objs, "ConfigMap", "trainer-webhook-dashboard"), &p);
 	/* NetworkPolicy: selects the pods, lets the webhook and metrics ports in */
 	const cJSON *np = dc_find(objs, "NetworkPolicy", 0);
 	const cJSON *sel = tp_get_object(np, "spec.podSelector.matchLabels"), *l;

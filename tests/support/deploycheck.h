@@ -107,4 +107,13 @@ void dc_check_cert_manager(const cJSON *objs, dc_probs *p);
  * images and alert prose. */
 void dc_check_names_follow(const cJSON *defaults, const cJSON *objs, dc_probs *p);
 
+/* The PrometheusRule's alerts query metrics the server exports (or
+ * kube-state-metrics'), and the three an operator is paged by are there. */
+void dc_check_alerts(const cJSON *rule, dc_probs *p);
+/* The dashboard ConfigMap: labelled for Grafana's sidecar; every panel
+ * queries exported metrics, selected by the $namespace variable; request
+ * rate, latency quantiles, denials and error answers by reason, lookups,
+ * certificate expiry and memory against the limit are all shown. */
+void dc_check_dashboard(const cJSON *cm, dc_probs *p);
+
 #endif
