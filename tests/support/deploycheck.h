@@ -107,6 +107,12 @@ void dc_check_cert_manager(const cJSON *objs, dc_probs *p);
  * images and alert prose. */
 void dc_check_names_follow(const cJSON *defaults, const cJSON *objs, dc_probs *p);
 
+/* kustomize's render and the chart's hold the same objects (by kind,
+ * namespace and name), field for field, once the labels only Helm sets
+ * (helm.sh/chart, app.kubernetes.io/managed-by, instance, version) are put
+ * aside; each difference is a problem naming the object and the field. */
+void dc_compare_renders(const cJSON *kustomize, const cJSON *chart, dc_probs *p);
+
 /* The PrometheusRule's alerts query metrics the server exports (or
  * kube-state-metrics'), and the three an operator is paged by are there. */
 void dc_check_alerts(const cJSON *rule, dc_probs *p);
