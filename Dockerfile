@@ -1,22 +1,39 @@
 # trainer-webhook: the admission webhook image.
 #
-#   docker build -t trainer-webhook:dev .      (or: make image)
+#   make image IMAGE=registry.example.com/trainer-webhook:v0.3.0
+#   make deploy IMAGE=registry.example.com/trainer-webhook:v0.3.0   (build, push, apply)
 #
-# Build stage: the same steps as CI (.ci/run): `sh tests/deps.sh` installs the
-# Debian -dev packages, then `make` (all). The test suite runs in CI, not here.
-FROM debian:bookworm AS build
+# Both bases are pinned by digest (multi-platform indexes), so a rebuild gets
+# the same files until someone re-pins them on purpose: `docker buildx
+# imagetools inspect debian:bookworm` (or `crane digest`) prints the current
+# digest. tests/integration/test_deploy_image.c checks the pins, the labels
+# and that the runtime stage installs nothing.
+
+# Build stage: what CI does (.ci/run) without the tests: `sh tests/deps.sh
+# build` installs the Debian -dev packages, `make` builds (all). Then the
+# runtime's files: the stripped binary and exactly the shared libraries it
+# links (deploy/image/rootfs.sh).
+FROM debian:bookworm@sha256:6ebd97fa83deb272194a2cf015b3d26a4d538e9ad3a7a79d544c8af5b0a01443 AS build
+# --version: make image passes git describe (.git is not in the context).
+ARG VERSION=0.3.0
 WORKDIR /src
 COPY . .
-RUN sh tests/deps.sh && make
+RUN sh tests/deps.sh build && make && sh deploy/image/rootfs.sh build/trainer-webhook /rootfs
 
-# Runtime stage: only the shared libraries the binary links (libmicrohttpd with
-# GnuTLS, cJSON, libyaml, libcurl, OpenSSL, PCRE2) and CA certificates for the API server.
-FROM debian:bookworm-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends \
-      libmicrohttpd12 libgnutls30 libcjson1 libyaml-0-2 libcurl4 libssl3 libpcre2-8-0 ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-COPY --from=build /src/build/trainer-webhook /usr/local/bin/trainer-webhook
+# Runtime stage: distroless static (CA certificates, /etc/passwd with the
+# nonroot UID 65532, time zones; no shell, no package manager, no libc of its
+# own) and the build stage's /rootfs: the binary and its libraries, nothing
+# else. No preStop exec is possible: deploy/ uses the kubelet's sleep action.
+FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
+ARG VERSION=0.3.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="trainer-webhook" \
+      org.opencontainers.image.description="Admission webhook for Kubeflow Trainer: validates TrainingRuntimes, ClusterTrainingRuntimes and TrainJobs, defaults TrainJobs, expands them into JobSets" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="gcr.io/distroless/static-debian12:nonroot" \
+      org.opencontainers.image.base.digest="sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab"
+COPY --from=build /rootfs/ /
 # A numeric non-root user, so that runAsNonRoot can check it.
 USER 65532:65532
 EXPOSE 9443 8080

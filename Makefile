@@ -6,6 +6,7 @@
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the unit tests under valgrind's memcheck
 #   make bench      the throughput / latency / memory benchmarks (tests/bench)
+#   make image      the container image; make deploy IMAGE=...: build, push, apply
 #
 # Sources are found by wildcard: a new file in policy/ or webhook/ (or a
 # folder of either), certs/ or a new tests/*/test_*.c needs no edit here.
@@ -44,7 +45,7 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: all run test unit integration asan valgrind bench deps clean image fuzz
+.PHONY: all run test unit integration asan valgrind bench deps clean image deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -119,11 +120,30 @@ clean:
 
 # The container image (Dockerfile): needs a Docker engine, which CI machines
 # without one do not have; the build inside runs the same `make` as CI.
+# --version inside the image is this tree's git describe (.git is not sent).
 IMAGE ?= trainer-webhook:dev
 image:
 	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed; build the image on a machine with a Docker engine (docker build -t $(IMAGE) .)" >&2; exit 1; }
 	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers (docker info failed); start one or build elsewhere with: docker build -t $(IMAGE) ." >&2; exit 1; }
-	docker build -t $(IMAGE) .
+	docker build --build-arg VERSION=$(if $(GIT_VERSION),$(GIT_VERSION),$(VERSION)) \
+	        --build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) -t $(IMAGE) .
+
+# make deploy IMAGE=REGISTRY/trainer-webhook:TAG [OVERLAY=deploy/overlays/cert-manager]
+# builds the image, pushes it, and applies OVERLAY (deploy/base by default)
+# with the image set by the digest the registry gave it (deploy/set-image.sh
+# writes $(BUILD)/deploy/kustomization.yaml), so the pods run what was pushed
+# even if the tag moves. kubectl: tests/deps.sh's in .tools/bin when it is there.
+OVERLAY ?= deploy/base
+KUBECTL ?= $(if $(wildcard .tools/bin/kubectl),.tools/bin/kubectl,kubectl)
+ifneq ($(filter deploy,$(MAKECMDGOALS)),)
+ifeq ($(findstring /,$(IMAGE)),)
+$(error make deploy: IMAGE=$(IMAGE) names no registry the cluster can pull from; run make deploy IMAGE=REGISTRY/trainer-webhook:TAG)
+endif
+endif
+deploy: image
+	docker push $(IMAGE)
+	sh deploy/set-image.sh --pushed $(IMAGE) $(OVERLAY) $(BUILD)/deploy
+	$(KUBECTL) apply -k $(BUILD)/deploy
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/
 # (policy/, webhook/ and certs/ objects with -fsanitize=fuzzer-no-link plus

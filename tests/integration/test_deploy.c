@@ -2,8 +2,9 @@
  * test_deploy.c — deploy/base's files, parsed as they are (no kustomize
  * needed), against the server they install (tests/support/deploycheck.c),
  * and the checker itself on broken copies: every mutation below must be
- * reported. Rendered overlays and components: test_deploy_render.c. The
- * Dockerfile's build stage must run what CI runs.
+ * reported, and the dashboard's queries against the server's metrics.
+ * Rendered overlays and components: test_deploy_render.c; the image:
+ * test_deploy_image.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,12 @@ static void m_grace(cJSON *o)
 		"spec");
 	cJSON_ReplaceItemInObject(pod, "terminationGracePeriodSeconds", cJSON_CreateNumber(5));
 }
+static void m_prestop_exec(cJSON *o)
+{
+	cJSON *pre = cJSON_GetObjectItem(cJSON_GetObjectItem(ctr0(o), "lifecycle"), "preStop");
+	cJSON_DeleteItemFromObject(pre, "sleep");
+	cJSON_AddItemToObject(pre, "exec", tt_jsq("{'command': ['/bin/sleep', '5']}"));
+}
 static void m_drop_hook(cJSON *o)
 {
 	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(mut(o, "MutatingWebhookConfiguration"),
@@ -293,6 +300,7 @@ static void broken_manifests_caught(void **state)
 	expect_caught(m_selector, "objectSelector belongs on the runtime hooks");
 	expect_caught(m_failopen, "failurePolicy Ignore");
 	expect_caught(m_grace, "terminationGracePeriodSeconds 5");
+	expect_caught(m_prestop_exec, "a preStop exec hook, but the image has no shell");
 	expect_caught(m_drop_hook, "/mutate-jobset-x-k8s-io-v1alpha2-jobset: registered 0 times");
 }
 
@@ -375,97 +383,6 @@ static void tree_has_no_generated_keys(void **state)
 	free(out);
 }
 
-/* ------------------------------------------------------------- Dockerfile */
-
-/* RUN commands of the stage named `stage` (NULL: the last stage), joined. */
-static char *stage_text(const char *df, const char *stage, char *from_line, size_t fl)
-{
-	tp_buf b = TP_BUF_INIT(1 << 20);
-	bool in = false;
-	const char *line = df;
-	while (line && *line) {
-		const char *eol = strchr(line, '\n');
-		size_t n = eol ? (size_t)(eol - line) : strlen(line);
-		if (!strncmp(line, "FROM ", 5)) {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%.*s", (int)(n < 255 ? n : 255), line);
-			bool named = stage && strstr(buf, " AS ") && !strcmp(strstr(buf, " AS ") + 4, stage);
-			if (named || !stage) {
-				in = true;
-				tp_buf_reset(&b);
-				snprintf(from_line, fl, "%s", buf);
-			} else {
-				in = false;
-			}
-		} else if (in) {
-			tp_buf_add(&b, line, n);
-			tp_buf_addc(&b, '\n');
-		}
-		line = eol ? eol + 1 : NULL;
-	}
-	tp_buf_addc(&b, '\0');
-	return b.data;
-}
-
-static void dockerfile_builds_like_ci(void **state)
-{
-	(void)state;
-	size_t n;
-	char *df = tt_read_file("Dockerfile", &n);
-	char *ci = tt_read_file(".ci/run", &n);
-	char *mk = tt_read_file("Makefile", &n);
-	assert_non_null(df);
-	assert_non_null(ci);
-	assert_non_null(mk);
-	char from[256] = "";
-	char *build = stage_text(df, "build", from, sizeof(from));
-	if (!strstr(from, "debian:bookworm"))
-		fail_msg("build stage: %s, want FROM debian:bookworm AS build", from);
-	/* what CI runs: deps, then make (test depends on all) */
-	assert_non_null(strstr(ci, "sh tests/deps.sh"));
-	assert_non_null(strstr(ci, "make test"));
-	assert_non_null(strstr(mk, "\ntest: deps all"));
-	assert_non_null(strstr(mk, "\nall: "));
-	/* the build stage: RUN sh tests/deps.sh && make (no other target) */
-	const char *run = strstr(build, "RUN sh tests/deps.sh");
-	if (!run)
-		fail_msg("build stage does not run `sh tests/deps.sh`:\n%s", build);
-	const char *mkc = strstr(run, "make");
-	if (!mkc)
-		fail_msg("build stage does not run make after deps:\n%s", build);
-	char rest[64] = "";
-	sscanf(mkc + 4, "%63[^\n\\&;]", rest);
-	for (char *e = rest + strlen(rest); e > rest && e[-1] == ' '; e--)
-		e[-1] = '\0';
-	if (rest[0] && strcmp(rest, " all"))
-		fail_msg("build stage runs `make%s`, want `make` (all) as CI", rest);
-	free(build);
-
-	char *rt = stage_text(df, NULL, from, sizeof(from));
-	if (!strstr(from, "debian:bookworm-slim"))
-		fail_msg("runtime stage: %s, want debian:bookworm-slim", from);
-	const char *libs[] = { "libmicrohttpd12", "libcjson1", "libyaml-0-2", "libcurl4",
-			       "libssl3",	  "libgnutls30" };
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
-		if (!strstr(rt, libs[i]))
-			fail_msg("runtime stage lacks %s", libs[i]);
-	if (strstr(rt, "-dev ") || strstr(rt, "build-essential"))
-		fail_msg("runtime stage installs build packages");
-	if (!strstr(rt, "COPY --from=build /src/build/trainer-webhook /usr/local/bin/trainer-webhook"))
-		fail_msg("runtime stage does not copy the binary to /usr/local/bin");
-	const char *user = strstr(rt, "\nUSER ");
-	if (!user || atoi(user + 6) <= 0)
-		fail_msg("runtime stage: want USER with a numeric non-root UID");
-	if (!strstr(rt, "ENTRYPOINT [\"/usr/local/bin/trainer-webhook\"]"))
-		fail_msg("runtime stage: ENTRYPOINT");
-	if (!strstr(rt, "CMD [\"serve\", \"--kube\""))
-		fail_msg("runtime stage: CMD serve --kube");
-	free(rt);
-	free(df);
-	free(ci);
-	free(mk);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,7 +390,6 @@ int main(void)
 		cmocka_unit_test(broken_manifests_caught),
 		cmocka_unit_test(dashboard_shows_the_servers_metrics),
 		cmocka_unit_test(tree_has_no_generated_keys),
-		cmocka_unit_test(dockerfile_builds_like_ci),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,13 +265,11 @@ static void check_lifecycle(const podfacts *f, dc_probs *p)
 	/* shutdown: preStop wait + --shutdown-grace must fit in the grace period */
 	long long tgps = 30, pre = 0;
 	tp_get_int(f->pod, "terminationGracePeriodSeconds", &tgps);
-	const cJSON *cmd = tp_get_array(f->ctr, "lifecycle.preStop.exec.command");
-	if (cmd) {
-		const cJSON *last = cJSON_GetArrayItem(cmd, cJSON_GetArraySize(cmd) - 1);
-		pre = cJSON_IsString(last) ? atoll(last->valuestring) : 0;
-	} else if (!tp_get_int(f->ctr, "lifecycle.preStop.sleep.seconds", &pre)) {
+	if (tp_get(f->ctr, "lifecycle.preStop.exec"))
+		dc_prob(p, "container: a preStop exec hook, but the image has no shell or sleep "
+			   "binary: use lifecycle.preStop.sleep");
+	else if (!tp_get_int(f->ctr, "lifecycle.preStop.sleep.seconds", &pre))
 		dc_prob(p, "container: no preStop hook (endpoints must drop the pod before SIGTERM)");
-	}
 	if (tgps < pre + f->grace)
 		dc_prob(p, "terminationGracePeriodSeconds %lld < preStop %lld s + --shutdown-grace "
 			   "%lld s", tgps, pre, f->grace);
