@@ -49,11 +49,8 @@ static cJSON *helm_render(const char *release, const char *ns, const char *flags
 /* `kubectl kustomize` of a kustomization of one's own over deploy/. */
 static cJSON *kustomize_render(const char *kustomization)
 {
-	dc_sandbox s;
-	assert_int_equal(dc_sandbox_make(&s, kustomization), 0);
 	char err[4096];
-	cJSON *objs = dc_sandbox_render(&s, err, sizeof(err));
-	dc_sandbox_free(&s);
+	cJSON *objs = dc_render_own(kustomization, NULL, err, sizeof(err));
 	if (!objs)
 		fail_msg("%s", err);
 	return objs;

@@ -27,16 +27,8 @@
 
 static cJSON *render_sandbox(const char *kustomization, const char *edit)
 {
-	dc_sandbox s;
-	assert_int_equal(dc_sandbox_make(&s, kustomization), 0);
-	if (edit) { /* a shell command run in the copy, before rendering */
-		char cmd[1024];
-		snprintf(cmd, sizeof(cmd), "cd '%s' && %s", s.dir, edit);
-		assert_int_equal(tt_run(cmd, NULL, NULL), 0);
-	}
 	char err[4096];
-	cJSON *objs = dc_sandbox_render(&s, err, sizeof(err));
-	dc_sandbox_free(&s);
+	cJSON *objs = dc_render_own(kustomization, edit, err, sizeof(err));
 	if (!objs)
 		fail_msg("%s", err);
 	return objs;

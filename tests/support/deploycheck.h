@@ -78,6 +78,9 @@ int dc_sandbox_make(dc_sandbox *s, const char *kustomization); /* 0 or -1 */
 /* `kubectl kustomize` of its mine/, as dc_render. */
 cJSON *dc_sandbox_render(const dc_sandbox *s, char *err, size_t errlen);
 void dc_sandbox_free(dc_sandbox *s);
+/* A sandbox's render, the sandbox gone: kustomization as mine/, after the
+ * shell command edit (NULL: none) run in the copy. NULL (and why) on failure. */
+cJSON *dc_render_own(const char *kustomization, const char *edit, char *err, size_t errlen);
 
 const cJSON *dc_find(const cJSON *objs, const char *kind, int nth);
 const cJSON *dc_find_named(const cJSON *objs, const char *kind, const char *name);

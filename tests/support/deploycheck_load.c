@@ -150,25 +150,26 @@ static dc_tool_state helm_state(char *why, size_t n)
 	return DC_TOOL_OLD;
 }
 
-/* Each tool is asked once per test binary. */
+/* Each tool is asked once per test binary: slot 0 kubectl, 1 helm. */
+static dc_tool_state cached(int slot, dc_tool_state (*probe)(char *, size_t), char *why,
+			    size_t n)
+{
+	static int state[2] = { -1, -1 };
+	static char text[2][512];
+	if (state[slot] < 0)
+		state[slot] = probe(text[slot], sizeof(text[slot]));
+	snprintf(why, n, "%s", text[slot]);
+	return (dc_tool_state)state[slot];
+}
+
 dc_tool_state dc_kubectl(char *why, size_t n)
 {
-	static int state = -1;
-	static char text[512];
-	if (state < 0)
-		state = kubectl_state(text, sizeof(text));
-	snprintf(why, n, "%s", text);
-	return (dc_tool_state)state;
+	return cached(0, kubectl_state, why, n);
 }
 
 dc_tool_state dc_helm(char *why, size_t n)
 {
-	static int state = -1;
-	static char text[512];
-	if (state < 0)
-		state = helm_state(text, sizeof(text));
-	snprintf(why, n, "%s", text);
-	return (dc_tool_state)state;
+	return cached(1, helm_state, why, n);
 }
 
 cJSON *dc_parse(const char *text, const char *name)
@@ -228,6 +229,24 @@ cJSON *dc_sandbox_render(const dc_sandbox *s, char *err, size_t errlen)
 void dc_sandbox_free(dc_sandbox *s)
 {
 	sp_rmtree(s->dir);
+}
+
+cJSON *dc_render_own(const char *kustomization, const char *edit, char *err, size_t errlen)
+{
+	dc_sandbox s;
+	if (dc_sandbox_make(&s, kustomization)) {
+		snprintf(err, errlen, "could not make a copy of deploy/");
+		return NULL;
+	}
+	cJSON *objs = NULL;
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", s.dir, edit ? edit : "true");
+	if (tt_run(cmd, NULL, NULL))
+		snprintf(err, errlen, "%s: failed", cmd);
+	else
+		objs = dc_sandbox_render(&s, err, errlen);
+	dc_sandbox_free(&s);
+	return objs;
 }
 
 const cJSON *dc_find(const cJSON *objs, const char *kind, int nth)
