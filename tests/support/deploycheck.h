@@ -39,7 +39,7 @@ const char *dc_tool(const char *name);
 
 typedef enum { DC_TOOL_OK, DC_TOOL_ABSENT, DC_TOOL_OLD } dc_tool_state;
 /* Whether dc_tool("kubectl") renders deploy/ (kustomize v5) and
- * dc_tool("helm") is Helm 3; otherwise why not, in why. */
+ * dc_tool("helm") is Helm 3.15 or a newer 3; otherwise why not, in why. */
 dc_tool_state dc_kubectl(char *why, size_t n);
 dc_tool_state dc_helm(char *why, size_t n);
 

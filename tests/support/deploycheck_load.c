@@ -143,10 +143,10 @@ static dc_tool_state helm_state(char *why, size_t n)
 		return DC_TOOL_ABSENT;
 	}
 	const char *minor = strchr(v, '.');
-	if (atoi(v) == 3 && minor && atoi(minor + 1) >= 8)
+	if (atoi(v) == 3 && minor && atoi(minor + 1) >= 15)
 		return DC_TOOL_OK;
-	snprintf(why, n, "%s is helm v%s, not Helm 3.8 or a newer 3: run sh tests/deps.sh, which "
-		 "puts Helm 3.17 in " DC_TOOLS_DIR, dc_tool("helm"), v);
+	snprintf(why, n, "%s is helm v%s, not Helm 3.15 or a newer 3 (the chart's kubeVersion): "
+		 "run sh tests/deps.sh, which puts Helm 3.17 in " DC_TOOLS_DIR, dc_tool("helm"), v);
 	return DC_TOOL_OLD;
 }
 
