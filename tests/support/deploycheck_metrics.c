@@ -1,7 +1,7 @@
 /*
  * deploycheck_metrics.c — the monitoring pieces against the server's own
  * /metrics: every metric an alert or a dashboard panel queries is one the
- * server exports (webhook/metrics.c), or one of the process_* metrics every
+ * server exports (webhook/metrics/metrics.c), or one of the process_* metrics every
  * Prometheus client exports, or kube-state-metrics'; and they cover what an
  * operator is paged for and looks at.
  */
