@@ -67,6 +67,7 @@ struct fres {
 	cJSON *items, *hidden;
 	char rv[64];
 	unsigned page, list_status, get_status, conflicts;
+	unsigned long long expire_before; /* watches from an older rv get an ERROR 410 */
 	bool hold, gone_next;
 	struct queue pending; /* for the next stream, when none is open */
 	struct stream *streams;
@@ -437,8 +438,23 @@ static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, const struc
 	s->r = rt->r;
 	snprintf(s->ns, sizeof(s->ns), "%s", rt->ns);
 	selected_name(c, s->name, sizeof(s->name));
-	/* What was pushed while no stream was open goes to this one. */
-	for (struct act *a = fr->pending.head, *n; a; a = n) {
+	bool expired = fr->expire_before && strtoull(rv ? rv : "0", NULL, 10) < fr->expire_before;
+	if (expired) {
+		/* kube-apiserver after a restart: its watch cache starts after rv. */
+		char *line = NULL;
+		if (asprintf(&line, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+				    "\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+				    "\"message\":\"too old resource version: %s (%llu)\",\"reason\":"
+				    "\"Expired\",\"code\":410}}", rv ? rv : "", fr->expire_before) < 0)
+			abort();
+		queue_add(&s->q, act_new(ACT_LINE, line, NULL, NULL));
+		queue_add(&s->q, act_new(ACT_END, NULL, NULL, NULL));
+		free(line);
+		fr->st.expired++;
+	}
+	/* What was pushed while no stream was open goes to this one (an expired
+	 * one ends before it could say any of it: the next one gets it). */
+	for (struct act *a = expired ? NULL : fr->pending.head, *n; a; a = n) {
 		n = a->next;
 		a->next = NULL;
 		if (wanted(s, a))
@@ -448,7 +464,8 @@ static enum MHD_Result watch(fa_server *f, struct MHD_Connection *c, const struc
 			free(a);
 		}
 	}
-	fr->pending.head = fr->pending.tail = NULL;
+	if (!expired)
+		fr->pending.head = fr->pending.tail = NULL;
 	s->next = fr->streams;
 	fr->streams = s;
 	fr->st.watches++;
@@ -637,6 +654,30 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req,
 
 /* ------------------------------------------------------------ control */
 
+/* Listen on 127.0.0.1:port (0: a free one). */
+static struct MHD_Daemon *listen_on(fa_server *f, unsigned short port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
+				NULL, NULL, access_cb, f, MHD_OPTION_SOCK_ADDR, &sa,
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, f,
+				MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
+}
+
+/* Stop listening: every handler waiting in a stream or a held list sees
+ * stopping and ends (a stream as dropped); then the daemon is joined. */
+static void stop_listening(fa_server *f)
+{
+	pthread_mutex_lock(&f->mu);
+	f->stopping = true;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	if (f->d)
+		MHD_stop_daemon(f->d);
+	f->d = NULL;
+}
+
 int fa_start(fa_server **out)
 {
 	fa_server *f = xcalloc(sizeof(*f));
@@ -648,12 +689,7 @@ int fa_start(fa_server **out)
 		f->r[r].hidden = cJSON_CreateArray();
 		snprintf(f->r[r].rv, sizeof(f->r[r].rv), "1");
 	}
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = 0 };
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-				NULL, NULL, access_cb, f, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_NOTIFY_COMPLETED, request_done, f,
-				MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
+	f->d = listen_on(f, 0);
 	if (!f->d) {
 		fa_stop(f);
 		return -1;
@@ -673,12 +709,7 @@ void fa_stop(fa_server *f)
 {
 	if (!f)
 		return;
-	pthread_mutex_lock(&f->mu);
-	f->stopping = true;
-	pthread_cond_broadcast(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	if (f->d)
-		MHD_stop_daemon(f->d);
+	stop_listening(f);
 	for (int r = 0; r < FA_RESOURCES; r++) {
 		cJSON_Delete(f->r[r].items);
 		cJSON_Delete(f->r[r].hidden);
@@ -772,6 +803,25 @@ void fa_gone_next_watch(fa_server *f, int r)
 	pthread_mutex_lock(&f->mu);
 	f->r[r].gone_next = true;
 	pthread_mutex_unlock(&f->mu);
+}
+
+void fa_expire_before(fa_server *f, int r, unsigned long long rv)
+{
+	pthread_mutex_lock(&f->mu);
+	f->r[r].expire_before = rv;
+	pthread_mutex_unlock(&f->mu);
+}
+
+void fa_set_down(fa_server *f, bool down)
+{
+	if (down) {
+		stop_listening(f);
+		pthread_mutex_lock(&f->mu);
+		f->stopping = false;
+		pthread_mutex_unlock(&f->mu);
+	} else if (!f->d && !(f->d = listen_on(f, f->port))) {
+		abort(); /* the port was taken meanwhile: the test cannot go on */
+	}
 }
 
 void fa_push(fa_server *f, int r, const char *line)

@@ -10,7 +10,11 @@
  *   - watch streams, fed by writes and by what the test pushes (events,
  *     drops, clean ends, 410), to every watcher of the resource;
  *   - knobs: a bearer token, lists or item GETs answering a status, objects
- *     only GET can see, held lists, a delay, forced conflicts.
+ *     only GET can see, held lists, a delay, forced conflicts;
+ *   - a restart: down (every stream broken, connections refused), then up on
+ *     the same port with the same objects; watches from a resourceVersion
+ *     older than a floor answered as kube-apiserver does after a restart
+ *     (200, then an ERROR event 410 "too old resource version", then the end).
  * It records what the client asked for.
  */
 #ifndef TT_FAKEAPI_H
@@ -44,6 +48,7 @@ typedef struct fa_stats {
 	unsigned conflicts;      /* writes answered 409 */
 	unsigned unauthorized;   /* requests refused with 401 */
 	unsigned gone;           /* watch requests answered 410 */
+	unsigned expired;        /* watch requests answered an ERROR event 410 */
 	bool watch_open;         /* a watch stream is being served */
 	bool list_waiting;       /* a list request is held */
 	char last_watch_rv[128]; /* resourceVersion= of the last watch */
@@ -86,6 +91,13 @@ void fa_set_delay(fa_server *f, unsigned ms);
 void fa_hold_list(fa_server *f, int r, bool hold);
 /* The next watch request of r is answered 410 Gone. */
 void fa_gone_next_watch(fa_server *f, int r);
+/* Watches of r from a resourceVersion below rv (a number) get 200, an ERROR
+ * event with code 410, and the end of the stream (0: none). */
+void fa_expire_before(fa_server *f, int r, unsigned long long rv);
+/* down: stop listening (every stream ends as dropped, held lists are cut,
+ * new connections are refused); up: listen again on the same port. Objects,
+ * knobs and stats are kept. */
+void fa_set_down(fa_server *f, bool down);
 
 /* Append to r's watch streams: one JSON line (without '\n'); a drop (the
  * connection breaks); a clean end. Sent to every open stream of r, or
