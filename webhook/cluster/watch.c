@@ -5,9 +5,11 @@
  * kind is a small state machine: LIST (page after page) then WATCH (a long
  * response of JSON lines, applied as they arrive from libcurl's write
  * callback). Every transfer's end decides what comes next and when: a
- * continue token or a clean end goes on at once, a 410 re-lists, anything
- * else waits a jittered, growing backoff. The thread sleeps in
- * curl_multi_poll, which tw_watch_stop wakes.
+ * continue token goes on at once, a watch the server ended cleanly resumes
+ * at once, a 410 re-lists at once, anything else re-lists after a jittered,
+ * growing backoff. From a broken watch until the re-list completes the kind
+ * is stale (watch_fresh.h): lookups do not trust its cache. The thread
+ * sleeps in curl_multi_poll, which tw_watch_stop wakes.
  *
  * Sinks are written in place (the store's own writer lock per put/remove),
  * so the server's readers never wait for the network. To replace a kind's
@@ -84,7 +86,8 @@ static int start(struct res *s)
 	s->headers = NULL;
 	tp_buf_reset(&s->body);
 	tw_jsonlines_reset(&s->lines);
-	s->verdict = V_NONE;
+	s->end = END_NONE;
+	s->end_why[0] = '\0';
 	s->conn_events = 0;
 	s->errbuf[0] = '\0';
 	if (url_of(s, url, sizeof(url)))
@@ -163,6 +166,59 @@ static void list_failed(struct res *s, long code, CURLcode result)
 	tw__watch_back_off(s, why);
 }
 
+/* The watch broke: the kind is stale until its next list completes. A 410
+ * re-lists at once (the API server is there, the resourceVersion is simply
+ * too old), anything else after a backoff. */
+static void relist(struct res *s, tw_relist_reason reason, const char *why)
+{
+	tw__watch_start_list_over(s);
+	tw__watch_set_fresh(s, false);
+	if (s->metric >= 0)
+		tw_metrics_watch_relist(s->metric, reason);
+	if (reason == TW_RELIST_GONE) {
+		tw_log(TW_LOG_INFO, "watch %s: resourceVersion %s is gone (%s): re-listing now",
+		       s->resource, s->rv, why);
+		s->next_at = tw__mono_ms();
+		return;
+	}
+	char text[256];
+	snprintf(text, sizeof(text), "re-list after %s", why);
+	tw__watch_back_off(s, text);
+}
+
+static void watch_ended(struct res *s, long code, CURLcode result)
+{
+	char why[256];
+	if (code == 410 || s->end == END_GONE) {
+		if (code == 410)
+			status_text(s, code, result, why, sizeof(why));
+		relist(s, TW_RELIST_GONE, code == 410 ? why : s->end_why);
+		return;
+	}
+	if (s->end != END_NONE) {
+		relist(s, s->end == END_ERROR_EVENT ? TW_RELIST_ERROR_EVENT
+						    : TW_RELIST_STREAM_BROKEN, s->end_why);
+		return;
+	}
+	bool long_enough = tw__mono_ms() - s->started >= 1000;
+	if (result == CURLE_OK && code == 200 && (s->conn_events || long_enough)) {
+		/* The server closed a healthy watch (its timeoutSeconds): resume. */
+		tw__watch_stat(s, st_reconnect);
+		if (s->metric >= 0)
+			tw_metrics_watch_reconnect(s->metric);
+		tw__watch_backoff_reset(s);
+		s->next_at = tw__mono_ms();
+		return;
+	}
+	char text[200];
+	if (result == CURLE_OK && code == 200)
+		snprintf(text, sizeof(text), "it ended at once");
+	else
+		status_text(s, code, result, text, sizeof(text));
+	snprintf(why, sizeof(why), "a failed watch (%s)", text);
+	relist(s, TW_RELIST_WATCH_FAILED, why);
+}
+
 static void finished(struct res *s, CURLcode result)
 {
 	long code = 0;
@@ -178,33 +234,7 @@ static void finished(struct res *s, CURLcode result)
 		list_failed(s, code, result);
 		return;
 	}
-	/* A watch ended. */
-	if (code == 410 || s->verdict == V_GONE || s->verdict == V_BROKEN) {
-		tw__watch_start_list_over(s);
-		if (s->verdict == V_BROKEN) {
-			tw__watch_back_off(s, "a broken watch stream");
-		} else {
-			tw_log(TW_LOG_INFO, "watch %s: resourceVersion %s is gone: re-listing",
-			       s->resource, s->rv);
-			s->next_at = tw__mono_ms();
-		}
-		return;
-	}
-	tw__watch_stat(s, st_reconnect);
-	if (s->metric >= 0)
-		tw_metrics_watch_reconnect(s->metric);
-	bool long_enough = tw__mono_ms() - s->started >= 1000;
-	if (result == CURLE_OK && code == 200 && (s->conn_events || long_enough)) {
-		tw__watch_backoff_reset(s); /* the server closed a healthy watch: go on */
-		s->next_at = tw__mono_ms();
-		return;
-	}
-	char why[CURL_ERROR_SIZE + 64];
-	snprintf(why, sizeof(why), "watch: %s (HTTP %ld)",
-		 result ? (s->errbuf[0] ? s->errbuf : curl_easy_strerror(result))
-			: "ended at once",
-		 code);
-	tw__watch_back_off(s, why);
+	watch_ended(s, code, result);
 }
 
 /* ------------------------------------------------------------ thread */
@@ -306,6 +336,7 @@ static int res_init(tw_watch *w, size_t i)
 	s->backoff = w->o.backoff_min_ms;
 	s->last_logged = -1;
 	atomic_init(&s->listed_once, false);
+	atomic_init(&s->fresh, false);
 	const char *g = s->k.group ? s->k.group : "";
 	snprintf(s->api_version, sizeof(s->api_version), "%s%s%s", g, *g ? "/" : "",
 		 s->k.version);
@@ -383,6 +414,11 @@ void tw_watch_stop(tw_watch *w)
 bool tw_watch_kind_synced(const tw_watch *w, size_t i)
 {
 	return w && i < w->n && atomic_load(&((tw_watch *)w)->res[i].listed_once);
+}
+
+bool tw_watch_kind_fresh(const tw_watch *w, size_t i)
+{
+	return w && i < w->n && atomic_load(&((tw_watch *)w)->res[i].fresh);
 }
 
 bool tw_watch_synced(const tw_watch *w)

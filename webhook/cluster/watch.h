@@ -9,9 +9,17 @@
  *     objects without a moment where a kept object is missing (new ones are
  *     put first, then the ones the list no longer has are deleted);
  *   - watches ask for bookmarks and a server-side timeout; BOOKMARK moves the
- *     resourceVersion; 410 Gone (HTTP status or an ERROR event) re-lists;
- *   - a lost connection or an error reconnects after a jittered exponential
- *     backoff (backoff_min_ms doubling up to backoff_max_ms);
+ *     resourceVersion; a watch the server ends cleanly resumes from it;
+ *   - 410 Gone (HTTP status or an ERROR event) re-lists at once, with no
+ *     backoff, as client-go's reflector does;
+ *   - anything else that breaks a watch (a lost connection, an error status,
+ *     an event that cannot be read, another ERROR event) re-lists after a
+ *     jittered exponential backoff (backoff_min_ms doubling up to
+ *     backoff_max_ms), as does a failed list;
+ *   - from such a break until the re-list completes (and before the first
+ *     list) the kind is stale: its bit in opts.fresh is clear, and lookups
+ *     read through to the API server (watch_fresh.h); readiness is not taken
+ *     back (see tw_watch_ready);
  *   - the bearer token file is read again for every request;
  *   - a kind may be optional: its API may be absent (a CRD not installed,
  *     404) or forbidden, and readiness does not wait for it; it is retried
@@ -26,6 +34,7 @@
 
 #include "policy/trainpolicy.h"
 #include "webhook/cluster/kube.h"
+#include "webhook/cluster/watch_fresh.h"
 
 /* Where a kind's objects go. Called on the watch thread. */
 typedef struct tw_watch_sink {
@@ -43,6 +52,7 @@ typedef struct tw_watch_kind {
 	const char *namespace_; /* NULL: every namespace */
 	const char *name;       /* NULL: every object; else only this one (a field selector) */
 	bool optional;          /* readiness does not wait for it */
+	unsigned fresh_bit;     /* its bit in opts.fresh (0: none) */
 	tw_watch_sink sink;
 } tw_watch_kind;
 
@@ -68,6 +78,7 @@ typedef struct tw_watch_opts {
 	size_t max_page;             /* largest list page body (0: 256 MiB) */
 	const char *name;            /* for the log ("runtimes", "certificates"); NULL: "watch" */
 	bool metrics;                /* show its kinds in /metrics */
+	tw_freshness *fresh;         /* the kinds' fresh bits (NULL: none); outlives the watch */
 } tw_watch_opts;
 
 typedef struct tw_watch tw_watch;
@@ -81,17 +92,26 @@ void tw_watch_stop(tw_watch *w);
 bool tw_watch_synced(const tw_watch *w);
 /* True once every required kind has been listed. Otherwise false, and why
  * (may be NULL) names each kind still waiting and what its last list got:
- * "trainingruntimes.trainer.kubeflow.org not listed yet (HTTP 403: ...)". */
+ * "trainingruntimes.trainer.kubeflow.org not listed yet (HTTP 403: ...)".
+ * A kind that goes stale after its first list (an API-server restart, a 410)
+ * stays ready: its lookups read through to the API server, so its answers
+ * stay right, and every replica sees the same restart at once — taking
+ * readiness back would empty the Service and, with failurePolicy: Fail,
+ * refuse every write of the kinds until the API server is back and listed. */
 bool tw_watch_ready(tw_watch *w, char *why, size_t whylen);
 /* True once kind i (its index in opts.kinds) has been listed. */
 bool tw_watch_kind_synced(const tw_watch *w, size_t i);
+/* True while kind i is fresh (listed, its watch unbroken since). */
+bool tw_watch_kind_fresh(const tw_watch *w, size_t i);
 
 typedef struct tw_watch_stat {
 	bool synced;          /* first list applied */
 	bool absent;          /* optional, and its last list answered 404 */
+	bool fresh;           /* listed, and its watch unbroken since */
 	uint64_t lists;       /* completed lists (the first one included) */
-	uint64_t relists;     /* lists after the first (410, broken stream) */
-	uint64_t reconnects;  /* watches started again after one ended */
+	uint64_t relists;     /* completed lists after the first (410, broken stream) */
+	uint64_t backoffs;    /* waits after a failure (a 410 takes none) */
+	uint64_t reconnects;  /* watches resumed after the server ended one cleanly */
 	uint64_t events;      /* ADDED/MODIFIED/DELETED applied */
 	uint64_t bookmarks;
 	int64_t last_sync_ms; /* wall clock of the last list or event (ms since epoch) */

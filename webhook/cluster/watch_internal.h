@@ -22,8 +22,19 @@
 
 enum mode { MODE_LIST, MODE_WATCH };
 
-/* How a transfer ended, decided while it ran. */
-enum verdict { V_NONE = 0, V_GONE, V_BROKEN };
+/* How a watch stream ended, decided while it ran (by a line, or by the
+ * splitter): a name for each outcome, never a bare status that means two
+ * things. Positive, so that the line callback's stop never reads as one of
+ * the splitter's own negative TP_ errors (jsonlines.h). finished() in
+ * watch.c decides what follows each. */
+enum watch_end {
+	END_NONE = 0,    /* not decided by the stream: the transfer's result says */
+	END_GONE,        /* an ERROR event 410: the resourceVersion is too old */
+	END_ERROR_EVENT, /* another ERROR event: the API server ended the watch */
+	END_MALFORMED,   /* a line that is not {type, object} */
+	END_TOO_LONG,    /* a line over max_event */
+	END_NO_MEMORY,   /* no memory to hold a line */
+};
 
 struct res {
 	struct tw_watch *w;
@@ -42,7 +53,9 @@ struct res {
 	unsigned backoff;     /* ms, the next delay's ceiling */
 	uint64_t started;     /* monotonic ms of this transfer's start */
 	uint64_t conn_events; /* events this watch delivered */
-	enum verdict verdict;
+	enum watch_end end;
+	char end_why[192];    /* what the stream's end was, for the log */
+	atomic_bool fresh;    /* listed, and its watch unbroken since (watch_fresh.h) */
 	tp_buf body;          /* a list page, or an error answer */
 	tw_jsonlines lines;
 	tw_keyset have, seen;
@@ -84,6 +97,9 @@ static inline int64_t tw__wall_ms(void)
 void tw__watch_back_off(struct res *s, const char *why);
 void tw__watch_backoff_reset(struct res *s);
 void tw__watch_stat(struct res *s, void (*fn)(tw_watch_stat *, const struct res *));
+/* Mark the kind fresh (a list completed) or stale (its watch broke): its
+ * bit in opts.fresh, its stats and its /metrics gauge. */
+void tw__watch_set_fresh(struct res *s, bool fresh);
 
 /* watch_objects.c: libcurl's write callback (list pages and watch lines);
  * a list page that arrived whole; forget a list in progress. */

@@ -137,22 +137,35 @@ static void sweep(struct res *s)
 
 /* ------------------------------------------------------------ events */
 
+/* An ERROR event: the API server ends the watch with a Status. 410 (or its
+ * reasons, as client-go reads them) means the resourceVersion is too old. */
+static enum watch_end error_event(struct res *s, const cJSON *status)
+{
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(status, "code");
+	const char *reason = meta_str(status, "reason"), *msg = meta_str(status, "message");
+	int c = cJSON_IsNumber(code) ? code->valueint : 0;
+	if (c == 410 || !strcmp(reason, "Expired") || !strcmp(reason, "Gone")) {
+		snprintf(s->end_why, sizeof(s->end_why), "an ERROR event 410 (%.120s)", msg);
+		return END_GONE;
+	}
+	snprintf(s->end_why, sizeof(s->end_why), "an ERROR event (code %d: %.120s)", c, msg);
+	return END_ERROR_EVENT;
+}
+
+/* One watch line. END_NONE goes on; anything else stops the stream, and
+ * finished() in watch.c decides what follows. */
 static int on_line(void *arg, const char *line, size_t len)
 {
 	struct res *s = arg;
 	cJSON *ev = cJSON_ParseWithLength(line, len);
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
-	if (!cJSON_IsString(type) || !cJSON_IsObject(obj)) {
-		cJSON_Delete(ev);
-		tw_log(TW_LOG_WARN, "watch %s: an event that is not {type, object}: re-listing",
-		       s->resource);
-		s->verdict = V_BROKEN;
-		return -1;
-	}
-	const char *t = type->valuestring;
-	int rc = 0;
-	if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED")) {
+	enum watch_end end = END_NONE;
+	const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
+	if (!t || !cJSON_IsObject(obj)) {
+		snprintf(s->end_why, sizeof(s->end_why), "an event that is not {type, object}");
+		end = END_MALFORMED;
+	} else if (!strcmp(t, "ADDED") || !strcmp(t, "MODIFIED")) {
 		set_rv(s, cJSON_GetObjectItemCaseSensitive(obj, "metadata"));
 		cJSON_DetachItemViaPointer(ev, obj);
 		put(s, obj, &s->have, false);
@@ -168,16 +181,10 @@ static int on_line(void *arg, const char *line, size_t len)
 		s->conn_events++;
 		tw__watch_stat(s, st_bookmark);
 	} else if (!strcmp(t, "ERROR")) {
-		const cJSON *code = cJSON_GetObjectItemCaseSensitive(obj, "code");
-		bool gone = cJSON_IsNumber(code) && code->valueint == 410;
-		tw_log(TW_LOG_INFO, "watch %s: ERROR event (code %d): %s", s->resource,
-		       cJSON_IsNumber(code) ? code->valueint : 0,
-		       gone ? "re-listing" : "reconnecting");
-		s->verdict = gone ? V_GONE : V_NONE;
-		rc = gone ? -1 : 0;
+		end = error_event(s, obj);
 	}
 	cJSON_Delete(ev);
-	return rc;
+	return (int)end;
 }
 
 size_t tw__watch_on_data(char *data, size_t size, size_t nmemb, void *arg)
@@ -188,10 +195,15 @@ size_t tw__watch_on_data(char *data, size_t size, size_t nmemb, void *arg)
 	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (s->mode == MODE_WATCH && code == 200) {
 		int rc = tw_jsonlines_feed(&s->lines, data, n, on_line, s);
-		if (rc == TP_ELIMIT || rc == TP_ENOMEM) {
-			tw_log(TW_LOG_WARN, "watch %s: an event over %zu bytes: re-listing",
-			       s->resource, s->lines.max);
-			s->verdict = V_BROKEN;
+		if (rc > 0) {
+			s->end = (enum watch_end)rc; /* on_line said why */
+		} else if (rc == TP_ELIMIT) {
+			s->end = END_TOO_LONG;
+			snprintf(s->end_why, sizeof(s->end_why), "an event over %zu bytes",
+				 s->lines.max);
+		} else if (rc) { /* TP_ENOMEM: the splitter's only other failure */
+			s->end = END_NO_MEMORY;
+			snprintf(s->end_why, sizeof(s->end_why), "no memory for an event");
 		}
 		return rc ? 0 : n;
 	}
@@ -218,9 +230,8 @@ static void listed(struct res *s, const cJSON *meta)
 	s->last_logged = -1;
 	tw__watch_backoff_reset(s);
 	tw__watch_stat(s, st_listed);
-	bool again = atomic_exchange(&s->listed_once, true);
-	if (again && s->metric >= 0)
-		tw_metrics_watch_relist(s->metric);
+	atomic_store(&s->listed_once, true);
+	tw__watch_set_fresh(s, true);
 	if (s->metric >= 0)
 		tw_metrics_watch_listed(s->metric, tw__wall_ms() / 1000, 200);
 	tw_log(TW_LOG_INFO, "watch %s: listed %zu objects at resourceVersion %s", s->resource,

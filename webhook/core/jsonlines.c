@@ -45,7 +45,8 @@ static int emit(const char *line, size_t len, tw_jsonlines_fn fn, void *arg)
 	size_t i = 0;
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
-	return i < len ? fn(arg, line + i, len - i) : 0;
+	int rc = i < len ? fn(arg, line + i, len - i) : 0;
+	return rc < 0 ? TP_EINVAL : rc; /* a stop must not read as the splitter's error */
 }
 
 int tw_jsonlines_feed(tw_jsonlines *s, const char *data, size_t n, tw_jsonlines_fn fn,

@@ -9,8 +9,11 @@
 
 #include <stddef.h>
 
-/* Called once per complete, non-blank line (without its '\n' or '\r'). A
- * non-zero return stops the feed and is returned by tw_jsonlines_feed. */
+/* Called once per complete, non-blank line (without its '\n' or '\r'). 0
+ * goes on; a positive value of the caller's own stops the feed and is
+ * returned by tw_jsonlines_feed as it is. Never negative: the splitter's own
+ * failures are the negative TP_ codes, so the two never mix (a callback that
+ * returns one anyway gets TP_EINVAL back). */
 typedef int (*tw_jsonlines_fn)(void *arg, const char *line, size_t len);
 
 typedef struct tw_jsonlines {
@@ -20,7 +23,8 @@ typedef struct tw_jsonlines {
 } tw_jsonlines;
 
 void tw_jsonlines_init(tw_jsonlines *s, size_t max_line);
-/* 0, TP_ELIMIT (a line longer than max), TP_ENOMEM, or fn's non-zero. */
+/* 0, fn's positive stop, or the splitter's own failure: TP_ELIMIT (a line
+ * longer than max), TP_ENOMEM. */
 int tw_jsonlines_feed(tw_jsonlines *s, const char *data, size_t n, tw_jsonlines_fn fn,
 		      void *arg);
 /* Bytes of an unfinished line held (a stream that ends here lost them). */

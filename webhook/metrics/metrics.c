@@ -50,8 +50,9 @@ static struct {
 	const char *_Atomic watch_name[MAX_WATCH];
 	atomic_int_fast64_t watch_synced_at[MAX_WATCH];
 	atomic_int_fast64_t watch_status[MAX_WATCH];
-	atomic_uint_fast64_t watch_relists[MAX_WATCH];
 	atomic_uint_fast64_t watch_reconnects[MAX_WATCH];
+	atomic_uint_fast64_t watch_relists[MAX_WATCH][TW_RELIST__COUNT];
+	atomic_bool watch_fresh[MAX_WATCH]; /* zero bytes: stale until the first list */
 	atomic_uint_fast64_t errors[TW_ERR__COUNT];
 	atomic_uint_fast64_t lookups[TP_KIND__COUNT][2][3];
 	atomic_uint_fast64_t strict_warned[MAX_ROUTES];
@@ -175,17 +176,59 @@ void tw_metrics_watch_listed(int slot, int64_t unix_s, long status)
 		SET(reg.watch_synced_at[slot], unix_s);
 }
 
-void tw_metrics_watch_relist(int slot)
-{
-	if (slot >= 0 && slot < MAX_WATCH)
-		ADD(reg.watch_relists[slot], 1);
-}
-
 void tw_metrics_watch_reconnect(int slot)
 {
 	if (slot >= 0 && slot < MAX_WATCH)
 		ADD(reg.watch_reconnects[slot], 1);
 }
+
+/* ---- the watch's re-lists by cause, and its stale kinds ---- */
+
+static const char *const relist_names[TW_RELIST__COUNT] = {
+	"gone", "stream_broken", "error_event", "watch_failed",
+};
+
+void tw_metrics_watch_relist(int slot, tw_relist_reason why)
+{
+	if (slot >= 0 && slot < MAX_WATCH && (unsigned)why < TW_RELIST__COUNT)
+		ADD(reg.watch_relists[slot][why], 1);
+}
+
+void tw_metrics_watch_stale(int slot, bool stale)
+{
+	if (slot >= 0 && slot < MAX_WATCH)
+		SET(reg.watch_fresh[slot], !stale);
+}
+
+static int render_watch_relists(tp_buf *o, int n)
+{
+	int rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_relists_total Re-lists decided "
+				"after the first list, by kind and cause (gone: 410; stream_broken: "
+				"an unreadable event; error_event: another ERROR event; "
+				"watch_failed: a lost connection or an error status).\n"
+				"# TYPE trainer_webhook_watch_relists_total counter\n");
+	for (int i = 0; i < n && !rc; i++)
+		for (int r = 0; r < TW_RELIST__COUNT && !rc; r++) {
+			const char *kind = atomic_load(&reg.watch_name[i]);
+			if (kind)
+				rc = tp_buf_addf(o, "trainer_webhook_watch_relists_total{kind=\"%s\","
+						    "reason=\"%s\"} %llu\n", kind, relist_names[r],
+						 (unsigned long long)GET(reg.watch_relists[i][r]));
+		}
+	if (!rc)
+		rc = tp_buf_adds(o, "# HELP trainer_webhook_watch_stale 1 while the kind's cache may "
+				    "miss changes (before its first list, or from a broken watch "
+				    "until the re-list completes): its lookups go to the API server.\n"
+				    "# TYPE trainer_webhook_watch_stale gauge\n");
+	for (int i = 0; i < n && !rc; i++) {
+		const char *kind = atomic_load(&reg.watch_name[i]);
+		if (kind)
+			rc = tp_buf_addf(o, "trainer_webhook_watch_stale{kind=\"%s\"} %d\n", kind,
+					 GET(reg.watch_fresh[i]) ? 0 : 1);
+	}
+	return rc;
+}
+/* ---- end of the watch's re-lists and stale kinds ---- */
 
 void tw_metrics_error_answer(tw_error_reason r)
 {
@@ -356,8 +399,6 @@ static int render_watch(tp_buf *o)
 		{ "trainer_webhook_watch_last_list_status",
 		  "HTTP status of the kind's last list attempt (0: no answer; 404 for an optional "
 		  "kind: its API is not installed).", "gauge" },
-		{ "trainer_webhook_watch_relists_total",
-		  "Lists after the first (410 Gone, a broken stream), by kind.", "counter" },
 		{ "trainer_webhook_watch_reconnects_total",
 		  "Watches started again after one ended, by kind.", "counter" },
 	};
@@ -369,13 +410,12 @@ static int render_watch(tp_buf *o)
 			const char *kind = atomic_load(&reg.watch_name[i]);
 			long long v = f == 0   ? (long long)GET(reg.watch_synced_at[i])
 				      : f == 1 ? (long long)GET(reg.watch_status[i])
-				      : f == 2 ? (long long)GET(reg.watch_relists[i])
 					       : (long long)GET(reg.watch_reconnects[i]);
 			if (kind)
 				rc = tp_buf_addf(o, "%s{kind=\"%s\"} %lld\n", fam[f].name, kind, v);
 		}
 	}
-	return rc;
+	return rc ? rc : render_watch_relists(o, n);
 }
 
 static int render_errors(tp_buf *o)

@@ -49,8 +49,21 @@ int tw_metrics_watch_kind(const char *kind);
 /* A list attempt of the kind in slot ended with HTTP status (0: no answer);
  * on 200 unix_s is when (Unix seconds). */
 void tw_metrics_watch_listed(int slot, int64_t unix_s, long status);
-/* A list after the first (410 Gone, a broken stream). */
-void tw_metrics_watch_relist(int slot);
+/* Why a watched kind is listed again: each cause of a re-list, counted when
+ * the watch decides it (once per episode, however many attempts it takes). */
+typedef enum tw_relist_reason {
+	TW_RELIST_GONE = 0,      /* 410: the resourceVersion is too old (status or ERROR event) */
+	TW_RELIST_STREAM_BROKEN, /* a line that cannot be read: not {type, object}, too long */
+	TW_RELIST_ERROR_EVENT,   /* an ERROR event other than 410 ended the watch */
+	TW_RELIST_WATCH_FAILED,  /* the watch could not go on: connection lost, an error
+				    status, a watch that ended at once */
+	TW_RELIST__COUNT
+} tw_relist_reason;
+/* A re-list of the kind in slot was decided, and why. */
+void tw_metrics_watch_relist(int slot, tw_relist_reason why);
+/* The kind in slot is stale (its cache may miss what changed: lookups read
+ * through to the API server) or fresh again after a list. */
+void tw_metrics_watch_stale(int slot, bool stale);
 /* A watch started again after one ended. */
 void tw_metrics_watch_reconnect(int slot);
 
