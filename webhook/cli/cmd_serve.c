@@ -227,6 +227,7 @@ struct running {
 	tw_watch *watch;
 	tw_certmgr *certs;
 	tw_store_sink sinks[W_COUNT];
+	tw_freshness fresh;        /* which watched kinds lookups may take from the store */
 	tw_watch *crd_watch;       /* --kube without --crds: the cluster's CRDs */
 	tw_crds_follow *follow;
 	struct covers covers;
@@ -291,9 +292,10 @@ static int start_watch(struct running *r, tp_store *store, char *err, size_t n)
 		kinds[i] = watched[i];
 		r->sinks[i] = (tw_store_sink){ store, watched_kind[i] };
 		kinds[i].sink = tw_watch_store_sink(&r->sinks[i]);
+		kinds[i].fresh_bit = 1u << watched_kind[i];
 	}
 	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds, .nkinds = W_COUNT,
-			     .name = "runtimes", .metrics = true };
+			     .name = "runtimes", .metrics = true, .fresh = &r->fresh };
 	return tw_watch_start(&wo, &r->watch, err, n);
 }
 
@@ -381,6 +383,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	so.base.max_body = a->max_body;
 	so.base.strict_warn = a->strict_warn;
 	so.cluster.api = r->api;
+	so.cluster.fresh = &r->fresh; /* stale (read through) until the watch lists them */
 	for (int i = 0; a->kube && i < W_COUNT; i++)
 		so.cluster.cached |= 1u << watched_kind[i];
 	if (a->kube) /* not ready before the runtimes' first lists */

@@ -26,6 +26,12 @@ static bool cached(const tw_cluster *c, tp_kind k)
 	return !c->api || (c->cached & (1u << k));
 }
 
+/* The cache may answer for k: it keeps k, and k is not stale. */
+static bool current(const tw_cluster *c, tp_kind k)
+{
+	return cached(c, k) && (!c->api || !c->fresh || tw_fresh_is(c->fresh, 1u << k));
+}
+
 /* From the store, with a hold kept until tw_resolver_done. */
 static int from_store(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 		      const cJSON **out)
@@ -69,8 +75,9 @@ static int parse_answer(const tw_kube_resp *resp, tp_kind k, const char *path,
 	return TP_OK;
 }
 
+/* *answered: the API server gave an HTTP answer (whatever its status). */
 static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
-		    const cJSON **out, char *why, size_t whylen)
+		    const cJSON **out, char *why, size_t whylen, bool *answered)
 {
 	const char *group, *version, *plural;
 	char path[1024];
@@ -90,7 +97,8 @@ static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 	tw_kube_resp resp;
 	tw_kube_resp_init(&resp);
 	int rc;
-	if (tw_kubeapi_call(r->cluster->api, "GET", path, NULL, ms, &resp)) {
+	*answered = !tw_kubeapi_call(r->cluster->api, "GET", path, NULL, ms, &resp);
+	if (!*answered) {
 		snprintf(why, whylen, "%s", resp.error);
 		rc = TP_EUNAVAILABLE;
 	} else if (resp.status == 404) {
@@ -115,16 +123,20 @@ static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const
 		whylen = sizeof(dummy);
 	}
 	*out = NULL;
-	if (cached(r->cluster, k)) {
+	if (current(r->cluster, k)) {
 		int rc = from_store(r, k, ns, name, out);
 		if (rc != TP_ENOTFOUND || !r->cluster->api) {
 			tw_metrics_lookup(k, false, rc == TP_OK ? FOUND : NOT_FOUND);
 			return rc;
 		}
-		/* A miss in the cache may be an event that has not arrived yet (or a
-		 * watch that is broken): only the API server can say "not found". */
+		/* A miss in a fresh cache may be an event that has not arrived yet:
+		 * only the API server can say "not found". */
 	}
-	int rc = from_api(r, k, ns, name, out, why, whylen);
+	/* Not cached, a miss, or a stale kind (hit or miss: see resolver.h). */
+	bool answered = false;
+	int rc = from_api(r, k, ns, name, out, why, whylen, &answered);
+	if (answered && cached(r->cluster, k) && !current(r->cluster, k))
+		tw_fresh_answered(r->cluster->fresh);
 	tw_metrics_lookup(k, true, rc == TP_OK ? FOUND : rc == TP_ENOTFOUND ? NOT_FOUND : UNKNOWN);
 	return rc;
 }

@@ -2,12 +2,21 @@
  * webhook/cluster/resolver.h — the tp_lookup a server request decides with.
  *
  * Kinds the watch keeps (runtimes of both scopes, PriorityClasses) are read
- * from the store; a miss there, or a kind the server does not cache
+ * from the store while the watch says they are fresh (watch_fresh.h); a miss
+ * there, a kind that is stale (before its first list, or from a broken watch
+ * until its re-list completes), or a kind the server does not cache
  * (TrainJobs, JobSets: their number grows with the cluster), is asked of the
- * API server with a GET inside the request's ?timeout=. Only a 404 means
- * "not found"; no answer, or any other status, is TP_EUNAVAILABLE and the
- * decision becomes an error answer the API server may retry. Without an API
- * server (offline, --runtimes) the store is the whole truth.
+ * API server with a GET inside the request's ?timeout=. A stale kind reads
+ * through for hits too: the cache's copy may have been deleted or changed
+ * while the watch was away (a runtime deleted, or labelled deprecated,
+ * during an API-server restart), and a false allow is worse than a slower
+ * answer. Only a 404 means "not found"; no answer, or any other status, is
+ * TP_EUNAVAILABLE and the decision becomes an error answer the API server
+ * may retry — never the cache's stale copy. Without an API server (offline,
+ * --runtimes) the store is the whole truth.
+ *
+ * namespaces_of (a hint added to a denial, never a decision) reads the store
+ * whether fresh or not.
  *
  * No lock is held while a request waits: objects from the store are taken
  * with counted holds, objects from the API server live in the request's
@@ -20,10 +29,13 @@
 
 #include "policy/trainpolicy.h"
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/cluster/watch_fresh.h"
 
 typedef struct tw_cluster {
 	tw_kubeapi *api;        /* NULL: the store is the whole truth */
-	unsigned cached;        /* bit (1u << tp_kind) per kind the store keeps current */
+	unsigned cached;        /* bit (1u << tp_kind) per kind the store keeps */
+	tw_freshness *fresh;    /* which cached kinds are fresh now, same bits (NULL:
+				   all of them, always); outlives the server */
 	long default_budget_ms; /* for a request without ?timeout= (0: 5000) */
 } tw_cluster;
 

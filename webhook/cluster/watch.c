@@ -225,6 +225,7 @@ static void finished(struct res *s, CURLcode result)
 	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &code);
 	curl_multi_remove_handle(s->w->multi, s->easy);
 	s->busy = false;
+	s->lost = result != CURLE_OK && s->end == END_NONE;
 	if (s->mode == MODE_LIST) {
 		if (result == CURLE_OK && code == 200) {
 			tw__watch_list_page(s);
@@ -237,6 +238,24 @@ static void finished(struct res *s, CURLcode result)
 	watch_ended(s, code, result);
 }
 
+/* A read-through found the API server answering: a stale kind whose last
+ * attempt was lost in transport (refused, reset, cut) lists now instead of
+ * waiting out a backoff grown while the API server was away. One that the
+ * API server itself refused (an error status) keeps its backoff. */
+static void nudge(tw_watch *w, uint64_t now)
+{
+	if (!w->o.fresh || !tw_fresh_take_answered(w->o.fresh))
+		return;
+	for (size_t i = 0; i < w->n; i++) {
+		struct res *s = &w->res[i];
+		if (s->busy || s->mode != MODE_LIST || !s->lost || s->next_at <= now)
+			continue;
+		tw_log(TW_LOG_INFO, "watch %s: the API server answers again: listing now",
+		       s->resource);
+		s->next_at = now;
+	}
+}
+
 /* ------------------------------------------------------------ thread */
 
 static void *run(void *arg)
@@ -245,6 +264,7 @@ static void *run(void *arg)
 	while (!atomic_load(&w->stop)) {
 		uint64_t now = tw__mono_ms();
 		long wait_ms;
+		nudge(w, now);
 		for (size_t i = 0; i < w->n; i++) {
 			struct res *s = &w->res[i];
 			if (!s->busy && now >= s->next_at && start(s))

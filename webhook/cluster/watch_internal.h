@@ -55,6 +55,8 @@ struct res {
 	uint64_t conn_events; /* events this watch delivered */
 	enum watch_end end;
 	char end_why[192];    /* what the stream's end was, for the log */
+	bool lost;            /* the last attempt failed in transport (no answer, or its
+				 connection broke), not by what the API server said */
 	atomic_bool fresh;    /* listed, and its watch unbroken since (watch_fresh.h) */
 	tp_buf body;          /* a list page, or an error answer */
 	tw_jsonlines lines;
