@@ -454,6 +454,69 @@ int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
 int tp_default_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj,
 			const cJSON *old_obj, cJSON **out);
 
+/* ---------------------------------------------------------------- pods
+ *
+ * What kube-apiserver will say of the Jobs and Pods a JobSet makes, before
+ * they are made. tp_validate_trainjob and tp_validate_runtime run these in
+ * the strict profile; the functions below are the same checks on their own.
+ */
+
+/* A batch/v1 JobTemplateSpec ({metadata, spec}) as a JobSet's replicated
+ * job holds it, with JobSet's defaults (completionMode Indexed, Pod
+ * restartPolicy OnFailure when empty): the Job spec's rules and core
+ * validation of its Pod template. Errors go to res with kube-apiserver's
+ * paths and texts for the Job ("spec.template.spec.containers[0].resources.
+ * limits: Required value: Limit must be set for non overcommitable
+ * resources"). */
+int tp_pod_validate_job_template(const cJSON *job_template, tp_result *res);
+/* Core validation of a PodTemplateSpec ({metadata, spec}); paths start with
+ * prefix ("spec.template"; NULL or "" for none: ".spec.containers..."). */
+int tp_pod_validate_template(const cJSON *pod_template, const char *prefix, tp_result *res);
+
+/* Pod Security Admission (k8s.io/pod-security-admission): the levels of
+ * the pod-security.kubernetes.io/{enforce,warn,audit}[-version] labels. */
+typedef enum tp_psa_level {
+	TP_PSA_PRIVILEGED = 0,
+	TP_PSA_BASELINE,
+	TP_PSA_RESTRICTED,
+} tp_psa_level;
+
+#define TP_PSA_LATEST (-1) /* the version "latest" */
+
+typedef struct tp_psa_lv {
+	tp_psa_level level;
+	int minor; /* v1.<minor>, or TP_PSA_LATEST */
+} tp_psa_lv;
+
+typedef struct tp_psa_policy {
+	tp_psa_lv enforce, audit, warn;
+} tp_psa_policy;
+
+/* The label key of the audit annotation a warn/audit violation adds. */
+#define TP_PSA_AUDIT_ANNOTATION "pod-security-audit-violations"
+
+/* "LEVEL" or "LEVEL:VERSION" (privileged|baseline|restricted; latest|v1.N),
+ * as `--pod-security` takes it. TP_EINVAL with why when it is neither. */
+int tp_psa_parse(const char *s, tp_psa_lv *out, char *why, size_t whylen);
+/* "restricted:latest", "baseline:v1.30" (TP_ELIMIT when n is too small). */
+int tp_psa_format(const tp_psa_lv *lv, char *buf, size_t n);
+/* pod-security-admission's PolicyToEvaluate: labels (a Namespace's
+ * metadata.labels; NULL: none) over defaults (NULL: privileged:latest for
+ * all three modes). A label it cannot parse takes its fallback (enforce:
+ * restricted; warn and audit: privileged; a version: latest) and its field
+ * error ("metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value:
+ * \"strict\": must be one of privileged, baseline, restricted") is added to
+ * res (may be NULL) as a warning about namespace ns. */
+int tp_psa_policy_of(const cJSON *labels, const tp_psa_policy *defaults, const char *ns,
+		     tp_psa_policy *out, tp_result *res);
+/* Every check of lv's level and version on a Pod template ({metadata,
+ * spec}): *allowed, and when not, pod-security-admission's forbidden detail
+ * ("allowPrivilegeEscalation != false (container \"x\" must set
+ * securityContext.allowPrivilegeEscalation=false), ...") appended to
+ * detail. */
+int tp_psa_check_template(const tp_psa_lv *lv, const cJSON *pod_template, tp_buf *detail,
+			  bool *allowed);
+
 /* ---------------------------------------------------------------- expansion */
 
 /* The keys the expansion writes into Secrets. The library never makes a key

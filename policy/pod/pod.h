@@ -1,0 +1,207 @@
+/*
+ * pod/pod.h — what the files of policy/pod/ share: the API server's checks of
+ * the Jobs and Pods a JobSet will make (core and batch validation of a Job
+ * template and its Pod template), Pod Security Admission's checks, and the
+ * collector both write their findings into. Private to policy/.
+ *
+ * A finding keeps what kube-apiserver would say (type, path from the Job,
+ * value, detail) apart from what this library adds (which container it is
+ * about, what to write instead), so that the same finding can be shown at
+ * the TrainJob field that caused it or at the runtime's path.
+ */
+#ifndef TP_POD_H
+#define TP_POD_H
+
+#include "policy/core/internal.h"
+
+/* Where in the Pod a finding is: no container, a container or an init
+ * container (named by name, so that two templates can be compared). */
+typedef enum tp_pod_list { TP_POD_NONE = 0, TP_POD_CONTAINERS, TP_POD_INIT } tp_pod_list;
+
+typedef struct tp_pod_finding {
+	tp_field_type type;
+	const char *path;      /* from the Job: "spec.template.spec.containers[0].image" */
+	const char *value;     /* rendered as the API server does, or NULL */
+	const char *detail;    /* the API server's words ("" when it has none) */
+	const char *hint;      /* what to write instead, or NULL */
+	tp_pod_list list;      /* the container's list, or TP_POD_NONE */
+	const char *container; /* its name (NULL: none) */
+	const char *rel;       /* the path inside the container (".resources.limits") */
+} tp_pod_finding;
+
+#define TP_POD_PATH_MAX 1024
+
+/* The collector of one validation: findings in its arena, and the path of
+ * the field being looked at, built by push and pop so that no path is
+ * printed unless there is something to say about it. */
+typedef struct tp_podv {
+	tp_arena *arena;
+	tp_pod_finding *items;
+	size_t n, cap;
+	char path[TP_POD_PATH_MAX];
+	size_t len;
+	tp_pod_list list;      /* the container being looked at */
+	const char *container;
+	size_t container_len;  /* path length where its inner path starts */
+	int rc;                /* the first TP_ENOMEM, kept until the end */
+	/* The JobSet the job is a replicated job of, when known: its
+	 * volumeClaimPolicies give the Pods volumes the template does not list. */
+	const cJSON *jobset_spec;
+	const char *rjob;
+} tp_podv;
+
+int tp__podv_init(tp_podv *v);
+void tp__podv_free(tp_podv *v);
+/* Forget the findings, keep the memory. */
+void tp__podv_reset(tp_podv *v);
+
+/* Members by one name (no dotted path to split): the checks' hot path. */
+static inline const char *tp__mstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = tp_member(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+static inline const cJSON *tp__mobj(const cJSON *o, const char *k)
+{
+	const cJSON *v = tp_member(o, k);
+	return cJSON_IsObject(v) ? v : NULL;
+}
+static inline const cJSON *tp__marr(const cJSON *o, const char *k)
+{
+	const cJSON *v = tp_member(o, k);
+	return cJSON_IsArray(v) ? v : NULL;
+}
+static inline bool tp__mint(const cJSON *o, const char *k, long long *out)
+{
+	const cJSON *v = tp_member(o, k);
+	return v && tp_json_is_int(v, out);
+}
+
+/* Path building: each push returns the length to pop back to. A path that
+ * would not fit is cut (and marked "..."), never overrun. */
+size_t tp__podv_push(tp_podv *v, const char *member);             /* ".name" */
+size_t tp__podv_push_member(tp_podv *v, const char *name);         /* "." + name */
+size_t tp__podv_push_index(tp_podv *v, const char *member, int i);  /* ".ports[3]" */
+size_t tp__podv_push_key(tp_podv *v, const char *member, const char *key); /* ".limits[cpu]" */
+static inline void tp__podv_pop(tp_podv *v, size_t len)
+{
+	v->len = len;
+	v->path[len] = '\0';
+}
+
+/* Add a finding at the current path plus suffix (NULL: none): value (the
+ * rendered bad value, NULL for types that show none) and hint (what to
+ * write instead, may be NULL) are copied; the detail is a printf format.
+ * Returns TP_OK or TP_ENOMEM (also kept in v->rc). */
+int tp__podv_add(tp_podv *v, tp_field_type type, const char *suffix, const char *value,
+		 const char *hint, const char *detail_fmt, ...) TP_PRINTF(6, 7);
+/* IsDNS1123Label's errors for name, each an Invalid at the current path
+ * plus suffix: its length, then its shape ("must not contain dots" when it
+ * would be a subdomain). */
+int tp__pod_dns_label(tp_podv *v, const char *suffix, const char *name, const char *hint);
+/* Values as the API server prints them: a Go %q string, an integer, a
+ * compact JSON object. In v's arena. */
+const char *tp__podv_quote(tp_podv *v, const char *s);
+const char *tp__podv_int(tp_podv *v, long long n);
+const char *tp__podv_json(tp_podv *v, const cJSON *j);
+/* printf into v's arena (NULL when memory ran out). */
+const char *tp__podv_printf(tp_podv *v, const char *fmt, ...) TP_PRINTF(2, 3);
+
+/* --------------------------------------------------------- name sets
+ * A set of strings for "unique" and "exists" questions, keyed by hash so
+ * that a Pod with many containers, volumes or ports stays linear. Memory
+ * from the arena; the strings are not copied. */
+typedef struct tp_nameset {
+	const char **slots;
+	const void **vals; /* a value beside each name (tp__nameset_put) */
+	size_t cap, n;
+	tp_arena *arena;
+} tp_nameset;
+
+void tp__nameset_init(tp_nameset *s, tp_arena *a);
+bool tp__nameset_has(const tp_nameset *s, const char *name);
+/* TP_OK (also when already there: the first value stays) or TP_ENOMEM. */
+int tp__nameset_add(tp_nameset *s, const char *name);
+int tp__nameset_put(tp_nameset *s, const char *name, const void *val);
+/* The value put with name, or NULL. */
+const void *tp__nameset_get(const tp_nameset *s, const char *name);
+
+/* --------------------------------------------------------- validation
+ * kube-apiserver's checks, v1.32 texts (each file's header notes where
+ * v1.26 differs). Inputs are the versioned JSON a manifest holds; what the API
+ * server's defaulting fills in (restartPolicy, dnsPolicy, protocol, ...)
+ * counts as filled in. A member of the wrong JSON type counts as absent:
+ * the schema layer reports it. */
+
+/* A batch/v1 JobTemplateSpec as a JobSet's replicated job holds it, with
+ * JobSet's defaults (completionMode Indexed, restartPolicy OnFailure): the
+ * Job spec's own rules, then its Pod template at "spec.template". */
+int tp__pod_check_job(tp_podv *v, const cJSON *job_template);
+/* A PodTemplateSpec at the current path (".metadata", ".spec"). */
+int tp__pod_check_template(tp_podv *v, const cJSON *tmpl);
+/* The PodSpec at the current path, less containers (pod/spec.c). */
+int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec);
+/* Containers and init containers (pod/containers.c), given the volumes
+ * that passed validation. */
+int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *volumes);
+/* The parts of one container at the current path (pod/container_fields.c). */
+int tp__pod_check_ports(tp_podv *v, const cJSON *ports);
+int tp__pod_check_env(tp_podv *v, const cJSON *env);
+int tp__pod_check_env_from(tp_podv *v, const cJSON *list);
+int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes);
+int tp__pod_check_security_context(tp_podv *v, const cJSON *sc);
+/* ResourceRequirements at the current path (pod/resources.c). */
+int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
+/* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
+int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names);
+
+/* Each finding of v into res as the API server writes it (no hint). */
+int tp__podv_to_result(const tp_podv *v, tp_result *res);
+
+/* ------------------------------------------------------------ reports
+ * (pod/report.c) How a finding is shown where it is reported. */
+
+/* What makes two findings the same finding in two templates: type, the
+ * container by name (not index) and the path inside it, value, detail. In
+ * v's arena; NULL when memory ran out. */
+const char *tp__pod_key(tp_podv *v, const tp_pod_finding *f);
+/* Add f to res at path with the API server's type, value and detail, then
+ * the context (a printf format) and f's hint: "<detail>: <context>; <hint>". */
+int tp__pod_report(tp_result *res, const char *path, const tp_pod_finding *f,
+		   const char *context_fmt, ...) TP_PRINTF(4, 5);
+/* "replicated job \"node\", container \"node\"" (no container: the job only). */
+const char *tp__pod_where(tp_podv *v, const char *job, const tp_pod_finding *f);
+
+/* A finding a TrainJob settles for its runtime: the trainer's node
+ * container without an image takes spec.trainer.image (job: a replicated
+ * job of the runtime). */
+bool tp__pod_trainjob_fills(const cJSON *job, const tp_pod_finding *f);
+
+/* The strict profile's checks of the Pods (pod/trainjob.c, pod/runtime.c),
+ * called by the validators of admission/. */
+struct tp_tj_ctx;
+int tp__pod_check_trainjob(const struct tp_tj_ctx *ctx);
+int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runtime,
+			  tp_result *res);
+/* Pod Security of the Pods of a built JobSet in the TrainJob's namespace
+ * (pod/trainjob_security.c). */
+int tp__pod_security_trainjob(const struct tp_tj_ctx *ctx, const cJSON *jobset);
+
+/* ------------------------------------------------------ pod security */
+
+/* One check's verdict, as pod-security-admission's CheckResult. */
+typedef struct tp_psa_verdict {
+	bool allowed;
+	const char *reason; /* "allowPrivilegeEscalation != false" */
+	const char *detail; /* may be "" */
+} tp_psa_verdict;
+
+/* Every check that applies at level/version (pod/security_checks.c), in
+ * pod-security-admission's order: baseline checks by ID, then restricted
+ * ones, with the overrides of the restricted checks. The forbidden reasons
+ * and details joined as ForbiddenDetail() joins them go to detail; *allowed
+ * false when any check forbids. minor -1 is "latest". */
+int tp__psa_evaluate(tp_psa_level level, int minor, const cJSON *pod_meta, const cJSON *pod_spec,
+		     tp_arena *a, tp_buf *detail, bool *allowed);
+
+#endif

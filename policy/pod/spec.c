@@ -1,0 +1,180 @@
+/*
+ * pod/spec.c — a PodTemplateSpec as kube-apiserver checks it
+ * (pkg/apis/core/validation ValidatePodTemplateSpec and ValidatePodSpec,
+ * v1.32; v1.26 the same texts for these rules): the template's labels, the
+ * volumes, the containers, and the Pod-wide fields a training template sets
+ * (restartPolicy, dnsPolicy, nodeSelector, tolerations, the names a Pod
+ * refers to, activeDeadlineSeconds); ephemeral containers have no place in a
+ * template.
+ */
+#include "policy/pod/pod.h"
+
+#include <string.h>
+
+#define LABEL_HINT "use a qualified name as key and a label value of up to 63 characters"
+
+/* ValidateLabels: each key a qualified name, each value a label value, both
+ * reported at the map's path as upstream does. */
+static void check_labels(tp_podv *v, const cJSON *labels, const char *member)
+{
+	if (!cJSON_IsObject(labels))
+		return;
+	size_t mark = tp__podv_push(v, member);
+	for (const cJSON *l = labels->child; l; l = l->next) {
+		const char *msg = tp_check_qualified_name(l->string);
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, l->string),
+				     LABEL_HINT, "%s", msg);
+		const char *val = cJSON_IsString(l) ? l->valuestring : NULL;
+		msg = val ? tp_check_label_value(val) : NULL;
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, val), LABEL_HINT,
+				     "%s", msg);
+	}
+	tp__podv_pop(v, mark);
+}
+
+static void check_enum(tp_podv *v, const cJSON *spec, const char *member,
+		       const char *const *ok, const char *supported)
+{
+	const char *s = tp__mstr(spec, member);
+	if (!s || !*s)
+		return; /* the API server's defaulting fills it in */
+	for (; *ok; ok++)
+		if (!strcmp(s, *ok))
+			return;
+	tp__podv_add(v, TP_FIELD_UNSUPPORTED, tp__podv_printf(v, ".%s", member),
+		     tp__podv_quote(v, s), NULL, "supported values: %s", supported);
+}
+
+/* A name the Pod refers to (DNS-1123 label or subdomain), when set. */
+static void check_name(tp_podv *v, const cJSON *spec, const char *member, bool subdomain)
+{
+	const char *s = tp__mstr(spec, member);
+	if (!s || !*s)
+		return;
+	static const char hint[] = "use the object's lower-case name";
+	if (!subdomain) {
+		tp__pod_dns_label(v, tp__podv_printf(v, ".%s", member), s, hint);
+		return;
+	}
+	const char *msg = tp_check_dns1123_subdomain(s);
+	if (msg)
+		tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".%s", member),
+			     tp__podv_quote(v, s), hint, "%s", msg);
+}
+
+static void check_toleration(tp_podv *v, const cJSON *t)
+{
+	const char *key = tp__mstr(t, "key");
+	const char *op = tp__mstr(t, "operator");
+	const char *value = tp__mstr(t, "value");
+	const char *effect = tp__mstr(t, "effect");
+	const char *msg;
+	if (!op)
+		op = "";
+	if (!value)
+		value = "";
+	if (key && *key && (msg = tp_check_qualified_name(key)))
+		tp__podv_add(v, TP_FIELD_INVALID, ".key", tp__podv_quote(v, key), LABEL_HINT, "%s", msg);
+	if ((!key || !*key) && strcmp(op, "Exists"))
+		tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, op),
+			     "give a key, or use operator Exists to tolerate every taint",
+			     "operator must be Exists when `key` is empty, which means \"match all "
+			     "values and all keys\"");
+	if (tp_member(t, "tolerationSeconds") && !cJSON_IsNull(tp_member(t, "tolerationSeconds")) &&
+	    (!effect || strcmp(effect, "NoExecute")))
+		tp__podv_add(v, TP_FIELD_INVALID, ".effect", tp__podv_quote(v, effect ? effect : ""),
+			     "use effect NoExecute with tolerationSeconds",
+			     "effect must be 'NoExecute' when `tolerationSeconds` is set");
+	if (!*op || !strcmp(op, "Equal")) {
+		if ((msg = tp_check_label_value(value)))
+			tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, value),
+				     LABEL_HINT, "%s", msg);
+	} else if (!strcmp(op, "Exists")) {
+		if (*value)
+			tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, value),
+				     "drop the value, or use operator Equal",
+				     "value must be empty when `operator` is 'Exists'");
+	} else {
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".operator", tp__podv_quote(v, op), NULL,
+			     "supported values: \"Equal\", \"Exists\"");
+	}
+	static const char *const effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
+	if (effect && *effect)
+		check_enum(v, t, "effect", effects,
+			   "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
+}
+
+static void check_tolerations(tp_podv *v, const cJSON *list)
+{
+	int i = 0;
+	for (const cJSON *t = cJSON_IsArray(list) ? list->child : NULL; t; t = t->next, i++) {
+		size_t mark = tp__podv_push_index(v, ".tolerations", i);
+		check_toleration(v, t);
+		tp__podv_pop(v, mark);
+	}
+}
+
+int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
+{
+	static const char *const restart[] = { "Always", "OnFailure", "Never", NULL };
+	static const char *const dns[] = { "ClusterFirstWithHostNet", "ClusterFirst", "Default",
+					   "None", NULL };
+	check_enum(v, spec, "restartPolicy", restart, "\"Always\", \"OnFailure\", \"Never\"");
+	check_enum(v, spec, "dnsPolicy", dns,
+		   "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
+	check_labels(v, tp_member(spec, "nodeSelector"), ".nodeSelector");
+	check_name(v, spec, "serviceAccountName", true);
+	check_name(v, spec, "nodeName", true);
+	long long ads;
+	if (tp__mint(spec, "activeDeadlineSeconds", &ads) && (ads < 1 || ads > 2147483647LL))
+		tp__podv_add(v, TP_FIELD_INVALID, ".activeDeadlineSeconds", tp__podv_int(v, ads),
+			     "use a number of seconds from 1 to 2147483647",
+			     "must be between 1 and 2147483647, inclusive");
+	check_name(v, spec, "hostname", false);
+	check_name(v, spec, "subdomain", false);
+	check_tolerations(v, tp_member(spec, "tolerations"));
+	check_name(v, spec, "priorityClassName", true);
+	return v->rc;
+}
+
+/* JobSet's volumeClaimPolicies: the controller adds a volume named after
+ * each claim template to the Pods of the replicated jobs a policy targets
+ * (all of them when it names none), so mounts of those names are found. */
+static int add_claim_volumes(tp_podv *v, tp_nameset *volumes)
+{
+	const cJSON *pols = tp__marr(v->jobset_spec, "volumeClaimPolicies");
+	for (const cJSON *p = pols ? pols->child : NULL; p; p = p->next) {
+		const cJSON *targets = tp__marr(p, "targetReplicatedJobs");
+		bool mine = !targets || !targets->child;
+		for (const cJSON *t = mine ? NULL : targets->child; t && !mine; t = t->next)
+			mine = cJSON_IsString(t) && v->rjob && !strcmp(t->valuestring, v->rjob);
+		const cJSON *tmpls = mine ? tp__marr(p, "templates") : NULL;
+		for (const cJSON *t = tmpls ? tmpls->child : NULL; t; t = t->next)
+			if (tp__nameset_add(volumes, tp_get_str(t, "metadata.name")))
+				return v->rc = TP_ENOMEM;
+	}
+	return TP_OK;
+}
+
+int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
+{
+	/* upstream: fldPath.Child("labels"), without "metadata" */
+	check_labels(v, tp_get(tmpl, "metadata.labels"), ".labels");
+	const cJSON *spec = tp__mobj(tmpl, "spec");
+	size_t mark = tp__podv_push(v, ".spec");
+	tp_nameset volumes;
+	tp__nameset_init(&volumes, v->arena);
+	tp__pod_check_volumes(v, tp_member(spec, "volumes"), &volumes);
+	add_claim_volumes(v, &volumes);
+	tp__pod_check_containers(v, spec, &volumes);
+	tp__pod_check_spec_fields(v, spec);
+	const cJSON *eph = tp__marr(spec, "ephemeralContainers");
+	if (eph && eph->child)
+		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".ephemeralContainers", NULL,
+			     "drop ephemeralContainers: they are added to running Pods only",
+			     "ephemeral containers not allowed in pod template");
+	tp__podv_pop(v, mark);
+	return v->rc;
+}
