@@ -291,6 +291,7 @@ typedef enum tp_kind {
 	TP_KIND_OUTDATED,                 /* kubeflow.org/v2alpha1 (pre-release guides) */
 	TP_KIND_PRIORITY_CLASS,           /* scheduling.k8s.io/v1 PriorityClass (Volcano rule) */
 	TP_KIND_CONFIGMAP,                /* v1 ConfigMap (a TrainJob's runtime snapshot) */
+	TP_KIND_NAMESPACE,                /* v1 Namespace (its Pod Security labels) */
 	TP_KIND__COUNT
 } tp_kind;
 
@@ -424,6 +425,10 @@ typedef struct tp_options {
 	const tp_lookup *lookup; /* NULL: store only */
 	const tp_crds *crds;   /* with a CRD for an object's kind, its schema and CEL
 				* rules replace the built-in schema checks of that kind */
+	const char *pod_security; /* "LEVEL[:VERSION]" (tp_psa_parse): the Pod Security
+				   * level of every mode a namespace's labels leave unset,
+				   * as the API server's PodSecurity defaults; NULL:
+				   * privileged (the API server's own default) */
 } tp_options;
 
 /* One object through opt->lookup, else opt->store (TP_ENOTFOUND when absent).

@@ -12,6 +12,7 @@
  * updates.
  */
 #include "policy/admission/runtime.h"
+#include "policy/pod/pod.h"
 #include "policy/schema/schema.h"
 
 #include <stdio.h>
@@ -93,5 +94,6 @@ int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind
 		tp__runtime_replicated_jobs(obj, res);
 	if (strict)
 		tp__runtime_strict(&f, op, kind, obj, res);
-	return TP_OK;
+	/* the Pods every TrainJob of this runtime would have refused */
+	return strict ? tp__pod_check_runtime(opt, kind, obj, res) : TP_OK;
 }

@@ -12,6 +12,7 @@
  *      jobset, torch (with TorchTune), mpi, xgboost, volcano.
  */
 #include "policy/plugins/plugin.h"
+#include "policy/pod/pod.h"
 #include "policy/schema/schema.h"
 
 #include <stdio.h>
@@ -210,6 +211,8 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 		rc = build_templates(ctx);
 	if (!rc)
 		rc = tp_plugins_check_trainjob(ctx);
+	if (!rc && tp_strict(ctx->opt)) /* the Jobs and Pods it becomes (pod/trainjob.c) */
+		rc = tp__pod_check_trainjob(ctx);
 	cJSON_Delete(ctx->owned[1]);
 	cJSON_Delete(ctx->owned[0]);
 	ctx->owned[0] = ctx->owned[1] = NULL;

@@ -81,6 +81,7 @@ int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const 
 	}
 	case TP_KIND_PRIORITY_CLASS: /* looked up, never validated */
 	case TP_KIND_CONFIGMAP:
+	case TP_KIND_NAMESPACE:
 	case TP_KIND__COUNT:
 		return TP_EUNSUPPORTED;
 	default:

@@ -54,6 +54,8 @@ tp_kind tp_kind_of(const cJSON *obj)
 	} else if (group_is(av, "v1")) {
 		if (!strcmp(kind, "ConfigMap"))
 			return TP_KIND_CONFIGMAP;
+		if (!strcmp(kind, "Namespace"))
+			return TP_KIND_NAMESPACE;
 	} else if (!strncmp(av, "kubeflow.org/", 13) || !strcmp(av, "trainer.kubeflow.org/v2alpha1") ||
 		   !strcmp(av, "trainer.kubeflow.org/v2")) {
 		/* The pre-release API of older guides (kubeflow.org/v2alpha1). */
@@ -76,6 +78,7 @@ const char *tp_kind_name(tp_kind k)
 	case TP_KIND_OUTDATED: return "outdated kubeflow.org object";
 	case TP_KIND_PRIORITY_CLASS: return "PriorityClass";
 	case TP_KIND_CONFIGMAP: return "ConfigMap";
+	case TP_KIND_NAMESPACE: return "Namespace";
 	case TP_KIND_UNKNOWN:
 	case TP_KIND__COUNT: break;
 	}
@@ -91,7 +94,7 @@ bool tp_kind_is_runtime(tp_kind k)
 bool tp_kind_is_cluster_scoped(tp_kind k)
 {
 	return k == TP_KIND_CLUSTER_TRAINING_RUNTIME || k == TP_KIND_OME_CLUSTER_TRAINING_RUNTIME ||
-	       k == TP_KIND_PRIORITY_CLASS;
+	       k == TP_KIND_PRIORITY_CLASS || k == TP_KIND_NAMESPACE;
 }
 
 int tp_profile_parse(const char *s, tp_profile *out)

@@ -86,6 +86,7 @@ const char *tp__resource_name(tp_kind k)
 	case TP_KIND_JOBSET: return "jobsets." TP_GROUP_JOBSET;
 	case TP_KIND_PRIORITY_CLASS: return "priorityclasses.scheduling.k8s.io";
 	case TP_KIND_CONFIGMAP: return "configmaps";
+	case TP_KIND_NAMESPACE: return "namespaces";
 	default: return "objects";
 	}
 }

@@ -83,7 +83,7 @@ static bool is_stored(tp_kind k, const char *name)
 		return n > sn && !strcmp(name + n - sn, TP_RUNTIME_SNAPSHOT_SUFFIX);
 	}
 	return tp_kind_is_runtime(k) || k == TP_KIND_TRAINJOB || k == TP_KIND_JOBSET ||
-	       k == TP_KIND_PRIORITY_CLASS;
+	       k == TP_KIND_PRIORITY_CLASS || k == TP_KIND_NAMESPACE;
 }
 
 /* Namespaced kinds without a namespace live in "default", as the API server

@@ -20,10 +20,11 @@
 #define ANC "trainer.kubeflow.org/trainjob-ancestor-step"
 #define FW "\"trainer.kubeflow.org/framework\":\"torch\""
 
-/* A replicated job: name, ancestor step ("" for none), container name, extra members. */
+/* A replicated job: name, ancestor step ("" for none), container name, extra members.
+ * The container has an image: the strict profile refuses Pods without one. */
 #define JOB(name, step, ctr, extra)                                                          \
 	"{\"name\":\"" name "\"" extra ",\"template\":{\"metadata\":{\"labels\":{" step "}},"     \
-	"\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"" ctr "\"}]}}}}}"
+	"\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"" ctr "\",\"image\":\"img\"}]}}}}}"
 #define STEP(s) "\"" ANC "\":\"" s "\""
 #define TRAINER_JOB JOB("node", STEP("trainer"), "node", "")
 #define SPEC_JOBS(jobs) "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":{\"replicatedJobs\":[" jobs "]}}}"

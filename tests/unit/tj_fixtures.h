@@ -12,11 +12,13 @@
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
-/* A replicated job: name, ancestor label, container (with the initializer mount). */
+/* A replicated job: name, ancestor label, container (with the initializer mount
+ * and its volume: the strict profile refuses Pods that mount what they lack). */
 #define TJ_JOB(name, step, container)                                                    \
 	"{\"name\":\"" name "\",\"template\":{\"metadata\":{\"labels\":{"                 \
 	"\"trainer.kubeflow.org/trainjob-ancestor-step\":\"" step "\"}},\"spec\":{"        \
-	"\"template\":{\"spec\":{\"initContainers\":[{\"name\":\"prep\"}],\"containers\":[{" \
+	"\"template\":{\"spec\":{\"volumes\":[{\"name\":\"initializer\",\"emptyDir\":{}}]," \
+	"\"initContainers\":[{\"name\":\"prep\",\"image\":\"img\"}],\"containers\":[{"      \
 	"\"name\":\"" container "\",\"image\":\"img\",\"volumeMounts\":[{\"name\":"         \
 	"\"initializer\",\"mountPath\":\"/workspace\"}]}]}}}}}"
 

@@ -1,0 +1,55 @@
+/*
+ * pod/runtime.c — the strict profile's check of a runtime's template: each
+ * replicated job as kube-apiserver will check the Job made from it, so that
+ * a runtime whose Pods every TrainJob would have refused (a memory request
+ * over its limit, a mount of a volume it does not define) is refused
+ * itself, at its own field. What a TrainJob always fills in is left to the
+ * TrainJob: the trainer's node container may leave its image to
+ * spec.trainer.image.
+ */
+#include "policy/pod/pod.h"
+
+#include <string.h>
+
+static int check_job(tp_podv *v, const cJSON *job, int i, tp_result *res)
+{
+	const char *name = tp__mstr(job, "name");
+	tp__podv_reset(v);
+	v->rjob = name;
+	tp__pod_check_job(v, tp_member(job, "template"));
+	int rc = v->rc;
+	for (size_t k = 0; !rc && k < v->n; k++) {
+		const tp_pod_finding *f = &v->items[k];
+		if (tp__pod_trainjob_fills(job, f))
+			continue;
+		const char *path = tp__podv_printf(v, "spec.template.spec.replicatedJobs[%d].template.%s",
+						   i, f->path);
+		const char *where = tp__pod_where(v, name, f);
+		rc = path && where ? tp__pod_report(res, path, f,
+						    "the Job.batch of every TrainJob would be "
+						    "invalid (%s)", where)
+				   : TP_ENOMEM;
+	}
+	return rc;
+}
+
+int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runtime,
+			  tp_result *res)
+{
+	if (!tp_strict(opt) ||
+	    (kind != TP_KIND_TRAINING_RUNTIME && kind != TP_KIND_CLUSTER_TRAINING_RUNTIME))
+		return TP_OK;
+	const cJSON *jobs = tp_get_array(runtime, "spec.template.spec.replicatedJobs");
+	if (!jobs || !jobs->child)
+		return TP_OK;
+	tp_podv v;
+	if (tp__podv_init(&v))
+		return TP_ENOMEM;
+	v.jobset_spec = tp_get(runtime, "spec.template.spec");
+	int rc = TP_OK, i = 0;
+	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
+		if (cJSON_IsObject(j))
+			rc = check_job(&v, j, i, res);
+	tp__podv_free(&v);
+	return rc;
+}

@@ -1,0 +1,319 @@
+/*
+ * pod/trainjob.c — the strict profile's look ahead at a TrainJob's Pods:
+ * each replicated job of the JobSet it becomes is checked as kube-apiserver
+ * will check the Job the JobSet controller creates from it, and each
+ * finding is shown where it comes from:
+ *   - the runtime, when the runtime's own replicated job has the same
+ *     finding: at the runtime's path, naming the runtime;
+ *   - the TrainJob's runtimePatches, when the patched template has it and
+ *     the runtime's does not;
+ *   - else the TrainJob field that put the value there
+ *     (spec.trainer.resourcesPerNode.limits, spec.trainer.image, ...), or
+ *     spec.runtimeRef when no single field did.
+ *
+ * The JobSet's Pods differ from the runtime's template with the
+ * runtimePatches merged (ctx->tmpl, which the validator has built already)
+ * only where the expansion writes the trainer's settings (expand/info.c):
+ * resourcesPerNode strategic-merged into the trainer job's node container
+ * (and MPI's node job's, with runLauncherAsNode), image, command and args
+ * set there, env upserted. Those are written into a copy of that job's
+ * template with the expansion's own helpers; every other job is read where
+ * it is. What the plugins add (environment, ports, counts, the MPI and Flux
+ * parts) is written by this library and valid by construction. Building
+ * the whole JobSet cost 61,000 instructions of make bench's TrainJob review
+ * (callgrind), more than the review itself; this costs one copy of one job
+ * and one pass. The runtime's template is checked again only for a job
+ * that has findings and a copy, to tell the TrainJob's from the runtime's.
+ */
+#include "policy/admission/trainjob.h"
+#include "policy/expand/expand.h"
+#include "policy/pod/pod.h"
+
+#include <string.h>
+
+typedef struct rt_job {
+	const cJSON *job;
+	int index;
+} rt_job;
+
+typedef struct tj_pods {
+	const tp_tj_ctx *ctx;
+	tp_podv built; /* a replicated job as the JobSet will hold it */
+	tp_podv other; /* the same job in the runtime's template, or the patched one */
+	bool other_ready;
+} tj_pods;
+
+static bool is(const char *s, const char *want)
+{
+	return s && !strcmp(s, want);
+}
+
+static const char *kind_of(const tj_pods *t)
+{
+	tp_kind k = tp_kind_of(t->ctx->runtime);
+	return k == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(k);
+}
+
+static const char *job_name(tj_pods *t, const char *rjob)
+{
+	const char *tj = tp_meta_name(t->ctx->job);
+	return tp__podv_printf(&t->built, "%s-%s-0", *tj ? tj : "<trainjob>", rjob ? rjob : "");
+}
+
+/* ------------------------------------------------------------ overlay */
+
+/* The trainer's settings written into a copy of job's template, as
+ * expand/info.c's apply_trainjob writes them: *out NULL when the TrainJob
+ * writes nothing into this job. TP_EINVAL: a setting of a type the schema
+ * layer reports. */
+static int overlay(const tp_tj_ctx *ctx, const cJSON *job, cJSON **out)
+{
+	*out = NULL;
+	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
+	const cJSON *tmpl = tp_member(job, "template");
+	bool trainer_job = is(tp_meta_label(tmpl, TP_LABEL_ANCESTOR), TP_ANCESTOR_TRAINER);
+	bool mpi_node = tp_get_true(ctx->runtime, "spec.mlPolicy.mpi.runLauncherAsNode") &&
+			is(tp__mstr(job, "name"), TP_JOB_NODE);
+	if (!trainer || !(trainer_job || mpi_node) ||
+	    !tp_find_named(tp_get_array(tmpl, "spec.template.spec.containers"), "name",
+			   TP_CONTAINER_NODE))
+		return TP_OK;
+	cJSON *copy = cJSON_Duplicate(tmpl, 1);
+	cJSON *node = copy ? (cJSON *)tp_find_named(tp_get_array(copy, "spec.template.spec.containers"),
+						    "name", TP_CONTAINER_NODE)
+			   : NULL;
+	if (!node) {
+		cJSON_Delete(copy);
+		return TP_ENOMEM;
+	}
+	int rc = TP_OK;
+	const cJSON *want = tp__mobj(trainer, "resourcesPerNode");
+	if (want) {
+		cJSON *r = tp_x_object(node, "resources");
+		rc = r ? tp_strategic_merge(r, want, NULL) : TP_EINVAL;
+	}
+	static const char *const members[] = { "image", "command", "args" };
+	for (int k = 0; !rc && trainer_job && k < 3; k++) {
+		const cJSON *v = tp_member(trainer, members[k]);
+		if (v && !cJSON_IsNull(v))
+			rc = tp_x_set(node, members[k], cJSON_Duplicate(v, 1));
+	}
+	if (!rc)
+		rc = tp_x_env_copy(node, tp__marr(trainer, "env"));
+	if (rc)
+		cJSON_Delete(copy);
+	else
+		*out = copy;
+	return rc;
+}
+
+/* ------------------------------------------------------------ origins */
+
+/* The replicated jobs of a template by name. */
+static int index_jobs(tp_podv *v, const cJSON *tmpl, tp_nameset *out)
+{
+	tp__nameset_init(out, v->arena);
+	const cJSON *jobs = tp_get_array(tmpl, "spec.replicatedJobs");
+	int i = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next, i++) {
+		rt_job *r = tp_arena_alloc(v->arena, sizeof(*r));
+		if (!r)
+			return TP_ENOMEM;
+		*r = (rt_job){ j, i };
+		if (tp__nameset_put(out, tp__mstr(j, "name"), r))
+			return TP_ENOMEM;
+	}
+	return TP_OK;
+}
+
+/* The findings of the job named name in tmpl, into t->other, keyed. */
+static int other_findings(tj_pods *t, const cJSON *tmpl, const char *name, tp_nameset *keys,
+			  const rt_job **job)
+{
+	tp_nameset jobs;
+	*job = NULL;
+	tp__nameset_init(keys, t->other.arena);
+	if (index_jobs(&t->other, tmpl, &jobs))
+		return TP_ENOMEM;
+	if (!(*job = tp__nameset_get(&jobs, name)))
+		return TP_OK;
+	size_t start = t->other.n;
+	t->other.jobset_spec = tp_member(tmpl, "spec");
+	t->other.rjob = name;
+	tp__pod_check_job(&t->other, tp_member((*job)->job, "template"));
+	for (size_t i = start; i < t->other.n; i++) {
+		const tp_pod_finding *f = &t->other.items[i];
+		const char *key = tp__pod_key(&t->other, f);
+		if (!key || tp__nameset_put(keys, key, f))
+			return TP_ENOMEM;
+	}
+	return t->other.rc;
+}
+
+/* The TrainJob field behind a finding in the copy, or NULL. */
+static const char *trainjob_field(tj_pods *t, const tp_pod_finding *f)
+{
+	const cJSON *trainer = tp_get(t->ctx->job, "spec.trainer");
+	const char *rel = f->rel ? f->rel : "";
+	if (f->list != TP_POD_CONTAINERS || !is(f->container, TP_CONTAINER_NODE))
+		return NULL;
+	if (!strncmp(rel, ".resources", 10) && tp_member(trainer, "resourcesPerNode"))
+		return tp__podv_printf(&t->built, "spec.trainer.resourcesPerNode%s", rel + 10);
+	static const char *const members[] = { "image", "command", "args", "env" };
+	for (int k = 0; k < 4; k++) {
+		size_t n = strlen(members[k]);
+		if (rel[0] == '.' && !strncmp(rel + 1, members[k], n) &&
+		    (rel[n + 1] == '\0' || rel[n + 1] == '.' || rel[n + 1] == '[') &&
+		    tp_member(trainer, members[k]))
+			return tp__podv_printf(&t->built, "spec.trainer.%s", members[k]);
+	}
+	return NULL;
+}
+
+/* A finding of the runtime's own template, at the runtime's path; an image
+ * the runtime leaves to the TrainJob at spec.trainer.image. */
+static int report_runtime(tj_pods *t, const cJSON *job, int index, const tp_pod_finding *f)
+{
+	const char *rjob = tp__mstr(job, "name");
+	const char *where = tp__pod_where(&t->built, rjob, f);
+	if (tp__pod_trainjob_fills(job, f))
+		return tp__pod_report(t->ctx->res, "spec.trainer.image", f,
+				      "%s \"%s\" leaves the image of the trainer's Pods (%s) to the "
+				      "TrainJob; set spec.trainer.image",
+				      kind_of(t), tp_meta_name(t->ctx->runtime), where);
+	const char *path = tp__podv_printf(
+		&t->built, "spec.template.spec.replicatedJobs[%d].template.%s", index, f->path);
+	const char *jname = job_name(t, rjob);
+	if (!where || !path || !jname)
+		return TP_ENOMEM;
+	return tp__pod_report(t->ctx->res, path, f,
+			      "in %s \"%s\" (%s), so Job.batch \"%s\" would be invalid", kind_of(t),
+			      tp_meta_name(t->ctx->runtime), where, jname);
+}
+
+static int report_other(tj_pods *t, const char *rjob, const tp_pod_finding *f, bool patches)
+{
+	const char *where = tp__pod_where(&t->built, rjob, f);
+	const char *jname = job_name(t, rjob);
+	if (!where || !jname)
+		return TP_ENOMEM;
+	if (patches)
+		return tp__pod_report(t->ctx->res, "spec.runtimePatches", f,
+				      "the patched template makes Job.batch \"%s\" invalid at %s (%s)",
+				      jname, f->path, where);
+	const char *field = trainjob_field(t, f);
+	if (field)
+		return tp__pod_report(t->ctx->res, field, f,
+				      "Job.batch \"%s\" would be invalid at %s (%s)", jname, f->path,
+				      where);
+	return tp__pod_report(t->ctx->res, "spec.runtimeRef", f,
+			      "Job.batch \"%s\" built with %s \"%s\" would be invalid at %s (%s)",
+			      jname, kind_of(t), tp_meta_name(t->ctx->runtime), f->path, where);
+}
+
+/* Where each finding of t->built comes from. index: the job's place in
+ * ctx->tmpl; copied: the TrainJob wrote into it. */
+static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
+{
+	const char *rjob = tp__mstr(job, "name");
+	bool patched = t->ctx->tmpl != t->ctx->base;
+	int rc = TP_OK;
+	if (!copied && !patched) { /* the runtime's own job, as it is */
+		for (size_t i = 0; !rc && i < t->built.n; i++)
+			rc = report_runtime(t, job, index, &t->built.items[i]);
+		return rc;
+	}
+	if (!t->other_ready && tp__podv_init(&t->other))
+		return TP_ENOMEM;
+	t->other_ready = true;
+	tp__podv_reset(&t->other);
+	tp_nameset base_keys, patched_keys;
+	const rt_job *base, *pjob;
+	tp__nameset_init(&patched_keys, t->other.arena);
+	rc = other_findings(t, t->ctx->base, rjob, &base_keys, &base);
+	if (!rc && copied && patched)
+		rc = other_findings(t, t->ctx->tmpl, rjob, &patched_keys, &pjob);
+	for (size_t i = 0; !rc && i < t->built.n; i++) {
+		const tp_pod_finding *f = &t->built.items[i];
+		const char *key = tp__pod_key(&t->built, f);
+		const tp_pod_finding *rf = key ? tp__nameset_get(&base_keys, key) : NULL;
+		if (!key)
+			rc = TP_ENOMEM;
+		else if (rf && base)
+			rc = report_runtime(t, base->job, base->index, rf);
+		else
+			rc = report_other(t, rjob, f,
+					  !copied || tp__nameset_has(&patched_keys, key));
+	}
+	return rc;
+}
+
+static int check_job(tj_pods *t, const cJSON *job, int index)
+{
+	cJSON *copy;
+	int rc = overlay(t->ctx, job, &copy);
+	if (rc)
+		return rc == TP_ENOMEM ? rc : TP_OK;
+	const char *rjob = tp__mstr(job, "name");
+	tp__podv_reset(&t->built);
+	t->built.jobset_spec = tp_member(t->ctx->tmpl, "spec");
+	t->built.rjob = rjob;
+	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
+	rc = t->built.rc;
+	if (!rc && t->built.n)
+		rc = attribute(t, job, index, copy != NULL);
+	cJSON_Delete(copy);
+	return rc;
+}
+
+static int check_jobs(const tp_tj_ctx *ctx)
+{
+	tj_pods t = { .ctx = ctx };
+	if (tp__podv_init(&t.built))
+		return TP_ENOMEM;
+	int rc = TP_OK, i = 0;
+	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
+		if (cJSON_IsObject(j))
+			rc = check_job(&t, j, i);
+	tp__podv_free(&t.built);
+	if (t.other_ready)
+		tp__podv_free(&t.other);
+	return rc;
+}
+
+/* The TrainJob's initializer env goes into the initializer containers in
+ * the plugins' phase: its names are checked where the TrainJob holds them. */
+static int check_initializer_env(const tp_tj_ctx *ctx)
+{
+	static const char *const which[] = { "dataset", "model" };
+	const cJSON *init = tp_get_object(ctx->job, "spec.initializer");
+	if (!init)
+		return TP_OK;
+	tp_podv v;
+	if (tp__podv_init(&v))
+		return TP_ENOMEM;
+	for (int k = 0; k < 2; k++) {
+		tp__podv_reset(&v);
+		tp__podv_push(&v, k ? "spec.initializer.model" : "spec.initializer.dataset");
+		tp__pod_check_env(&v, tp_member(tp_member(init, which[k]), "env"));
+		for (size_t i = 0; !v.rc && i < v.n; i++)
+			v.rc = tp__pod_report(ctx->res, v.items[i].path, &v.items[i],
+					      "the %s-initializer's Pods would be invalid", which[k]);
+	}
+	int rc = v.rc;
+	tp__podv_free(&v);
+	return rc;
+}
+
+int tp__pod_check_trainjob(const tp_tj_ctx *ctx)
+{
+	if (!tp_strict(ctx->opt) || !ctx->runtime || !ctx->tmpl)
+		return TP_OK;
+	int rc = check_jobs(ctx);
+	if (!rc)
+		rc = check_initializer_env(ctx);
+	if (!rc)
+		rc = tp__pod_security_trainjob(ctx, ctx->tmpl);
+	return rc;
+}

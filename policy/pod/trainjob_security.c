@@ -1,0 +1,199 @@
+/*
+ * pod/trainjob_security.c — Pod Security Admission for the Pods a TrainJob
+ * will make, decided as pod-security-admission decides for each Pod
+ * (admission.go EvaluatePod): the namespace's enforce level denies, with its
+ * "violates PodSecurity ..." text; warn allows with its "would violate
+ * PodSecurity ..." warning (none when the answer is a denial); audit adds an
+ * audit annotation. The namespace is looked up like any other object
+ * (opt->lookup, else the store); one that cannot be read is a warning that
+ * says what was not checked, never a verdict. A Namespace that does not
+ * exist has no labels: the defaults (opt->pod_security, else privileged).
+ */
+#include "policy/admission/trainjob.h"
+#include "policy/pod/pod.h"
+
+#include <string.h>
+
+typedef struct psa_run {
+	const tp_tj_ctx *ctx;
+	tp_psa_policy pol;
+	const char *ns;
+	tp_arena *arena;
+	tp_buf audit;    /* the annotation's text */
+	tp_buf warnings; /* held back until no job is denied */
+	bool denied;
+} psa_run;
+
+static bool same(const tp_psa_lv *a, const tp_psa_lv *b)
+{
+	return (a->level == TP_PSA_PRIVILEGED && b->level == TP_PSA_PRIVILEGED) ||
+	       (a->level == b->level && a->minor == b->minor);
+}
+
+/* Evaluate lv on a Pod template into detail; *allowed. */
+static int eval(psa_run *r, const tp_psa_lv *lv, const cJSON *pod, tp_buf *detail, bool *allowed)
+{
+	tp_buf_reset(detail);
+	return tp__psa_evaluate(lv->level, lv->minor, tp_member(pod, "metadata"), tp_member(pod, "spec"),
+				r->arena, detail, allowed);
+}
+
+/* The runtime's own template for a replicated job name, for telling a
+ * violation the runtimePatches brought in. */
+static const cJSON *base_pod(const tp_tj_ctx *ctx, const char *name, int *index)
+{
+	const cJSON *jobs = tp_get_array(ctx->base, "spec.replicatedJobs");
+	*index = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next, ++*index)
+		if (name && !strcmp(tp__mstr(j, "name") ? tp__mstr(j, "name") : "", name))
+			return tp_get(j, "template.spec.template");
+	return NULL;
+}
+
+static int deny(psa_run *r, const cJSON *bjob, const char *level, const char *detail)
+{
+	const tp_tj_ctx *ctx = r->ctx;
+	const char *rjob = tp__mstr(bjob, "name");
+	int ri;
+	const cJSON *base = base_pod(ctx, rjob, &ri);
+	bool patched = false;
+	if (ctx->tmpl != ctx->base && base) {
+		tp_buf d = TP_BUF_INIT(0);
+		bool ok;
+		int rc = eval(r, &r->pol.enforce, base, &d, &ok);
+		tp_buf_free(&d);
+		if (rc)
+			return rc;
+		patched = ok;
+	}
+	const char *tj = tp_meta_name(ctx->job);
+	tp_kind k = tp_kind_of(ctx->runtime);
+	return tp_result_add(
+		ctx->res, TP_FIELD_FORBIDDEN, patched ? "spec.runtimePatches" : "metadata.namespace",
+		NULL,
+		"violates PodSecurity \"%s\": %s: Pods of replicated job \"%s\" (Job.batch "
+		"\"%s-%s-0\") would be forbidden in namespace \"%s\"; change %s as each check "
+		"says, or use a namespace whose pod-security.kubernetes.io/enforce level admits "
+		"them",
+		level, detail, rjob ? rjob : "", tj, rjob ? rjob : "", r->ns,
+		patched ? "the runtimePatches"
+			: tp_arena_printf(r->arena,
+					  "the Pod template of %s \"%s\" "
+					  "(spec.template.spec.replicatedJobs[%d].template.spec."
+					  "template)",
+					  k == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(k),
+					  tp_meta_name(ctx->runtime), ri));
+}
+
+typedef struct mode {
+	const tp_psa_lv *lv;
+	tp_buf detail;
+	bool ok;
+} mode;
+
+/* m's verdict: that of an earlier mode with the same level and version
+ * (EvaluatePod caches them so), else evaluated. */
+static int evaluate(psa_run *r, mode *m, const mode *earlier, int n, const cJSON *pod)
+{
+	for (int i = 0; i < n; i++)
+		if (same(m->lv, earlier[i].lv)) {
+			m->ok = earlier[i].ok;
+			return earlier[i].ok ? TP_OK : tp_buf_adds(&m->detail, earlier[i].detail.data);
+		}
+	return eval(r, m->lv, pod, &m->detail, &m->ok);
+}
+
+/* One replicated job: enforce denies, audit annotates, warn warns. */
+static int one_job(psa_run *r, const cJSON *bjob)
+{
+	const cJSON *pod = tp_get(bjob, "template.spec.template");
+	const char *rjob = tp__mstr(bjob, "name");
+	mode m[3] = { { &r->pol.enforce, TP_BUF_INIT(0), true },
+		      { &r->pol.audit, TP_BUF_INIT(0), true },
+		      { &r->pol.warn, TP_BUF_INIT(0), true } };
+	char lv[64];
+	int rc = TP_OK;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = evaluate(r, &m[i], m, i, pod);
+	if (!rc && !m[0].ok && !(rc = tp_psa_format(m[0].lv, lv, sizeof(lv)))) {
+		rc = deny(r, bjob, lv, m[0].detail.data);
+		r->denied = true;
+	}
+	if (!rc && !m[1].ok && !(rc = tp_psa_format(m[1].lv, lv, sizeof(lv))))
+		rc = tp_buf_addf(&r->audit, "%swould violate PodSecurity \"%s\": %s (replicated job "
+				 "\"%s\")", r->audit.len ? "; " : "", lv, m[1].detail.data,
+				 rjob ? rjob : "");
+	if (!rc && !m[2].ok && !(rc = tp_psa_format(m[2].lv, lv, sizeof(lv))))
+		rc = tp_buf_addf(&r->warnings, "would violate PodSecurity \"%s\": %s (replicated job "
+				 "\"%s\")", lv, m[2].detail.data, rjob ? rjob : "");
+	if (!rc && !m[2].ok)
+		rc = tp_buf_add(&r->warnings, "", 1); /* the separator */
+	for (int i = 0; i < 3; i++)
+		tp_buf_free(&m[i].detail);
+	return rc;
+}
+
+/* The warnings held back, NUL-separated in r->warnings. */
+static int flush_warnings(psa_run *r)
+{
+	int rc = TP_OK;
+	for (size_t off = 0; !rc && off < r->warnings.len; off += strlen(r->warnings.data + off) + 1)
+		rc = tp_result_warn_at(r->ctx->res, "metadata.namespace", "%s", r->warnings.data + off);
+	return rc;
+}
+
+/* The namespace's policy: TP_OK and *known, or not known (a warning says
+ * why). */
+static int policy(psa_run *r, bool *known)
+{
+	const tp_tj_ctx *ctx = r->ctx;
+	tp_psa_policy defaults, *dp = NULL;
+	char why[512];
+	*known = false;
+	if (ctx->opt->pod_security) {
+		if (tp_psa_parse(ctx->opt->pod_security, &defaults.enforce, why, sizeof(why)))
+			return tp_result_warn(ctx->res, "Pod Security was not checked: --pod-security "
+							"%s", why);
+		defaults.audit = defaults.warn = defaults.enforce;
+		dp = &defaults;
+	}
+	const cJSON *nsobj = NULL;
+	int rc = tp_lookup_get(ctx->opt, TP_KIND_NAMESPACE, NULL, r->ns, &nsobj, why, sizeof(why));
+	if (rc == TP_EUNAVAILABLE)
+		return tp_result_warn_at(ctx->res, "metadata.namespace",
+					 "Pod Security of namespace \"%s\" was not checked: "
+					 "namespaces \"%s\" could not be looked up: %s", r->ns, r->ns,
+					 *why ? why : tp_strerror(rc));
+	if (rc != TP_OK && rc != TP_ENOTFOUND)
+		return rc;
+	*known = true;
+	return tp_psa_policy_of(tp_get(nsobj, "metadata.labels"), dp, r->ns, &r->pol, ctx->res);
+}
+
+int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const cJSON *jobset)
+{
+	const char *ns = tp_meta_namespace(ctx->job);
+	psa_run r = { .ctx = ctx, .ns = *ns ? ns : "default" };
+	bool known;
+	int rc = policy(&r, &known);
+	if (rc || !known ||
+	    (r.pol.enforce.level == TP_PSA_PRIVILEGED && r.pol.audit.level == TP_PSA_PRIVILEGED &&
+	     r.pol.warn.level == TP_PSA_PRIVILEGED))
+		return rc;
+	if (tp_arena_new(&r.arena, 0))
+		return TP_ENOMEM;
+	tp_buf_init(&r.audit, 0);
+	tp_buf_init(&r.warnings, 0);
+	const cJSON *jobs = tp_get_array(jobset, "spec.replicatedJobs");
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next)
+		rc = one_job(&r, j);
+	if (!rc && r.audit.len)
+		rc = tp_result_annotate(ctx->res, TP_PSA_AUDIT_ANNOTATION, r.audit.data);
+	/* as EvaluatePod: no warnings on a request that is refused */
+	if (!rc && !r.denied)
+		rc = flush_warnings(&r);
+	tp_buf_free(&r.audit);
+	tp_buf_free(&r.warnings);
+	tp_arena_free(r.arena);
+	return rc;
+}
