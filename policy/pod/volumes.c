@@ -122,27 +122,52 @@ static void check_source(tp_podv *v, const char *kind, const cJSON *src)
 	}
 }
 
-/* validateVolumeSource: exactly one source. */
+#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
+
+/* The place of a source in upstream's order, or -1 for another member. */
+static int source_index(const char *member)
+{
+	for (size_t i = 0; i < NSOURCES; i++)
+		if (member[0] == sources[i][0] && !strcmp(member, sources[i]))
+			return (int)i;
+	return -1;
+}
+
+/* validateVolumeSource: exactly one source. The volume's members are read
+ * once (a volume has two or three), then the sources found are judged in
+ * upstream's order. */
 static void check_sources(tp_podv *v, const cJSON *vol)
 {
+	const cJSON *found[NSOURCES] = { 0 };
 	int n = 0;
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		const cJSON *src = tp_get_object(vol, sources[i]);
-		if (!src)
+	for (const cJSON *m = vol->child; m; m = m->next) {
+		int i = cJSON_IsObject(m) ? source_index(m->string) : -1;
+		if (i >= 0 && !found[i]) {
+			found[i] = m;
+			n++;
+		}
+	}
+	if (!n) {
+		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
+			     "give the volume a source (emptyDir, persistentVolumeClaim, configMap, "
+			     "secret, ...)", "must specify a volume type");
+		return;
+	}
+	bool first = true;
+	for (size_t i = 0; i < NSOURCES && n; i++) {
+		if (!found[i])
 			continue;
+		n--;
 		size_t mark = tp__podv_push_member(v, sources[i]);
-		if (n++)
+		if (!first)
 			tp__podv_add(v, TP_FIELD_FORBIDDEN, NULL, NULL,
 				     "keep one source per volume, and define another volume for "
 				     "the other", MORE_THAN_ONE);
 		else
-			check_source(v, sources[i], src);
+			check_source(v, sources[i], found[i]);
+		first = false;
 		tp__podv_pop(v, mark);
 	}
-	if (!n)
-		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
-			     "give the volume a source (emptyDir, persistentVolumeClaim, configMap, "
-			     "secret, ...)", "must specify a volume type");
 }
 
 static int check_volume(tp_podv *v, const cJSON *vol, int i, tp_nameset *names)
@@ -171,6 +196,8 @@ int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names)
 	int i = 0;
 	for (const cJSON *vol = cJSON_IsArray(volumes) ? volumes->child : NULL; vol;
 	     vol = vol->next, i++) {
+		if (!cJSON_IsObject(vol))
+			continue; /* the schema layer's to report */
 		int rc = check_volume(v, vol, i, names);
 		if (rc)
 			return rc;
