@@ -1,12 +1,14 @@
 /*
  * pod/resources.c — a container's ResourceRequirements as kube-apiserver
  * checks them (pkg/apis/core/validation validateResourceRequirements,
- * validateContainerResourceName, ValidateResourceQuantityValue; v1.32, the
- * same texts in v1.26): resource names, quantities not negative, whole
- * numbers for extended resources, hugepages in whole pages and beside cpu or
- * memory, each request at most its limit, and an extended resource (one
- * outside kubernetes.io, "nvidia.com/gpu") or hugepages with a limit equal
- * to its request. Go walks the maps in random order; the JSON order here.
+ * validateContainerResourceName, ValidateResourceQuantityValue; v1.32
+ * texts, where v1.26 said "must be less than or equal to cpu limit" and
+ * "must be equal to <name> limit" without the limit's value): resource
+ * names, quantities not negative, whole numbers for extended resources,
+ * hugepages in whole pages and beside cpu or memory, each request at most
+ * its limit, and an extended resource (one outside kubernetes.io,
+ * "nvidia.com/gpu") or hugepages with a limit equal to its request. Go
+ * walks the maps in random order; the JSON order here.
  */
 #include "policy/core/quantity.h"
 #include "policy/pod/pod.h"
