@@ -18,11 +18,12 @@ CSTD     := -std=c17 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 OPT      ?= -O2 -g
 CFLAGS   ?=
-# --version: git describe at build time, else this release number.
-VERSION  ?= 0.3.0
-GIT_VERSION := $(shell git describe --tags --always --dirty 2>/dev/null)
+# --version: this release number and the commit built ("0.4.0 (cada370)";
+# the commit is left out where there is no git, as in the image's build).
+VERSION  ?= 0.4.0
+GIT_COMMIT := $(shell git describe --always --dirty --abbrev=7 --match=no-tag 2>/dev/null)
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CFLAGS   += -DTW_VERSION='"$(if $(GIT_VERSION),$(GIT_VERSION),$(VERSION))"'
+CFLAGS   += -DTW_VERSION='"$(VERSION)"' -DTW_COMMIT='"$(GIT_COMMIT)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 
@@ -45,13 +46,24 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: all run test unit integration asan valgrind bench deps clean image deploy fuzz
+.PHONY: FORCE all run test unit integration asan valgrind bench deps clean image deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
 $(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h webhook/*/*.h certs/*.h tests/support/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The commit in --version: version.o is rebuilt when the commit changes
+# (the stamp is rewritten only then).
+$(BUILD)/commit.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+$(BUILD)/webhook/cli/version.o: $(BUILD)/commit.stamp
+
+# The CRDs built in (webhook/cli/crds/, copied in by the assembler's
+# .incbin): the object follows the folder's files.
+$(BUILD)/webhook/cli/builtin_crds.o: $(wildcard webhook/cli/crds/*.yaml)
 
 $(LIBPOLICY): $(POLICY_OBJ)
 	@mkdir -p $(dir $@)

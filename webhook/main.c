@@ -6,6 +6,7 @@
 
 #include "policy/trainpolicy.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/version.h"
 
 static const struct command {
 	const char *name;
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 		return TW_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("trainer-webhook %s\n", TW_VERSION);
+		tw_version_print(stdout);
 		return TW_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -157,13 +157,48 @@ static void validate_crds_positions_text(void **state)
 		      "a field the runtime guides document but upstream's CRD does not have");
 	free(out);
 	free(err);
-	/* without the CRDs: the built-in layer, and one note saying what is missing */
+	/* no flag: the CRDs built in find the same, at the same lines */
 	rc = run(&out, &err, "validate %s", tpath("m"));
-	contains(err, "note: without --crds the built-in schema checks apply");
-	assert_null(strstr(strstr(err, "note:") + 1, "note: without --crds")); /* said once */
+	assert_int_equal(rc, 1);
+	contains(out, "bad.yaml:9:5: TrainJob/typo: denied: unknown field \"spec.trainer.numProcPerNod\"");
+	contains(out, "bad.yaml:12:9: TrainJob/typo: denied: spec.trainer.resourcesPerNode.limits.memory: "
+		      "Invalid value: \"4gi\"");
+	contains(out, "bad.yaml:13:9: TrainJob/typo: denied: spec.trainer.resourcesPerNode.limits.cpu: "
+		      "Invalid value: \"two\"");
+	contains(out, "bad.yaml:15:1: TrainJob/wrong-version: denied: no matches for kind \"TrainJob\"");
+	contains(out, "bad.yaml:24:1: Trainjob/wrong-kind: denied: no matches for kind \"Trainjob\"");
+	assert_null(strstr(err, "without --crds"));
 	free(out);
 	free(err);
+	/* --crds none: the built-in checks only; with another --crds it makes no sense */
+	rc = run(&out, &err, "validate --crds none %s", tpath("m"));
+	assert_null(strstr(out, "numProcPerNod"));
+	free(out);
+	free(err);
+	assert_int_equal(run(NULL, &err, "validate --crds none --crds %s %s", crds, tpath("m")), 2);
+	contains(err, "--crds none turns the CRDs off");
+	free(err);
 	free(crds);
+}
+
+/* --version: the release and the commit, and the CRDs built in. */
+static void version_names_release_and_crds(void **state)
+{
+	(void)state;
+	char *out = NULL, *commit = NULL;
+	assert_int_equal(run(&out, NULL, "--version"), 0);
+	contains(out, "trainer-webhook 0.4.0");
+	contains(out, "built-in CRDs: kubeflow/trainer v2.3.0 (8c0f5059)");
+	contains(out, "kubernetes-sigs/jobset 08dfbdfd");
+	/* built in a git checkout: the commit it was built from */
+	if (tt_run("git rev-parse --short=7 HEAD", &commit, NULL) == 0 && commit && *commit) {
+		commit[strcspn(commit, "\n")] = '\0';
+		char want[64];
+		snprintf(want, sizeof(want), "trainer-webhook 0.4.0 (%s", commit);
+		contains(out, want);
+	}
+	free(commit);
+	free(out);
 }
 
 static void validate_github_and_sarif(void **state)
@@ -937,6 +972,7 @@ int main(void)
 		cmocka_unit_test(validate_usage_errors_exit_2),
 		cmocka_unit_test(validate_crds_positions_text),
 		cmocka_unit_test(validate_github_and_sarif),
+		cmocka_unit_test(version_names_release_and_crds),
 		cmocka_unit_test(validate_junit_against_schema),
 		cmocka_unit_test(validate_json_positions_and_unreadable),
 		cmocka_unit_test(validate_filters_and_edges),

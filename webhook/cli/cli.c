@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webhook/cli/builtin_crds.h"
 #include "webhook/cli/cli.h"
 #include "webhook/cli/crds.h"
 #include "webhook/cli/manifests.h"
@@ -99,6 +100,8 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		c->opt.now = val;
 	} else if (!strcmp(a, "--kubeconfig")) {
 		c->kubeconfig = val;
+	} else if (!strcmp(a, "--crds") && !strcmp(val, "none")) {
+		c->crds_none = true;
 	} else if (!strcmp(a, "--crds")) {
 		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
 		if (!p)
@@ -146,10 +149,28 @@ static int crds_from_cluster(tw_cli *c)
 	return rc;
 }
 
+/* The CRDs built into the binary: what upstream's release ships. */
+static int crds_builtin(tw_cli *c)
+{
+	if (!c->crds && tp_crds_new(&c->crds))
+		return TP_ENOMEM;
+	int rc = tw_builtin_crds_load(c->crds, stderr);
+	c->opt.crds = c->crds;
+	malloc_trim(0); /* the parsed text is gone: give its pages back */
+	return rc;
+}
+
 int tw_cli_load_crds(tw_cli *c)
 {
-	if (!c->ncrd_paths && !c->kubeconfig)
+	if (c->crds_none && (c->ncrd_paths || c->kubeconfig))
+		return tw_cli_usage(c, "--crds none turns the CRDs off: drop it, or drop the other "
+				       "--crds%s", c->kubeconfig ? " and --kubeconfig" : ""),
+		       TP_EINVAL;
+	if (c->crds_none || (!c->ncrd_paths && !c->kubeconfig && (c->opt.no_schema ||
+								  c->crds_elsewhere)))
 		return TP_OK;
+	if (!c->ncrd_paths && !c->kubeconfig)
+		return crds_builtin(c);
 	if (!c->ncrd_paths) {
 		if (!c->crds && tp_crds_new(&c->crds))
 			return TP_ENOMEM;

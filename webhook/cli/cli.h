@@ -20,6 +20,9 @@ typedef struct tw_cli {
 	size_t ncrd_paths;
 	tp_crds *crds;         /* what they hold, compiled; opt.crds */
 	const char *kubeconfig; /* --kubeconfig: the CRDs from that cluster (no --crds) */
+	bool crds_none;        /* --crds none: no CRD at all, the built-in checks only */
+	bool crds_elsewhere;   /* the command takes its CRDs elsewhere (serve --kube: the
+				* cluster's): no built-in CRDs either */
 } tw_cli;
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
@@ -49,7 +52,8 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path);
 int tw_cli_load_store(tw_cli *c);
 
 /* Compile the CRDs of every --crds path, or read them from the cluster of
- * --kubeconfig (problems on stderr); sets opt.crds. TP_OK with neither. */
+ * --kubeconfig, else the built-in ones (builtin_crds.h) unless --crds none,
+ * --no-schema or crds_elsewhere (problems on stderr); sets opt.crds. */
 int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a

@@ -369,6 +369,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	if (!store)
 		return -1;
+	a->cli.crds_elsewhere = a->kube; /* the cluster's own, followed below */
 	if (tw_cli_load_crds(&a->cli)) {
 		tw_log(TW_LOG_ERROR, "cannot load --crds (see above); fix the CustomResourceDefinitions");
 		tp_store_free(store);
@@ -390,7 +391,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 		so.ready[TW_READY_WATCH] = starting;
 	if (a->manage_certs) /* not ready before the manager has a pair and a bundle */
 		so.ready[TW_READY_CERTS] = starting;
-	bool follow = a->kube && !a->cli.crds && !a->cli.opt.no_schema;
+	bool follow = a->kube && !a->cli.crds && !a->cli.opt.no_schema && !a->cli.crds_none;
 	if (follow) /* not ready before the CRDs' first lists */
 		so.ready[TW_READY_CRDS] = starting;
 	if (tw_server_start(&so, &r->srv, err, sizeof(err)) ||

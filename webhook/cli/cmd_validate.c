@@ -18,6 +18,7 @@
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
 #include "webhook/cli/manifests.h"
+#include "webhook/cli/version.h"
 
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
 
@@ -379,7 +380,7 @@ static int finish(struct run *r)
 	cJSON_AddNumberToObject(r->report, "allowed", (double)r->allowed);
 	cJSON_AddNumberToObject(r->report, "denied", (double)r->denied);
 	cJSON_AddNumberToObject(r->report, "skipped", (double)r->skipped);
-	r->out.version = TW_VERSION;
+	r->out.version = tw_version_string();
 	tw_report_print(r->report, &r->out, stdout);
 	if (!r->nin && !r->unreadable) {
 		fprintf(stderr, "trainer-webhook validate: no manifests found\n");
@@ -408,9 +409,6 @@ int tw_cmd_validate(int argc, char **argv)
 		r.unreadable = true;
 	if (!rc && tw_cli_load_crds(&r.cli))
 		r.unreadable = true;
-	if (!rc && !r.cli.crds && !r.cli.opt.no_schema)
-		fprintf(stderr, "note: without --crds the built-in schema checks apply; give the "
-				"CRDs (--crds) for the API server's full schema and CEL rules\n");
 	for (size_t i = 0; !rc && i < r.npaths; i++)
 		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
 			r.unreadable = true;

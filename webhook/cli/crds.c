@@ -19,40 +19,55 @@ struct crd_load {
 	int rc;
 };
 
-static int add_crd_file(const char *path, void *ctx)
+int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t len, FILE *errf,
+		     size_t *added)
 {
-	struct crd_load *cl = ctx;
-	tp_buf b = TP_BUF_INIT(0);
 	tp_docs *docs = NULL;
 	tp_load_error err = { 0 };
 	tp_load_limits lim;
 	tp_load_limits_default(&lim);
 	lim.max_doc_bytes = MAX_CRD_FILE; /* a CRD with an embedded PodSpec is ~1 MiB */
-	int rc = tw_read_file(path, MAX_CRD_FILE, &b);
-	if (!rc)
-		rc = tp_load(b.data ? b.data : "", b.len, &lim, &docs, &err);
-	tp_buf_free(&b);
+	int rc = tp_load(text, len, &lim, &docs, &err);
 	if (rc) {
-		if (cl->errf)
-			fprintf(cl->errf, "%s: %s\n", path, err.msg[0] ? err.msg : tp_strerror(rc));
+		if (errf)
+			fprintf(errf, "%s: %s\n", name, err.msg[0] ? err.msg : tp_strerror(rc));
 		tp_docs_free(docs);
-		return cl->rc = rc == TP_ENOMEM ? rc : TP_EIO, 0;
+		return rc == TP_ENOMEM ? rc : TP_EIO;
 	}
+	int first = TP_OK;
 	for (size_t i = 0; i < tp_docs_count(docs); i++) {
 		const cJSON *o = tp_docs_at(docs, i)->obj;
 		const char *kind = tp_get_str(o, "kind");
 		if (!kind || strcmp(kind, "CustomResourceDefinition"))
 			continue; /* a kustomization.yaml, or another object beside them */
 		char why[512] = "";
-		rc = tp_crds_add(cl->crds, o, why, sizeof(why));
-		if (rc && cl->errf)
-			fprintf(cl->errf, "%s: %s\n", path, why[0] ? why : tp_strerror(rc));
-		if (rc)
-			cl->rc = rc == TP_ENOMEM ? rc : TP_EINVAL;
-		else
-			cl->added++;
+		rc = tp_crds_add(crds, o, why, sizeof(why));
+		if (rc && errf)
+			fprintf(errf, "%s: %s\n", name, why[0] ? why : tp_strerror(rc));
+		if (rc && first != TP_ENOMEM)
+			first = rc == TP_ENOMEM ? rc : TP_EINVAL;
+		else if (!rc && added)
+			++*added;
 	}
 	tp_docs_free(docs);
+	return first;
+}
+
+static int add_crd_file(const char *path, void *ctx)
+{
+	struct crd_load *cl = ctx;
+	tp_buf b = TP_BUF_INIT(0);
+	int rc = tw_read_file(path, MAX_CRD_FILE, &b);
+	if (rc) {
+		if (cl->errf)
+			fprintf(cl->errf, "%s: %s\n", path, tp_strerror(rc));
+		tp_buf_free(&b);
+		return cl->rc = rc == TP_ENOMEM ? rc : TP_EIO, 0;
+	}
+	rc = tw_crds_add_text(cl->crds, path, b.data ? b.data : "", b.len, cl->errf, &cl->added);
+	tp_buf_free(&b);
+	if (rc)
+		cl->rc = rc;
 	return cl->rc == TP_ENOMEM ? TP_ENOMEM : 0;
 }
 

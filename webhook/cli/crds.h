@@ -17,4 +17,12 @@
  * holds no CRD at all. *added (may be NULL) grows by the CRDs added. */
 int tw_crds_load(tp_crds *crds, const char *path, FILE *errf, size_t *added);
 
+/* The CustomResourceDefinitions in text (YAML or JSON, one document or
+ * several) compiled into crds; name is the text's name in messages on errf
+ * (may be NULL). TP_OK, TP_EIO when the text does not load, TP_EINVAL when
+ * a CRD does not compile, TP_ENOMEM. *added (may be NULL) grows by the CRDs
+ * added. */
+int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t len, FILE *errf,
+		     size_t *added);
+
 #endif /* TW_CRDS_H */

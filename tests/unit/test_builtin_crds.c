@@ -1,0 +1,136 @@
+/*
+ * test_builtin_crds.c — the CRDs built into the binary are upstream's files
+ * of webhook/cli/crds/ byte for byte: every YAML file of the folder is built
+ * in and every built-in one is a file of the folder, with the same bytes;
+ * the folder's README names the release --version gives; they compile; and
+ * where ../shared is beside the repository, they are its fixtures' CRDs too.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/testutil.h"
+#include "webhook/cli/builtin_crds.h"
+
+#define FOLDER "webhook/cli/crds"
+
+static void compare_with(const char *folder)
+{
+	size_t n = tw_builtin_crds_count();
+	assert_true(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		tw_builtin_crd c;
+		assert_true(tw_builtin_crd_get(i, &c));
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", folder, c.file);
+		size_t len = 0;
+		char *want = tt_read_file(path, &len);
+		if (!want)
+			fail_msg("%s is built in but not in %s", c.file, folder);
+		if (len != c.len || memcmp(want, c.data, len))
+			fail_msg("%s: the built-in copy (%zu bytes) differs from %s (%zu bytes)",
+				 c.file, c.len, path, len);
+		assert_int_equal(c.data[c.len], '\0');
+		free(want);
+	}
+	assert_false(tw_builtin_crd_get(n, &(tw_builtin_crd){ 0 }));
+}
+
+static void builtin_copy_is_the_folder(void **state)
+{
+	(void)state;
+	compare_with(FOLDER);
+	/* and nothing of the folder is left out */
+	glob_t g;
+	assert_int_equal(glob(FOLDER "/*.yaml", 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, tw_builtin_crds_count());
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = g.gl_pathv[i] + strlen(FOLDER "/");
+		bool found = false;
+		for (size_t k = 0; k < tw_builtin_crds_count(); k++) {
+			tw_builtin_crd c;
+			tw_builtin_crd_get(k, &c);
+			found |= !strcmp(c.file, base);
+		}
+		if (!found)
+			fail_msg("%s is in the folder but not built in (webhook/cli/builtin_crds.c)",
+				 g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+static void builtin_copy_is_upstreams_fixture(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	char *dir = tt_shared_path("fixtures/upstream/crds");
+	compare_with(dir);
+	free(dir);
+}
+
+/* The folder's README names the source --version prints, the licence is
+ * beside it. */
+static void readme_names_the_source(void **state)
+{
+	(void)state;
+	char *readme = tt_read_file(FOLDER "/README.md", NULL);
+	assert_non_null(readme);
+	/* "kubeflow/trainer v2.3.0 (8c0f5059) manifests/base/crds, ..." in parts */
+	char src[512];
+	snprintf(src, sizeof(src), "%s", tw_builtin_crds_source);
+	for (char *tok = strtok(src, " ,()"); tok; tok = strtok(NULL, " ,()"))
+		if (!strstr(readme, tok))
+			fail_msg("README.md of " FOLDER " does not name \"%s\" (of --version's "
+				 "\"%s\")", tok, tw_builtin_crds_source);
+	assert_non_null(strstr(readme, "Apache License"));
+	free(readme);
+	char *lic = tt_read_file(FOLDER "/LICENSE", NULL);
+	assert_non_null(lic);
+	assert_non_null(strstr(lic, "Apache License"));
+	assert_non_null(strstr(lic, "Version 2.0"));
+	free(lic);
+}
+
+static void builtin_crds_compile(void **state)
+{
+	(void)state;
+	tp_crds *crds = NULL;
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	assert_int_equal(tw_builtin_crds_load(crds, stderr), TP_OK);
+	assert_true(tp_crds_count(crds) >= tw_builtin_crds_count()); /* versions served */
+	static const char *const kinds[][2] = {
+		{ "trainer.kubeflow.org", "TrainJob" },
+		{ "trainer.kubeflow.org", "TrainingRuntime" },
+		{ "trainer.kubeflow.org", "ClusterTrainingRuntime" },
+		{ "trainer.kubeflow.org", "OptimizationJob" },
+		{ "jobset.x-k8s.io", "JobSet" },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!tp_crds_has_kind(crds, kinds[i][0], kinds[i][1]))
+			fail_msg("no built-in CRD serves %s %s", kinds[i][0], kinds[i][1]);
+	/* given back pages read again from the binary: loading twice works */
+	tp_crds *again = NULL;
+	assert_int_equal(tp_crds_new(&again), TP_OK);
+	assert_int_equal(tw_builtin_crds_load(again, stderr), TP_OK);
+	assert_int_equal(tp_crds_count(again), tp_crds_count(crds));
+	tp_crds_unref(again);
+	tp_crds_unref(crds);
+	compare_with(FOLDER); /* and still the same bytes */
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(builtin_copy_is_the_folder),
+		cmocka_unit_test(builtin_copy_is_upstreams_fixture),
+		cmocka_unit_test(readme_names_the_source),
+		cmocka_unit_test(builtin_crds_compile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
