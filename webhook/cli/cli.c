@@ -32,6 +32,8 @@ void tw_cli_free(tw_cli *c)
 	c->crd_paths = NULL;
 	c->crds = NULL;
 	tp_store_free(c->store);
+	cJSON_Delete(c->known);
+	c->known = NULL;
 	c->runtimes = NULL;
 	c->store = NULL;
 }
@@ -116,10 +118,16 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 
 int tw_cli_load_store(tw_cli *c)
 {
-	if (!c->store && tp_store_new(&c->store))
+	if (!c->store) { /* a fresh store (serve's reload): its names afresh too */
+		cJSON_Delete(c->known);
+		c->known = NULL;
+		if (tp_store_new(&c->store))
+			return TP_ENOMEM;
+	}
+	if (!c->known && !(c->known = cJSON_CreateArray()))
 		return TP_ENOMEM;
 	for (size_t i = 0; i < c->nruntimes; i++) {
-		int rc = tw_store_load_path(c->store, c->runtimes[i], stderr);
+		int rc = tw_store_load_path_names(c->store, c->runtimes[i], stderr, c->known);
 		if (rc)
 			return rc;
 	}
@@ -196,6 +204,8 @@ int tw_cli_keep(tw_cli *c, const cJSON *obj)
 	/* ConfigMaps: the store keeps runtime snapshots only */
 	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS && k != TP_KIND_CONFIGMAP)
 		return TP_OK;
+	if (c->known && tw_note_runtime(c->known, obj))
+		return TP_ENOMEM;
 	cJSON *copy = cJSON_Duplicate(obj, 1);
 	int rc = copy ? tp_store_put(c->store, copy) : TP_ENOMEM;
 	if (rc && copy)

@@ -16,6 +16,8 @@ typedef struct tw_cli {
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;
 	tp_store *store;       /* what --runtimes loaded (and what a command adds) */
+	cJSON *known;          /* the runtimes in it, [{ kind, namespace, name }], for the
+				* near names a finding suggests */
 	const char **crd_paths; /* --crds PATH, in order */
 	size_t ncrd_paths;
 	tp_crds *crds;         /* what they hold, compiled; opt.crds */

@@ -12,6 +12,7 @@
 #include "webhook/admission/expand_api.h"
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/findings.h"
 #include "webhook/cli/yaml_out.h"
 
 static const char expand_help[] =
@@ -81,7 +82,10 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 		tp_buf_free(&b);
 		return NULL;
 	}
-	rc = tp_load(b.data ? b.data : "", b.len, NULL, docs, &lerr);
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.positions = true; /* the findings of a refused TrainJob say where */
+	rc = tp_load(b.data ? b.data : "", b.len, &lim, docs, &lerr);
 	tp_buf_free(&b);
 	if (rc) {
 		tp_buf msg = TP_BUF_INIT(0);
@@ -135,6 +139,35 @@ static int print_list(const struct expand_args *a, const cJSON *list)
 	return TP_OK;
 }
 
+/* Why the TrainJob is refused: validate's findings (the field as written,
+ * its line, the hint), one a line. */
+static void refused(struct expand_args *a, const tp_docs *docs, const cJSON *tj,
+		    const tp_result *res)
+{
+	int line = 1;
+	for (size_t i = 0; i < tp_docs_count(docs); i++)
+		if (tp_docs_at(docs, i)->obj == tj)
+			line = tp_docs_at(docs, i)->line;
+	tw_finding_ctx fc = { .docs = docs, .obj = tj, .line = line, .known = a->cli.known,
+			      .give_runtime = "give the runtime as well: in the TrainJob's file, or "
+					      "--runtimes DIR" };
+	cJSON *errs = cJSON_CreateArray(), *warns = cJSON_CreateArray(), *e;
+	fprintf(stderr, "%s: TrainJob %s is refused:\n", a->file, tp_meta_name(tj));
+	if (errs && warns && !tw_findings_add(&fc, res, errs, warns)) {
+		cJSON_ArrayForEach(e, errs) {
+			tp_buf b = TP_BUF_INIT(0);
+			tw_finding_line(e, &b);
+			long long l = 0, c = 0;
+			tp_get_int(e, "line", &l);
+			tp_get_int(e, "column", &c);
+			fprintf(stderr, "%s:%lld:%lld: %s\n", a->file, l, c, b.data ? b.data : "");
+			tp_buf_free(&b);
+		}
+	}
+	cJSON_Delete(errs);
+	cJSON_Delete(warns);
+}
+
 static int run(struct expand_args *a)
 {
 	char err[512] = "";
@@ -161,11 +194,7 @@ static int run(struct expand_args *a)
 		if (v == TW_EXPAND_OK) {
 			code = print_list(a, list) ? TW_EXIT_USAGE : TW_EXIT_OK;
 		} else if (v == TW_EXPAND_INVALID) {
-			tp_buf msg = TP_BUF_INIT(0);
-			tp_result_format(res, &msg);
-			fprintf(stderr, "%s: TrainJob %s is refused: %s\n", a->file, tp_meta_name(tj),
-				msg.data ? msg.data : "");
-			tp_buf_free(&msg);
+			refused(a, docs, tj, res);
 			code = TW_EXIT_DENIED;
 		} else {
 			fprintf(stderr, "%s: %s\n", a->file, err);

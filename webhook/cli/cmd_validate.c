@@ -17,7 +17,9 @@
 #include "webhook/cli/report.h"
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/findings.h"
 #include "webhook/cli/manifests.h"
+#include "webhook/cli/served_kinds.h"
 #include "webhook/cli/version.h"
 
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
@@ -60,22 +62,32 @@ struct run {
 
 /* ------------------------------------------------------------ reading */
 
-static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void unreadable(struct run *r, const char *path, int line, const char *fmt, ...)
+/* A file that does not load: a finding of its own (findings.h), counted
+ * in the summary and shown in the same stream as the others. */
+static int unreadable(struct run *r, const char *path, const tp_load_error *err,
+		      const char *reason, bool at_tab)
 {
-	char why[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s: %s\n", path, why);
 	r->unreadable = true;
-	cJSON *u = cJSON_CreateObject();
-	cJSON_AddStringToObject(u, "file", path);
-	cJSON_AddStringToObject(u, "reason", why);
-	cJSON_AddNumberToObject(u, "line", line);
-	cJSON_AddItemToArray(r->unread, u);
+	cJSON *u = tw_finding_unreadable(path, err, reason, at_tab);
+	if (!u || !cJSON_AddItemToArray(r->unread, u)) {
+		cJSON_Delete(u);
+		return TP_ENOMEM;
+	}
+	return TP_OK;
+}
+
+/* Whether the load error points at a tab of text (libyaml's "cannot start
+ * any token" there). */
+static bool error_at_tab(const tp_buf *b, const tp_load_error *err)
+{
+	const char *p = b->data, *end = p ? p + b->len : NULL;
+	if (!p || err->line < 1 || err->column < 1)
+		return false;
+	for (int l = 1; l < err->line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	return p + err->column - 1 < end && p[err->column - 1] == '\t';
 }
 
 static bool excluded(const struct run *r, const char *path)
@@ -119,9 +131,9 @@ static int add_input(const char *path, void *ctx)
 	tp_buf b = TP_BUF_INIT(0);
 	int rc = tw_read_file(path, MAX_INPUT, &b);
 	if (rc) {
-		unreadable(r, path, 0, "%s", rc == TP_ELIMIT ? "larger than 64 MiB: not read" : "cannot read it");
 		tp_buf_free(&b);
-		return 0; /* go on with the other files */
+		return unreadable(r, path, NULL, rc == TP_ELIMIT ? "larger than 64 MiB: not read"
+								 : "cannot read it", false);
 	}
 	if (blank(&b)) {
 		tp_buf_free(&b);
@@ -139,19 +151,17 @@ static int add_input(const char *path, void *ctx)
 	tp_load_limits_default(&lim);
 	lim.positions = true;
 	rc = tp_load(b.data ? b.data : "", b.len, &lim, &docs, &err);
+	bool tab = rc && error_at_tab(&b, &err);
 	tp_buf_free(&b);
 	if (rc == TP_OK && tp_docs_count(docs) == 0) {
 		tp_docs_free(docs);
 		return 0; /* comments only: no manifest here */
 	}
 	if (rc) {
-		tp_buf msg = TP_BUF_INIT(0);
-		tp_load_error_format(&err, "", &msg);
-		unreadable(r, path, err.line, "%s", msg.data ? msg.data + (msg.data[0] == ':' ? 2 : 0)
-							      : tp_strerror(rc));
-		tp_buf_free(&msg);
 		tp_docs_free(docs);
-		return rc == TP_ENOMEM ? rc : 0;
+		if (rc == TP_ENOMEM)
+			return rc;
+		return unreadable(r, path, &err, err.msg[0] ? err.msg : tp_strerror(rc), tab);
 	}
 	if (r->nin == r->capin) {
 		size_t cap = r->capin ? 2 * r->capin : 16;
@@ -217,49 +227,19 @@ static cJSON *record(struct run *r, const struct input *in, const tp_doc *d, con
 	return o;
 }
 
-/* Where the field path names was written (the object's first line when the
- * error names none). */
-static void place(cJSON *item, const struct input *in, const tp_doc *d, const char *path)
-{
-	int line = d->line, col = 1;
-	if (!path || !*path || !tp_docs_path_position(in->docs, d->obj, path, &line, &col)) {
-		if (path && *path)
-			tp_docs_path_position(in->docs, d->obj, "", &line, &col);
-	}
-	cJSON_AddNumberToObject(item, "line", line);
-	cJSON_AddNumberToObject(item, "column", col);
-}
-
-static int add_findings(cJSON *o, const struct input *in, const tp_doc *d, const tp_result *res)
+static int add_findings(struct run *r, cJSON *o, const struct input *in, const tp_doc *d,
+			const tp_result *res)
 {
 	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
-	for (size_t i = 0; i < tp_result_error_count(res); i++) {
-		const tp_field_error *e = tp_result_error_at(res, i);
-		tp_buf one = TP_BUF_INIT(0);
-		tp_field_error_format(e, &one);
-		cJSON *je = cJSON_CreateObject();
-		cJSON_AddItemToArray(errs, je);
-		if (e->path && e->type != TP_FIELD_PLAIN)
-			cJSON_AddStringToObject(je, "field", e->path);
-		cJSON_AddStringToObject(je, "detail", e->detail ? e->detail : "");
-		cJSON_AddStringToObject(je, "message", one.data ? one.data : "");
-		place(je, in, d, e->path);
-		tp_buf_free(&one);
-	}
 	cJSON *warns = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; i < tp_result_warning_count(res); i++) {
-		const char *w = tp_result_warning_at(res, i);
-		cJSON *jw = cJSON_CreateObject();
-		cJSON_AddItemToArray(warns, jw);
-		cJSON_AddStringToObject(jw, "message", w);
-		/* the field it is about, else one its text starts with ("spec.x: ...") */
-		const char *at = tp_result_warning_path_at(res, i);
-		char field[256];
-		size_t n = strcspn(w, ": ");
-		snprintf(field, sizeof(field), "%.*s", (int)(n < sizeof(field) ? n : 0), w);
-		place(jw, in, d, at ? at : w[n] == ':' && strchr(field, '.') ? field : NULL);
-	}
-	return errs && warns ? TP_OK : TP_ENOMEM;
+	if (!errs || !warns)
+		return TP_ENOMEM;
+	tw_finding_ctx fc = { .docs = in->docs, .obj = d->obj, .line = d->line,
+			      .known = r->cli.known,
+			      .give_runtime = "give the runtime as well: its file in the same run, or "
+					      "--runtimes DIR (kubectl get clustertrainingruntimes "
+					      "-o yaml > runtimes.yaml saves a cluster's)" };
+	return tw_findings_add(&fc, res, errs, warns);
 }
 
 static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_result *res)
@@ -278,10 +258,18 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 		return rc;
 	const char *verdict, *message = NULL;
 	if (rc == TP_EUNSUPPORTED) {
-		verdict = "skipped";
-		message = "not a kind trainer-webhook validates";
-		r->skipped++;
 		tp_result_clear(res);
+		rc = TP_OK;
+		if (tw_served_kinds_refuse(d->obj, res)) {
+			verdict = "denied"; /* a served group: never a silent skip */
+			r->denied++;
+		} else {
+			verdict = "skipped";
+			message = tw_served_kind_crd_only(d->obj)
+				? "checked only by its CRD: drop --crds none (or --no-schema)"
+				: "not a kind trainer-webhook validates";
+			r->skipped++;
+		}
 	} else if (!tp_result_ok(res)) {
 		verdict = "denied";
 		r->denied++;
@@ -291,7 +279,7 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 		r->warned += tp_result_warning_count(res) > 0;
 	}
 	cJSON *o = record(r, in, d, verdict, message);
-	return o ? add_findings(o, in, d, res) : TP_ENOMEM;
+	return o ? add_findings(r, o, in, d, res) : TP_ENOMEM;
 }
 
 static int judge_all(struct run *r)
@@ -343,6 +331,8 @@ static int parse_args(struct run *r, int argc, char **argv)
 			r->skip_kinds = argv[i];
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			r->out.quiet = true;
+		} else if (!strcmp(a, "--summary")) {
+			r->out.summary = true;
 		} else if (a[0] == '-' && a[1]) {
 			return tw_cli_usage(&r->cli, "unknown option \"%s\"", a);
 		} else if (add_str(&r->paths, &r->npaths, a)) {
@@ -370,16 +360,14 @@ static void run_free(struct run *r)
 static int finish(struct run *r)
 {
 	cJSON *s = cJSON_AddObjectToObject(r->report, "summary");
+	double unread = cJSON_GetArraySize(r->unread);
 	cJSON_AddNumberToObject(s, "objects", (double)(r->allowed + r->denied + r->skipped));
-	cJSON_AddNumberToObject(s, "files", (double)r->nin);
+	cJSON_AddNumberToObject(s, "files", (double)r->nin + unread);
 	cJSON_AddNumberToObject(s, "allowed", (double)r->allowed);
 	cJSON_AddNumberToObject(s, "denied", (double)r->denied);
 	cJSON_AddNumberToObject(s, "warned", (double)r->warned);
 	cJSON_AddNumberToObject(s, "skipped", (double)r->skipped);
-	/* the counts at the top too, as -o json has always had them */
-	cJSON_AddNumberToObject(r->report, "allowed", (double)r->allowed);
-	cJSON_AddNumberToObject(r->report, "denied", (double)r->denied);
-	cJSON_AddNumberToObject(r->report, "skipped", (double)r->skipped);
+	cJSON_AddNumberToObject(s, "unreadable", unread);
 	r->out.version = tw_version_string();
 	tw_report_print(r->report, &r->out, stdout);
 	if (!r->nin && !r->unreadable) {

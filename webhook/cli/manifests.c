@@ -168,6 +168,7 @@ int tw_walk_manifests(const char *path, tw_file_fn fn, void *ctx, FILE *errf)
 typedef struct store_load {
 	tp_store *store;
 	FILE *errf;
+	cJSON *names; /* the runtimes put: { kind, namespace, name } (may be NULL) */
 } store_load;
 
 static void report_load_error(FILE *errf, const char *name, const tp_load_error *err)
@@ -198,6 +199,8 @@ static int put_docs(store_load *sl, const char *name, tp_docs *docs)
 		if (tp_kind_of(doc->obj) == TP_KIND_UNKNOWN)
 			continue;
 		cJSON *obj = tp_docs_take(docs, i);
+		if (sl->names && tw_note_runtime(sl->names, obj))
+			return TP_ENOMEM;
 		int rc = tp_store_put(sl->store, obj);
 		if (rc == TP_OK)
 			continue;
@@ -240,13 +243,33 @@ static int load_one_file(const char *path, void *ctx)
 	return rc;
 }
 
+int tw_note_runtime(cJSON *names, const cJSON *obj)
+{
+	tp_kind k = tp_kind_of(obj);
+	if (!tp_kind_is_runtime(k) || !*tp_meta_name(obj))
+		return TP_OK;
+	cJSON *n = cJSON_CreateObject();
+	if (!n || !cJSON_AddItemToArray(names, n)) {
+		cJSON_Delete(n);
+		return TP_ENOMEM;
+	}
+	return cJSON_AddStringToObject(n, "kind", tp_get_str(obj, "kind")) &&
+	       cJSON_AddStringToObject(n, "namespace", tp_meta_namespace(obj)) &&
+	       cJSON_AddStringToObject(n, "name", tp_meta_name(obj)) ? TP_OK : TP_ENOMEM;
+}
+
 int tw_store_load_path(tp_store *store, const char *path, FILE *errf)
+{
+	return tw_store_load_path_names(store, path, errf, NULL);
+}
+
+int tw_store_load_path_names(tp_store *store, const char *path, FILE *errf, cJSON *names)
 {
 	if (!store || !path)
 		return TP_EINVAL;
 	/* Store objects must live on the heap, never in a request's arena. */
 	tp_arena *prev = tp_arena_enter(NULL);
-	store_load sl = { .store = store, .errf = errf };
+	store_load sl = { .store = store, .errf = errf, .names = names };
 	int rc = tw_walk_manifests(path, load_one_file, &sl, errf);
 	tp_arena_leave(prev);
 	return rc;

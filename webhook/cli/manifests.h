@@ -15,6 +15,12 @@
  * are reported on errf as "<file>: document N, line L: <what>".
  * Returns 0, or TP_EIO / TP_EPARSE / TP_ELIMIT on the first unreadable input. */
 int tw_store_load_path(tp_store *store, const char *path, FILE *errf);
+/* The same, noting each runtime put in names (tw_note_runtime), so that a
+ * finding can suggest a near name. */
+int tw_store_load_path_names(tp_store *store, const char *path, FILE *errf, cJSON *names);
+/* Append { kind, namespace, name } of obj to the array names when obj is a
+ * runtime; TP_OK or TP_ENOMEM. */
+int tw_note_runtime(cJSON *names, const cJSON *obj);
 
 /* fn is called once per manifest file under path, in sorted order (*.yaml,
  * *.yml, *.json, folders searched recursively, symbolic links followed but

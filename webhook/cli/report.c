@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "webhook/cli/findings.h"
 #include "webhook/cli/report.h"
+#include "webhook/cli/sarif.h"
 
 static const char *str(const cJSON *o, const char *k)
 {
@@ -30,9 +32,30 @@ static void who(const cJSON *o, char *buf, size_t n)
 
 /* ------------------------------------------------------------ text */
 
+/* A finding's message and hint, as one line shows them (static, per call). */
+static const char *line_of(const cJSON *f)
+{
+	static tp_buf b = TP_BUF_INIT(0);
+	tp_buf_reset(&b);
+	return tw_finding_line(f, &b) || !b.data ? str(f, "message") : b.data;
+}
+
+static void summary_line(const cJSON *report, FILE *out)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary");
+	fprintf(out, "%d object%s in %d file%s: %d allowed, %d denied, %d with warnings, %d skipped",
+		num(s, "objects"), num(s, "objects") == 1 ? "" : "s", num(s, "files"),
+		num(s, "files") == 1 ? "" : "s", num(s, "allowed"), num(s, "denied"),
+		num(s, "warned"), num(s, "skipped"));
+	if (num(s, "unreadable"))
+		fprintf(out, ", %d unreadable", num(s, "unreadable"));
+	fputc('\n', out);
+}
+
 static void text(const cJSON *report, const tw_report_opts *o, FILE *out)
 {
 	const cJSON *objs = tp_get_array(report, "objects"), *obj;
+	const char *off = o->color ? "\033[0m" : "", *red = o->color ? "\033[31;1m" : "";
 	cJSON_ArrayForEach(obj, objs) {
 		char name[1024];
 		who(obj, name, sizeof(name));
@@ -42,25 +65,24 @@ static void text(const cJSON *report, const tw_report_opts *o, FILE *out)
 		bool problem = strcmp(verdict, "ok") && strcmp(verdict, "skipped");
 		if (o->quiet && !problem)
 			continue;
-		const char *on = "", *off = o->color ? "\033[0m" : "";
+		const char *on = "";
 		if (o->color)
-			on = !strcmp(verdict, "denied") ? "\033[31;1m" : !strcmp(verdict, "ok") ? "\033[32m"
-														  : "\033[33m";
+			on = !strcmp(verdict, "denied") ? red : !strcmp(verdict, "ok") ? "\033[32m"
+										: "\033[33m";
 		if (!cJSON_GetArraySize(errs) && !cJSON_GetArraySize(warns))
 			fprintf(out, "%s:%d:%d: %s: %s%s%s%s%s\n", file, num(obj, "line"), 1, name, on, verdict,
 				off, tp_get_str(obj, "message") ? ": " : "", str(obj, "message"));
 		cJSON_ArrayForEach(e, errs)
 			fprintf(out, "%s:%d:%d: %s: %sdenied%s: %s\n", file, num(e, "line"), num(e, "column"),
-				name, on, off, str(e, "message"));
+				name, on, off, line_of(e));
 		cJSON_ArrayForEach(w, warns)
 			fprintf(out, "%s:%d:%d: %s: %swarning%s: %s\n", file, num(w, "line"), num(w, "column"),
-				name, o->color ? "\033[33m" : "", off, str(w, "message"));
+				name, o->color ? "\033[33m" : "", off, line_of(w));
 	}
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary");
-	fprintf(out, "%d object%s in %d file%s: %d allowed, %d denied, %d with warnings, %d skipped\n",
-		num(s, "objects"), num(s, "objects") == 1 ? "" : "s", num(s, "files"),
-		num(s, "files") == 1 ? "" : "s", num(s, "allowed"), num(s, "denied"),
-		num(s, "warned"), num(s, "skipped"));
+	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable"))
+		fprintf(out, "%s:%d:%d: %sunreadable%s: %s\n", str(obj, "file"), num(obj, "line"),
+			num(obj, "column"), red, off, line_of(obj));
+	summary_line(report, out);
 }
 
 /* ------------------------------------------------------------ GitHub */
@@ -104,13 +126,13 @@ static void github(const cJSON *report, FILE *out)
 		who(obj, name, sizeof(name));
 		const cJSON *e;
 		cJSON_ArrayForEach(e, tp_get_array(obj, "errors"))
-			gh_line(out, "error", str(obj, "file"), e, name, str(e, "message"));
+			gh_line(out, "error", str(obj, "file"), e, name, line_of(e));
 		cJSON_ArrayForEach(e, tp_get_array(obj, "warnings"))
-			gh_line(out, "warning", str(obj, "file"), e, name, str(e, "message"));
+			gh_line(out, "warning", str(obj, "file"), e, name, line_of(e));
 	}
 	const cJSON *u;
 	cJSON_ArrayForEach(u, tp_get_array(report, "unreadable"))
-		gh_line(out, "error", str(u, "file"), u, "unreadable", str(u, "reason"));
+		gh_line(out, "error", str(u, "file"), u, "unreadable", line_of(u));
 }
 
 /* ------------------------------------------------------------ JUnit */
@@ -161,7 +183,7 @@ static void junit(const cJSON *report, FILE *out)
 				cJSON_GetArraySize(errs) == 1 ? "" : "s");
 			cJSON_ArrayForEach(e, errs) {
 				fprintf(out, "%s:%d:%d: ", str(obj, "file"), num(e, "line"), num(e, "column"));
-				xml(out, str(e, "message"));
+				xml(out, line_of(e));
 				fputc('\n', out);
 			}
 			fputs("</failure>\n", out);
@@ -170,7 +192,7 @@ static void junit(const cJSON *report, FILE *out)
 			fputs("      <system-out>", out);
 			cJSON_ArrayForEach(e, tp_get_array(obj, "warnings")) {
 				fputs("warning: ", out);
-				xml(out, str(e, "message"));
+				xml(out, line_of(e));
 				fputc('\n', out);
 			}
 			fputs("</system-out>\n", out);
@@ -180,73 +202,11 @@ static void junit(const cJSON *report, FILE *out)
 	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable")) {
 		fputs("    <testcase classname=\"", out);
 		xml(out, str(obj, "file"));
-		fputs("\" name=\"read\">\n      <error type=\"unreadable\" message=\"", out);
-		xml(out, str(obj, "reason"));
+		fprintf(out, "\" name=\"read\">\n      <error type=\"%s\" message=\"", str(obj, "rule"));
+		xml(out, line_of(obj));
 		fputs("\"/>\n    </testcase>\n", out);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", out);
-}
-
-/* ------------------------------------------------------------ SARIF */
-
-static cJSON *sarif_result(const char *rule, const char *level, const char *file,
-			   const cJSON *at, const char *text)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "ruleId", rule);
-	cJSON_AddStringToObject(r, "level", level);
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "message"), "text", text);
-	cJSON *loc = cJSON_CreateObject();
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
-	cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", file);
-	cJSON *region = cJSON_AddObjectToObject(phys, "region");
-	cJSON_AddNumberToObject(region, "startLine", num(at, "line") > 0 ? num(at, "line") : 1);
-	cJSON_AddNumberToObject(region, "startColumn", num(at, "column") > 0 ? num(at, "column") : 1);
-	return r;
-}
-
-static void sarif_rule(cJSON *rules, const char *id, const char *text)
-{
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "id", id);
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text", text);
-	cJSON_AddItemToArray(rules, r);
-}
-
-static void sarif(const cJSON *report, const tw_report_opts *o, FILE *out)
-{
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-	cJSON_AddStringToObject(root, "version", "2.1.0");
-	cJSON *run = cJSON_CreateObject();
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(root, "runs"), run);
-	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
-	cJSON_AddStringToObject(driver, "name", "trainer-webhook");
-	cJSON_AddStringToObject(driver, "version", o->version ? o->version : "");
-	cJSON_AddStringToObject(driver, "informationUri", "https://github.com/kubeflow/trainer");
-	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-	sarif_rule(rules, "admission-denied", "The API server or the webhook would refuse this object");
-	sarif_rule(rules, "admission-warning", "The API server would return this warning");
-	sarif_rule(rules, "unreadable", "The input could not be read or parsed");
-	cJSON *results = cJSON_AddArrayToObject(run, "results");
-	const cJSON *obj, *e;
-	cJSON_ArrayForEach(obj, tp_get_array(report, "objects")) {
-		cJSON_ArrayForEach(e, tp_get_array(obj, "errors"))
-			cJSON_AddItemToArray(results, sarif_result("admission-denied", "error", str(obj, "file"),
-								  e, str(e, "message")));
-		cJSON_ArrayForEach(e, tp_get_array(obj, "warnings"))
-			cJSON_AddItemToArray(results, sarif_result("admission-warning", "warning",
-								  str(obj, "file"), e, str(e, "message")));
-	}
-	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable"))
-		cJSON_AddItemToArray(results, sarif_result("unreadable", "error", str(obj, "file"), obj,
-							  str(obj, "reason")));
-	char *t = cJSON_Print(root);
-	if (t)
-		fprintf(out, "%s\n", t);
-	cJSON_free(t);
-	cJSON_Delete(root);
 }
 
 int tw_report_format_parse(const char *s, tw_report_format *out)
@@ -260,19 +220,46 @@ int tw_report_format_parse(const char *s, tw_report_format *out)
 	return TP_EINVAL;
 }
 
+/* JSON: the report, or (--quiet) only the objects with a finding, or
+ * (--summary) only the summary, on one line. */
+static void json(const cJSON *report, const tw_report_opts *o, FILE *out)
+{
+	cJSON *copy = NULL;
+	const cJSON *shown = report;
+	if (o->summary) {
+		copy = cJSON_CreateObject();
+		cJSON_AddItemToObject(copy, "summary", cJSON_Duplicate(
+			cJSON_GetObjectItemCaseSensitive(report, "summary"), 1));
+		shown = copy;
+	} else if (o->quiet && (copy = cJSON_Duplicate(report, 1))) {
+		cJSON *objs = cJSON_GetObjectItemCaseSensitive(copy, "objects"), *obj = objs ? objs->child : NULL;
+		while (obj) {
+			cJSON *next = obj->next;
+			const char *v = str(obj, "verdict");
+			if (!strcmp(v, "ok") || !strcmp(v, "skipped"))
+				cJSON_Delete(cJSON_DetachItemViaPointer(objs, obj));
+			obj = next;
+		}
+		shown = copy;
+	}
+	char *t = o->summary ? cJSON_PrintUnformatted(shown) : cJSON_Print(shown);
+	if (t)
+		fprintf(out, "%s\n", t);
+	cJSON_free(t);
+	cJSON_Delete(copy);
+}
+
 void tw_report_print(const cJSON *report, const tw_report_opts *o, FILE *out)
 {
+	if (o->summary && o->format == TW_REPORT_TEXT) {
+		summary_line(report, out);
+		return;
+	}
 	switch (o->format) {
 	case TW_REPORT_TEXT: text(report, o, out); break;
 	case TW_REPORT_GITHUB: github(report, out); break;
 	case TW_REPORT_JUNIT: junit(report, out); break;
-	case TW_REPORT_SARIF: sarif(report, o, out); break;
-	case TW_REPORT_JSON: {
-		char *t = cJSON_Print(report);
-		if (t)
-			fprintf(out, "%s\n", t);
-		cJSON_free(t);
-		break;
-	}
+	case TW_REPORT_SARIF: tw_sarif_print(report, o->version, out); break;
+	case TW_REPORT_JSON: json(report, o, out); break;
 	}
 }

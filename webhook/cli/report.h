@@ -2,10 +2,11 @@
  * webhook/cli/report.h — rendering `validate`'s report (report.c).
  *
  * The report is JSON: { "objects": [ { file, document, item?, line, kind,
- * namespace, name, verdict, message?, errors: [ { field?, detail, message,
- * line, column } ], warnings: [ { message, line, column } ] } ],
- * "unreadable": [ { file, reason, line } ], "summary": { objects, files,
- * allowed, denied, warned, skipped } }.
+ * namespace, name, verdict, message?, errors: [ { field, rule, detail,
+ * message, hint?, line, column } ], warnings: [ { field, rule, message,
+ * line, column } ] } ], "unreadable": [ { file, rule, reason, hint?, line,
+ * column } ], "summary": { objects, files, allowed, denied, warned, skipped,
+ * unreadable } } (findings.h makes the entries; rule is a SARIF rule id).
  */
 #ifndef TW_REPORT_H
 #define TW_REPORT_H
@@ -25,7 +26,8 @@ typedef enum tw_report_format {
 
 typedef struct tw_report_opts {
 	tw_report_format format;
-	bool quiet;          /* text: problems only */
+	bool quiet;          /* text, json: only the objects with a finding */
+	bool summary;        /* text, json: the summary alone, on one line */
 	bool color;          /* text: ANSI colours */
 	const char *version; /* SARIF's tool version */
 } tw_report_opts;

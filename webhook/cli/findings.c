@@ -1,0 +1,326 @@
+/*
+ * findings.c — a decision's errors and warnings, shaped for the person who
+ * reads them offline. The decision's texts stay the API server's and
+ * upstream's word for word; what changes is where each is reported, that it
+ * is reported once, and the hint after it:
+ *   - the field is the one the user wrote: upstream's Go-cased segments
+ *     ("spec.RuntimeRef") in the object's spelling, and a CRD rule of the
+ *     whole object whose message names a field (the TrainJob's
+ *     "metadata.name must match RFC 1035 DNS label format") at that field,
+ *     not at "<nil>" on the object's first line;
+ *   - such a rule that restates an error already at its field, or fails
+ *     only because the field is missing ("no such key: name") where a
+ *     Required error already says so, is no second finding;
+ *   - a hint follows where one helps: a quantity in the units people write
+ *     elsewhere, a name the API server refuses, a runtime not found.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webhook/cli/finding_rules.h"
+#include "webhook/cli/findings.h"
+#include "webhook/cli/hints.h"
+
+#define FIELD_MAX 512
+
+/* ------------------------------------------------------------ fields */
+
+/* path's segments looked up in obj: a segment the object spells with a
+ * lowercase first letter where the text has it uppercase (Go's field name)
+ * is written as the object spells it. The rest is kept as it is. */
+static void user_spelling(const cJSON *obj, const char *path, char *out, size_t n)
+{
+	snprintf(out, n, "%s", path);
+	const cJSON *node = obj;
+	char *seg = out;
+	while (node && *seg) {
+		size_t len = strcspn(seg, ".[");
+		char save = seg[len];
+		seg[len] = '\0';
+		const cJSON *child = cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, seg)
+							   : NULL;
+		if (!child && cJSON_IsObject(node) && seg[0] >= 'A' && seg[0] <= 'Z') {
+			seg[0] = (char)(seg[0] + ('a' - 'A'));
+			if (!(child = cJSON_GetObjectItemCaseSensitive(node, seg)))
+				seg[0] = (char)(seg[0] - ('a' - 'A'));
+		}
+		seg[len] = save;
+		seg += len;
+		node = child;
+		while (node && *seg == '[') { /* list indexes */
+			char *end;
+			long i = strtol(seg + 1, &end, 10);
+			node = cJSON_IsArray(node) && *end == ']' ? cJSON_GetArrayItem(node, (int)i) : NULL;
+			seg = *end == ']' ? end + 1 : end;
+		}
+		if (*seg != '.')
+			break;
+		seg++;
+	}
+}
+
+/* A rule of the whole object whose text starts with a field of it
+ * ("metadata.name must ...", also after "... evaluating rule: "): that
+ * field, when its parent is in the object. */
+static bool field_in_text(const cJSON *obj, const char *detail, char *out, size_t n)
+{
+	const char *t = strstr(detail, " evaluating rule: ");
+	t = t ? t + strlen(" evaluating rule: ") : detail;
+	size_t len = strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+	if (!len || len >= n || t[len] != ' ' || !memchr(t, '.', len) || t[len - 1] == '.')
+		return false;
+	snprintf(out, n, "%.*s", (int)len, t);
+	char parent[FIELD_MAX];
+	snprintf(parent, sizeof(parent), "%s", out);
+	*strrchr(parent, '.') = '\0';
+	return cJSON_IsObject(tp_get(obj, parent));
+}
+
+static bool at_root(const tp_field_error *e)
+{
+	return !e->path || !*e->path || !strcmp(e->path, "<nil>");
+}
+
+/* ------------------------------------------------------------ placing */
+
+/* Where path was written; its nearest written parent when it is missing
+ * (a missing metadata.name at metadata:); the object's first line last. */
+static void place(cJSON *item, const tw_finding_ctx *fc, const char *path)
+{
+	int line = fc->line, col = 1;
+	char p[FIELD_MAX];
+	snprintf(p, sizeof(p), "%s", path ? path : "");
+	while (fc->docs && *p && !tp_docs_path_position(fc->docs, fc->obj, p, &line, &col)) {
+		char *cut = strrchr(p, '.'), *br = strrchr(p, '[');
+		if (br && (!cut || br > cut))
+			cut = br;
+		if (!cut) {
+			tp_docs_path_position(fc->docs, fc->obj, "", &line, &col);
+			break;
+		}
+		*cut = '\0';
+	}
+	cJSON_AddNumberToObject(item, "line", line);
+	cJSON_AddNumberToObject(item, "column", col);
+}
+
+/* ------------------------------------------------------------ hints */
+
+static const char *string_value(const char *rendered, char *buf, size_t n)
+{
+	cJSON *v = rendered ? cJSON_Parse(rendered) : NULL;
+	const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
+	if (s)
+		snprintf(buf, n, "%s", s);
+	cJSON_Delete(v);
+	return s ? buf : NULL;
+}
+
+/* "did you mean ...?" among the runtimes the run knows, else how to give
+ * one. */
+static void runtime_hint(const tw_finding_ctx *fc, char *out, size_t n)
+{
+	const char *want = tp_get_str(fc->obj, "spec.runtimeRef.name");
+	const char *kind = tp_get_str(fc->obj, "spec.runtimeRef.kind");
+	const char *ns = tp_meta_namespace(fc->obj);
+	if (!kind || !*kind)
+		kind = "ClusterTrainingRuntime";
+	const char *best = NULL, *other = NULL;
+	size_t best_d = 99;
+	const cJSON *k;
+	cJSON_ArrayForEach(k, fc->known) {
+		const char *name = tp_get_str(k, "name"), *kk = tp_get_str(k, "kind");
+		const char *kns = tp_get_str(k, "namespace");
+		bool same_ns = !strcmp(kns ? kns : "", ns) ||
+			       (!*ns && kns && !strcmp(kns, "default")) || (!strcmp(ns, "default") && kns && !*kns);
+		bool scoped = kk && !strcmp(kk, "TrainingRuntime");
+		if (!name || !kk || (scoped && !same_ns))
+			continue;
+		if (want && strcmp(kk, kind) && !strcmp(name, want))
+			other = kk;
+		size_t d = want && !strcmp(kk, kind) ? tw_edit_distance(want, name, 3) : 99;
+		if (d < best_d && tw_is_near(want, name))
+			best = name, best_d = d;
+	}
+	if (best)
+		snprintf(out, n, "did you mean \"%s\"?", best);
+	else if (other)
+		snprintf(out, n, "there is a %s \"%s\": set spec.runtimeRef.kind: %s", other, want,
+			 other);
+	else
+		snprintf(out, n, "%s", fc->give_runtime ? fc->give_runtime : "");
+}
+
+static void hint_for(const tw_finding_ctx *fc, const char *rule, const char *field,
+		     const tp_field_error *e, char *out, size_t n)
+{
+	char v[256];
+	out[0] = '\0';
+	if (!strcmp(rule, "invalid-quantity")) {
+		tw_hint_quantity(field, string_value(e->value, v, sizeof(v)), out, n);
+	} else if (!strcmp(rule, "invalid-name")) {
+		const char *kind = tp_get_str(fc->obj, "kind");
+		const char *name = tp_get_str(fc->obj, "metadata.name");
+		tw_hint_name(kind, kind && !strcmp(kind, "TrainJob"), e->type == TP_FIELD_REQUIRED ? NULL
+											    : name,
+			     out, n);
+	} else if (!strcmp(rule, "runtime-not-found")) {
+		runtime_hint(fc, out, n);
+	}
+}
+
+/* ------------------------------------------------------------ errors */
+
+typedef struct shaped {
+	char field[FIELD_MAX];
+	bool from_message; /* read from a root rule's text */
+} shaped;
+
+/* Whether error i says nothing that another does not: a root rule restating
+ * an error at its field, a rule that failed on the missing field of a
+ * Required error, or the same text twice. */
+static bool folded(const tp_result *res, const shaped *sh, size_t i)
+{
+	const tp_field_error *e = tp_result_error_at(res, i);
+	bool no_key = strstr(e->detail ? e->detail : "", "no such key:") != NULL;
+	for (size_t j = 0; j < tp_result_error_count(res); j++) {
+		const tp_field_error *o = tp_result_error_at(res, j);
+		if (j == i || strcmp(sh[i].field, sh[j].field))
+			continue;
+		if (sh[i].from_message && !sh[j].from_message)
+			return true;
+		if (no_key && o->type == TP_FIELD_REQUIRED)
+			return true;
+		if (j < i && o->type == e->type && !strcmp(o->detail, e->detail))
+			return true;
+	}
+	return false;
+}
+
+static cJSON *error_entry(const tw_finding_ctx *fc, const tp_field_error *e, const shaped *sh)
+{
+	cJSON *je = cJSON_CreateObject();
+	if (!je)
+		return NULL;
+	const char *rule = tw_finding_rule_of_error(e, sh->field, sh->from_message);
+	tp_field_error shown = *e;
+	char value[256] = "";
+	if (sh->from_message || (e->path && strcmp(e->path, sh->field) && *sh->field)) {
+		shown.path = sh->field; /* the text with the field it is about */
+		const cJSON *v = sh->from_message ? tp_get(fc->obj, sh->field) : NULL;
+		char *r = v && !cJSON_IsObject(v) && !cJSON_IsArray(v) ? cJSON_PrintUnformatted(v) : NULL;
+		if (r)
+			snprintf(value, sizeof(value), "%s", r), shown.value = value;
+		cJSON_free(r);
+	}
+	tp_buf msg = TP_BUF_INIT(0);
+	int rc = tp_field_error_format(&shown, &msg);
+	char hint[512];
+	hint_for(fc, rule, sh->field, e, hint, sizeof(hint));
+	bool ok = !rc && cJSON_AddStringToObject(je, "field", sh->field) &&
+		  cJSON_AddStringToObject(je, "rule", rule) &&
+		  cJSON_AddStringToObject(je, "detail", e->detail ? e->detail : "") &&
+		  cJSON_AddStringToObject(je, "message", msg.data ? msg.data : "") &&
+		  (!hint[0] || cJSON_AddStringToObject(je, "hint", hint));
+	tp_buf_free(&msg);
+	if (!ok) {
+		cJSON_Delete(je);
+		return NULL;
+	}
+	place(je, fc, sh->field);
+	return je;
+}
+
+static int add_errors(const tw_finding_ctx *fc, const tp_result *res, cJSON *errs)
+{
+	size_t n = tp_result_error_count(res);
+	shaped *sh = calloc(n ? n : 1, sizeof(*sh));
+	if (!sh)
+		return TP_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const tp_field_error *e = tp_result_error_at(res, i);
+		if (at_root(e) && e->detail &&
+		    field_in_text(fc->obj, e->detail, sh[i].field, sizeof(sh[i].field)))
+			sh[i].from_message = true;
+		else if (!at_root(e))
+			user_spelling(fc->obj, e->path, sh[i].field, sizeof(sh[i].field));
+	}
+	int rc = TP_OK;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (folded(res, sh, i))
+			continue;
+		cJSON *je = error_entry(fc, tp_result_error_at(res, i), &sh[i]);
+		if (!je || !cJSON_AddItemToArray(errs, je))
+			rc = TP_ENOMEM, cJSON_Delete(je);
+	}
+	free(sh);
+	return rc;
+}
+
+/* ------------------------------------------------------------ warnings */
+
+static int add_warnings(const tw_finding_ctx *fc, const tp_result *res, cJSON *warns)
+{
+	for (size_t i = 0; i < tp_result_warning_count(res); i++) {
+		const char *w = tp_result_warning_at(res, i);
+		cJSON *jw = cJSON_CreateObject();
+		if (!jw || !cJSON_AddItemToArray(warns, jw)) {
+			cJSON_Delete(jw);
+			return TP_ENOMEM;
+		}
+		/* the field it is about, else one its text starts with ("spec.x: ...") */
+		const char *at = tp_result_warning_path_at(res, i);
+		char field[FIELD_MAX] = "";
+		size_t n = strcspn(w, ": ");
+		if (at)
+			user_spelling(fc->obj, at, field, sizeof(field));
+		else if (w[n] == ':' && n < sizeof(field) && memchr(w, '.', n))
+			snprintf(field, sizeof(field), "%.*s", (int)n, w);
+		if (!cJSON_AddStringToObject(jw, "field", field) ||
+		    !cJSON_AddStringToObject(jw, "rule", tw_finding_rule_of_warning(w)) ||
+		    !cJSON_AddStringToObject(jw, "message", w))
+			return TP_ENOMEM;
+		place(jw, fc, field);
+	}
+	return TP_OK;
+}
+
+int tw_findings_add(const tw_finding_ctx *fc, const tp_result *res, cJSON *errs, cJSON *warns)
+{
+	int rc = add_errors(fc, res, errs);
+	return rc ? rc : add_warnings(fc, res, warns);
+}
+
+int tw_finding_line(const cJSON *f, tp_buf *out)
+{
+	const char *msg = tp_get_str(f, "message"), *hint = tp_get_str(f, "hint");
+	if (!msg)
+		msg = tp_get_str(f, "reason");
+	int rc = tp_buf_adds(out, msg ? msg : "");
+	if (hint && *hint)
+		rc |= tp_buf_addf(out, "; %s", hint);
+	return rc ? TP_ENOMEM : TP_OK;
+}
+
+/* ------------------------------------------------------------ load errors */
+
+cJSON *tw_finding_unreadable(const char *file, const tp_load_error *err, const char *reason,
+			     bool at_tab)
+{
+	cJSON *u = cJSON_CreateObject();
+	const char *rule = err ? tw_finding_rule_of_load(err->msg, at_tab) : "unreadable";
+	const char *hint = !strcmp(rule, "yaml-tab") ? "YAML indents with spaces, never tabs"
+			   : !strcmp(rule, "yaml-duplicate-key") ? "keep one of the two keys" : NULL;
+	bool ok = u && cJSON_AddStringToObject(u, "file", file) &&
+		  cJSON_AddStringToObject(u, "rule", rule) &&
+		  cJSON_AddStringToObject(u, "reason", reason) &&
+		  (!hint || cJSON_AddStringToObject(u, "hint", hint)) &&
+		  cJSON_AddNumberToObject(u, "line", err && err->line > 0 ? err->line : 1) &&
+		  cJSON_AddNumberToObject(u, "column", err && err->column > 0 ? err->column : 1);
+	if (!ok) {
+		cJSON_Delete(u);
+		return NULL;
+	}
+	return u;
+}
