@@ -6,34 +6,25 @@
 
 #include "policy/trainpolicy.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/flags.h"
 #include "webhook/cli/version.h"
 
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;
 } commands[] = {
-	{ "serve", tw_cmd_serve,
-	  "serve    [--listen ADDR] [--tls-cert F --tls-key F] [--runtimes PATH]... [--kube]" },
-	{ "validate", tw_cmd_validate,
-	  "validate [--profile kubeflow|strict] [--runtimes PATH]... [--crds PATH]...\n"
-	  "                           [-o text|json|github|junit|sarif] [--quiet] PATH..." },
-	{ "review", tw_cmd_review,
-	  "review   [--profile P] [--runtimes PATH]... [--path ROUTE] [FILE|-]" },
-	{ "expand", tw_cmd_expand,
-	  "expand   [--profile P] [--runtimes PATH]... [-o yaml|json] [--ssh-key FILE]\n"
-	  "                           [--curve-key FILE] TRAINJOB" },
-	{ "certs", tw_cmd_certs,
-	  "certs    generate --service NAME --namespace NS [--dns NAME]... --out DIR | check ..." },
-	{ "completion", tw_cmd_completion, "completion bash|zsh" },
+	{ "validate", tw_cmd_validate }, { "review", tw_cmd_review },
+	{ "expand", tw_cmd_expand },     { "serve", tw_cmd_serve },
+	{ "certs", tw_cmd_certs },       { "completion", tw_cmd_completion },
 };
 
+/* The synopses come from the flags' table (webhook/cli/flags.c), as the
+ * README's and the completion's do. */
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: trainer-webhook COMMAND [OPTIONS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  trainer-webhook %s\n", commands[i].usage);
-	fprintf(f, "  trainer-webhook --version\n");
+	fprintf(f, "usage: trainer-webhook COMMAND [FLAGS]  (trainer-webhook COMMAND --help for "
+		   "its flags)\n\n");
+	tw_flags_synopses(f);
 	fprintf(f, "\nexit status: 0 allowed, 1 denied, 2 bad input or usage\n");
 	return TW_EXIT_USAGE;
 }

@@ -10,6 +10,7 @@
 
 #include "webhook/cli/builtin_crds.h"
 #include "webhook/cli/cli.h"
+#include "webhook/cli/flags.h"
 #include "webhook/cli/crds.h"
 #include "webhook/cli/manifests.h"
 #include "webhook/cluster/kube.h"
@@ -76,7 +77,7 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 	const char *a = argv[*i];
 	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
 	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		fputs(c->help ? c->help : "", stdout);
+		tw_flags_help(c->cmd, c->help, stdout);
 		return TW_CLI_HELP;
 	}
 	if (!strcmp(a, "--no-schema")) {

@@ -11,7 +11,8 @@
 
 typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */
-	const char *help;      /* printed for -h / --help */
+	const char *help;      /* -h / --help: what the command does (flags.h adds the
+				* synopsis and the flags) */
 	tp_options opt;        /* --profile, --no-schema, --now; opt.store once loaded */
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;

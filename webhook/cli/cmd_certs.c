@@ -13,27 +13,27 @@
 
 #include "certs/certs.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/flags.h"
 
 #define MAX_LIST 64
 
-static const char usage_text[] =
-	"usage:\n"
-	"  trainer-webhook certs generate --service NAME --namespace NS [--dns NAME]...\n"
-	"                                 [--ip ADDR]... [--days N] --out DIR [--force]\n"
-	"      Make a CA (ca.crt, ca.key; ECDSA P-256, 10 years) and a serving pair signed by\n"
-	"      it (tls.crt, tls.key) for NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local\n"
-	"      and each --dns / --ip, valid for N days (default 365, at most 3650). DIR is\n"
-	"      created (mode 0700) when missing; keys are written 0600. Prints the caBundle\n"
-	"      (base64 of ca.crt, one line) on stdout and the files written on stderr.\n"
-	"      Existing files are never overwritten without --force; with --force all four\n"
-	"      are replaced atomically.\n"
-	"  trainer-webhook certs check --tls-cert F --tls-key F [--ca F] [--dns NAME]...\n"
-	"                              [--ip ADDR]...\n"
-	"      Check that the key belongs to the certificate, that it is valid now, that\n"
-	"      it chains to --ca for TLS server use, and that its subjectAltName covers\n"
-	"      each --dns name and --ip address. Prints \"ok: ...\" or the reason.\n"
-	"\n"
-	"exit status:\n"
+static const char generate_text[] =
+	"Make a CA (ca.crt, ca.key; ECDSA P-256, 10 years) and a serving pair signed by\n"
+	"it (tls.crt, tls.key) for NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local\n"
+	"and each --dns / --ip, valid for N days (default 365, at most 3650). DIR is\n"
+	"created (mode 0700) when missing; keys are written 0600. Prints the caBundle\n"
+	"(base64 of ca.crt, one line) on stdout and the files written on stderr.\n"
+	"Existing files are never overwritten without --force; with --force all four\n"
+	"are replaced atomically. --service, --namespace and --out are required.\n";
+
+static const char check_text[] =
+	"Check that the key belongs to the certificate, that it is valid now, that\n"
+	"it chains to --ca for TLS server use, and that its subjectAltName covers\n"
+	"each --dns name and --ip address. Prints \"ok: ...\" or the reason.\n"
+	"--tls-cert and --tls-key are required.\n";
+
+static const char exit_text[] =
+	"\nexit status:\n"
 	"  generate: 0 written; 1 refused because a file exists (pass --force);\n"
 	"            2 bad flags or a file/folder that cannot be written\n"
 	"  check:    0 usable; 1 unusable (the reason is on stderr);\n"
@@ -248,12 +248,17 @@ int tw_cmd_certs(int argc, char **argv)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			sub = "--help";
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		fputs(usage_text, stdout);
+		tw_flags_help("certs generate", generate_text, stdout);
+		fputc('\n', stdout);
+		tw_flags_help("certs check", check_text, stdout);
+		fputs(exit_text, stdout);
 		return TW_EXIT_OK;
 	}
 	if (!strcmp(sub, "generate"))
-		return generate(argc - 1, argv + 1);
+		return tw_flags_check("certs generate", argc - 1, argv + 1)
+			? generate(argc - 1, argv + 1) : TW_EXIT_USAGE;
 	if (!strcmp(sub, "check"))
-		return check(argc - 1, argv + 1);
+		return tw_flags_check("certs check", argc - 1, argv + 1)
+			? check(argc - 1, argv + 1) : TW_EXIT_USAGE;
 	return usage_error("unknown subcommand \"%s\": use generate or check", sub);
 }

@@ -12,14 +12,11 @@
 #include "webhook/admission/expand_api.h"
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/flags.h"
 #include "webhook/cli/findings.h"
 #include "webhook/cli/yaml_out.h"
 
 static const char expand_help[] =
-	"usage: trainer-webhook expand [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                              [-o yaml|json] [--ssh-key FILE] [--curve-key FILE]\n"
-	"                              [--no-schema] TRAINJOB\n"
-	"\n"
 	"Prints the JobSet and companion objects (MPI and Flux ConfigMap and Secret,\n"
 	"PodGroup) that the TrainJob's runtime makes of it: YAML documents (default) or\n"
 	"a v1 List. Runtimes in the TRAINJOB file are used too.\n"
@@ -38,6 +35,8 @@ struct expand_args {
 
 static int parse_args(struct expand_args *a, int argc, char **argv)
 {
+	if (!tw_flags_check("expand", argc, argv))
+		return TW_EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&a->cli, argc, argv, &i);
 		if (took < 0)
@@ -45,7 +44,8 @@ static int parse_args(struct expand_args *a, int argc, char **argv)
 		if (took)
 			continue;
 		const char *f = argv[i];
-		if (!strcmp(f, "-o") || !strcmp(f, "--ssh-key") || !strcmp(f, "--curve-key")) {
+		if (!strcmp(f, "-o") || !strcmp(f, "--output") || !strcmp(f, "--ssh-key") ||
+		    !strcmp(f, "--curve-key")) {
 			if (++i >= argc)
 				return tw_cli_usage(&a->cli, "%s needs a value", f);
 			if (!strcmp(f, "--ssh-key"))

@@ -12,16 +12,14 @@
 #include "webhook/core/files.h"
 #include "webhook/admission/admission.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/flags.h"
 
 static const char review_help[] =
-	"usage: trainer-webhook review [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                              [--path ROUTE] [--now RFC3339] [--no-schema]\n"
-	"                              [--strict-action deny|warn] [FILE|-]\n"
-	"\n"
 	"Reads an admission.k8s.io/v1 (or v1beta1) AdmissionReview and writes the\n"
 	"AdmissionReview the server answers on ROUTE (default: the route of\n"
 	"request.kind). --runtimes loads runtimes, TrainJobs and JobSets as the\n"
-	"cluster's state. --strict-action is the server's (serve --help).\n"
+	"cluster's state. --strict-action is the server's (serve --help). The CRDs\n"
+	"are the built-in ones unless --crds or --kubeconfig says otherwise.\n"
 	"exit status: 0 allowed, 1 denied, 2 bad input or usage\n";
 
 struct review_args {
@@ -32,6 +30,8 @@ struct review_args {
 
 static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
 {
+	if (!tw_flags_check("review", argc, argv))
+		return TW_EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(c, argc, argv, &i);
 		if (took < 0)

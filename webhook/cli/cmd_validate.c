@@ -18,6 +18,7 @@
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
 #include "webhook/cli/findings.h"
+#include "webhook/cli/flags.h"
 #include "webhook/cli/manifests.h"
 #include "webhook/cli/served_kinds.h"
 #include "webhook/cli/version.h"
@@ -25,15 +26,11 @@
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
 
 static const char validate_help[] =
-	"usage: trainer-webhook validate [--profile kubeflow|strict] [--runtimes PATH]...\n"
-	"                                [--crds PATH]... [-o text|json|github|junit|sarif]\n"
-	"                                [--quiet] [--exclude GLOB]... [--skip-kinds K1,K2]\n"
-	"                                [--no-schema] PATH...\n"
-	"\n"
 	"PATH is a file, a folder (searched for *.yaml, *.yml, *.json) or - for stdin.\n"
-	"Runtimes among the inputs resolve the TrainJobs' runtimeRef too. --crds reads\n"
-	"CustomResourceDefinitions (files or folders): objects of their kinds are checked\n"
-	"against their schemas and CEL rules as the API server checks them.\n"
+	"Runtimes among the inputs resolve the TrainJobs' runtimeRef too. Objects are\n"
+	"checked against their CRDs' schemas and CEL rules as the API server checks\n"
+	"them: the CRDs built in (trainer-webhook --version names them), or --crds\n"
+	"(files or folders of CustomResourceDefinitions), or --kubeconfig's cluster's.\n"
 	"exit status: 0 all allowed, 1 something denied, 2 unreadable input, no manifests\n"
 	"or usage\n";
 
@@ -309,6 +306,8 @@ static int add_str(const char ***v, size_t *n, const char *s)
 
 static int parse_args(struct run *r, int argc, char **argv)
 {
+	if (!tw_flags_check("validate", argc, argv))
+		return TW_EXIT_USAGE;
 	for (int i = 1; i < argc; i++) {
 		int took = tw_cli_common(&r->cli, argc, argv, &i);
 		if (took < 0)

@@ -8,19 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "webhook/cli/flags.h"
 #include "webhook/cli/serve.h"
 #include "webhook/core/duration.h"
 #include "webhook/server/server.h"
 #include "webhook/admission/admission.h"
 
 const char tw_serve_help[] =
-	"usage: trainer-webhook serve [--listen ADDR] [--tls-cert F --tls-key F | --manage-certs]\n"
-	"         [--dev] [--runtimes PATH]... [--profile kubeflow|strict] [--no-schema]\n"
-	"         [--strict-action deny|warn] [--threads N] [--max-body BYTES]\n"
-	"         [--metrics-listen ADDR] [--log-level debug|info|warn|error]\n"
-	"         [--shutdown-grace SECONDS] [--max-connections N] [--max-connections-per-peer N]\n"
-	"         [--handshake-timeout SECONDS] [--idle-timeout SECONDS]\n"
-	"         [--kube [--kube-server URL --kube-token-file F --kube-ca-file F]]\n"
+	"Give --tls-cert and --tls-key, --manage-certs (with --kube), or --dev.\n"
 	"\n"
 	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
 	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
@@ -44,10 +39,10 @@ const char tw_serve_help[] =
 	"  --kube                 follow the cluster: runtimes and PriorityClasses by watch,\n"
 	"                         other objects by GET when a request needs them (in-cluster\n"
 	"                         configuration; /readyz waits for the runtimes' first lists)\n"
-	"  --crds PATH            CustomResourceDefinitions (files or folders): objects of\n"
-	"                         their kinds are checked against their schemas and CEL\n"
-	"                         rules (with --kube and no --crds: the cluster's CRDs,\n"
-	"                         followed by watch; /readyz waits for their first lists)\n"
+	"  --crds PATH            CustomResourceDefinitions (files or folders) to check with\n"
+	"                         instead of the built-in ones (trainer-webhook --version);\n"
+	"                         with --kube and no --crds: the cluster's CRDs, followed by\n"
+	"                         watch (/readyz waits for their first lists); none: no CRD\n"
 	"  --kube-server URL      the API server outside a cluster (https://, or http://\n"
 	"                         for tests); implies --kube. --kube-token-file and\n"
 	"                         --kube-ca-file replace the service account's files\n"
@@ -195,6 +190,8 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 	a->validating = TW_SERVE_VALIDATING;
 	a->mutating = TW_SERVE_MUTATING;
 	tw_cli_init(&a->cli, "serve", tw_serve_help);
+	if (!tw_flags_check("serve", argc, argv))
+		return TW_EXIT_USAGE;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->threads = cpus > 0 ? (unsigned)cpus : 1;
 	a->max_body = TW_DEFAULT_MAX_BODY;

@@ -1,0 +1,272 @@
+/*
+ * flags.c — the one table of every command's flags. The parsers of
+ * cmd_*.c and serve_args.c give each flag its meaning; this table says which
+ * flags there are: tw_flags_check refuses any other before a parser runs,
+ * and --help, the README's synopsis and `completion` are printed from it.
+ */
+#include <string.h>
+
+#include "webhook/cli/flags.h"
+#include "webhook/cli/hints.h"
+
+#define PROFILE { "--profile", NULL, "P", "kubeflow strict", false, false, \
+		  "kubeflow: upstream's decisions exactly; strict (default): also the guides' rules" }
+#define RUNTIMES { "--runtimes", NULL, "PATH", NULL, true, true, \
+		   "runtimes (and PriorityClasses, TrainJobs, JobSets) the rules look up" }
+#define CRDS { "--crds", NULL, "PATH", NULL, true, true, \
+	       "CRDs to check with instead of the built-in ones; \"none\": no CRD at all" }
+#define NO_SCHEMA { "--no-schema", NULL, NULL, NULL, false, false, \
+		    "skip the schema layer (CRD or built-in schema checks)" }
+#define NOW { "--now", NULL, "RFC3339", NULL, false, false, \
+	      "the time defaulting writes (runtimePatches[].time), for repeatable output" }
+#define KUBECONFIG { "--kubeconfig", NULL, "FILE", NULL, false, true, \
+		     "read the CRDs from this cluster instead of the built-in ones" }
+#define STRICT_ACTION { "--strict-action", NULL, "A", "deny warn", false, false, \
+			"warn: allow what only the strict profile denies, with a warning" }
+#define END { NULL, NULL, NULL, NULL, false, false, NULL }
+
+static const tw_flag validate_flags[] = {
+	PROFILE, RUNTIMES, CRDS, KUBECONFIG,
+	{ "--output", "-o", "FORMAT", "text json github junit sarif", false, false,
+	  "text (file:line:col: ...), json, github (workflow commands), junit or sarif" },
+	{ "--quiet", "-q", NULL, NULL, false, false, "only the objects with a finding (text, json)" },
+	{ "--summary", NULL, NULL, NULL, false, false, "only the summary, on one line (text, json)" },
+	{ "--exclude", NULL, "GLOB", NULL, true, false, "skip files whose path or name matches" },
+	{ "--skip-kinds", NULL, "K1,K2", NULL, false, false, "skip objects of these kinds" },
+	NO_SCHEMA, NOW, END,
+};
+
+static const tw_flag review_flags[] = {
+	PROFILE, RUNTIMES, CRDS, KUBECONFIG,
+	{ "--path", NULL, "ROUTE", NULL, false, false,
+	  "answer as this route would (default: the route of request.kind)" },
+	STRICT_ACTION, NO_SCHEMA, NOW, END,
+};
+
+static const tw_flag expand_flags[] = {
+	PROFILE, RUNTIMES,
+	{ "--output", "-o", "FORMAT", "yaml json", false, false, "YAML documents or a v1 List" },
+	{ "--ssh-key", NULL, "FILE", NULL, false, true,
+	  "the MPI SSH key (ECDSA P-521 PEM): repeatable output" },
+	{ "--curve-key", NULL, "FILE", NULL, false, true,
+	  "the Flux CURVE key (X25519 PEM): repeatable output" },
+	NO_SCHEMA, NOW, END,
+};
+
+static const tw_flag serve_flags[] = {
+	{ "--listen", NULL, "ADDR", NULL, false, false, "HTTPS address (default :9443)" },
+	{ "--tls-cert", NULL, "FILE", NULL, false, true, "serving certificate (PEM)" },
+	{ "--tls-key", NULL, "FILE", NULL, false, true, "its private key (PEM)" },
+	{ "--manage-certs", NULL, NULL, NULL, false, false,
+	  "keep the CA and serving pair in a Secret (needs --kube)" },
+	{ "--dev", NULL, NULL, NULL, false, false,
+	  "development certificates and the example runtimes, on 127.0.0.1" },
+	RUNTIMES, CRDS, PROFILE, NO_SCHEMA, STRICT_ACTION,
+	{ "--kube", NULL, NULL, NULL, false, false,
+	  "follow the cluster (in-cluster configuration): runtimes, CRDs" },
+	{ "--kube-server", NULL, "URL", NULL, false, false, "the API server outside a cluster" },
+	{ "--kube-token-file", NULL, "FILE", NULL, false, true, "its bearer token" },
+	{ "--kube-ca-file", NULL, "FILE", NULL, false, true, "its CA" },
+	{ "--namespace", NULL, "NS", NULL, false, false, "the server's namespace" },
+	{ "--service", NULL, "NAME", NULL, false, false, "the Service the API server calls" },
+	{ "--cert-secret", NULL, "NAME", NULL, false, false, "--manage-certs: the Secret" },
+	{ "--validating-webhook", NULL, "NAME", NULL, false, false,
+	  "--manage-certs: the ValidatingWebhookConfiguration" },
+	{ "--mutating-webhook", NULL, "NAME", NULL, false, false,
+	  "--manage-certs: the MutatingWebhookConfiguration" },
+	{ "--cert-validity", NULL, "DURATION", NULL, false, false, "serving certificate (8760h)" },
+	{ "--ca-validity", NULL, "DURATION", NULL, false, false, "CA (87600h)" },
+	{ "--ca-overlap", NULL, "DURATION", NULL, false, false, "a new CA is trusted this long first" },
+	{ "--metrics-listen", NULL, "ADDR", NULL, false, false, "plain-HTTP /metrics (:8080)" },
+	{ "--threads", NULL, "N", NULL, false, false, "worker threads (default: the CPUs)" },
+	{ "--max-body", NULL, "BYTES", NULL, false, false, "largest request body" },
+	{ "--max-connections", NULL, "N", NULL, false, false, "open connections at most" },
+	{ "--max-connections-per-peer", NULL, "N", NULL, false, false, "from one address at most" },
+	{ "--handshake-timeout", NULL, "SECONDS", NULL, false, false,
+	  "close a connection silent this long before its first request (10)" },
+	{ "--idle-timeout", NULL, "SECONDS", NULL, false, false,
+	  "close a keep-alive connection silent this long (120)" },
+	{ "--shutdown-grace", NULL, "SECONDS", NULL, false, false, "drain for at most this long" },
+	{ "--log-level", NULL, "LEVEL", "debug info warn error", false, false, "log level" },
+	END,
+};
+
+static const tw_flag certs_generate_flags[] = {
+	{ "--service", NULL, "NAME", NULL, false, false, "the webhook's Service", true },
+	{ "--namespace", NULL, "NS", NULL, false, false, "its namespace", true },
+	{ "--dns", NULL, "NAME", NULL, true, false, "another DNS name to cover" },
+	{ "--ip", NULL, "ADDR", NULL, true, false, "an IP address to cover" },
+	{ "--days", NULL, "N", NULL, false, false, "validity (365, at most 3650)" },
+	{ "--out", NULL, "DIR", NULL, false, true, "where ca.crt, ca.key, tls.crt, tls.key go",
+	  true },
+	{ "--force", NULL, NULL, NULL, false, false, "replace existing files" },
+	END,
+};
+
+static const tw_flag certs_check_flags[] = {
+	{ "--tls-cert", NULL, "FILE", NULL, false, true, "the certificate", true },
+	{ "--tls-key", NULL, "FILE", NULL, false, true, "its private key", true },
+	{ "--ca", NULL, "FILE", NULL, false, true, "the CA it must chain to" },
+	{ "--dns", NULL, "NAME", NULL, true, false, "a DNS name it must cover" },
+	{ "--ip", NULL, "ADDR", NULL, true, false, "an IP address it must cover" },
+	END,
+};
+
+static const tw_flag no_flags[] = { END };
+
+static const tw_command_flags commands[] = {
+	{ "validate", "PATH...", validate_flags },
+	{ "review", "[FILE|-]", review_flags },
+	{ "expand", "TRAINJOB", expand_flags },
+	{ "serve", "", serve_flags },
+	{ "certs generate", "", certs_generate_flags },
+	{ "certs check", "", certs_check_flags },
+	{ "completion", "bash|zsh", no_flags },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const tw_command_flags *tw_commands_at(size_t i)
+{
+	return i < NCOMMANDS ? &commands[i] : NULL;
+}
+
+const tw_command_flags *tw_command_find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].command, name))
+			return &commands[i];
+	return NULL;
+}
+
+const tw_flag *tw_flag_find(const tw_command_flags *c, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+	for (const tw_flag *f = c->flags; f->name; f++)
+		if ((strlen(f->name) == n && !strncmp(f->name, arg, n)) ||
+		    (f->alias && !strcmp(f->alias, arg)))
+			return f;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ printing */
+
+/* "[--profile kubeflow|strict]", "[--runtimes PATH]...", "[--quiet]". */
+static void item(const tw_flag *f, char *out, size_t n)
+{
+	char arg[128] = "";
+	if (f->choices) {
+		snprintf(arg, sizeof(arg), " %s", f->choices);
+		for (char *p = arg + 1; *p; p++)
+			if (*p == ' ')
+				*p = '|';
+	} else if (f->arg) {
+		snprintf(arg, sizeof(arg), " %s", f->arg);
+	}
+	/* a value flag by its short name when it has one (-o), a switch by its long one */
+	const char *name = f->alias && f->arg ? f->alias : f->name;
+	if (f->required)
+		snprintf(out, n, "%s%s%s", name, arg, f->many ? "..." : "");
+	else
+		snprintf(out, n, "[%s%s]%s", name, arg, f->many ? "..." : "");
+}
+
+/* lead: the columns already printed on the first line. */
+static void synopsis(const tw_command_flags *c, int lead, FILE *out)
+{
+	enum { WIDTH = 96 };
+	char head[64];
+	int col = lead + snprintf(head, sizeof(head), "trainer-webhook %s ", c->command);
+	fputs(head, out);
+	int indent = col;
+	bool first = true;
+	for (const tw_flag *f = c->flags;; f++) {
+		char it[200];
+		if (f->name)
+			item(f, it, sizeof(it));
+		else if (*c->operands)
+			snprintf(it, sizeof(it), "%s", c->operands);
+		else
+			break;
+		int len = (int)strlen(it);
+		if (!first && col + 1 + len > WIDTH) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', out);
+			col++;
+		}
+		fputs(it, out);
+		col += len;
+		first = false;
+		if (!f->name)
+			break;
+	}
+	fputc('\n', out);
+}
+
+void tw_flags_synopsis(const tw_command_flags *c, FILE *out)
+{
+	synopsis(c, 0, out);
+}
+
+void tw_flags_synopses(FILE *out)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		tw_flags_synopsis(&commands[i], out);
+	fputs("trainer-webhook --version\n", out);
+}
+
+void tw_flags_list(const tw_command_flags *c, FILE *out)
+{
+	for (const tw_flag *f = c->flags; f->name; f++) {
+		char left[128];
+		snprintf(left, sizeof(left), "%s%s%s%s%s", f->alias ? f->alias : "",
+			 f->alias ? ", " : "", f->name, f->arg ? " " : "", f->arg ? f->arg : "");
+		fprintf(out, "  %-30s %s\n", left, f->help);
+	}
+}
+
+void tw_flags_help(const char *command, const char *text, FILE *out)
+{
+	const tw_command_flags *c = tw_command_find(command);
+	if (!c)
+		return;
+	fputs("usage: ", out);
+	synopsis(c, (int)strlen("usage: "), out);
+	if (text)
+		fprintf(out, "\n%s", text);
+	if (c->flags->name) {
+		fputs("\nflags:\n", out);
+		tw_flags_list(c, out);
+	}
+}
+
+/* ------------------------------------------------------------ checking */
+
+bool tw_flags_check(const char *command, int argc, char **argv)
+{
+	const tw_command_flags *c = tw_command_find(command);
+	if (!c)
+		return true;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || !a[1] || !strcmp(a, "-h") || !strcmp(a, "--help"))
+			continue;
+		const tw_flag *f = tw_flag_find(c, a);
+		if (f) {
+			i += f->arg && !strchr(a, '=');
+			continue;
+		}
+		const char *near = NULL;
+		for (const tw_flag *g = c->flags; g->name && !near; g++)
+			if (tw_is_near(a, g->name))
+				near = g->name;
+		fprintf(stderr, "trainer-webhook %s: unknown option \"%s\"%s%s%s (see trainer-webhook "
+			"%s --help)\n", command, a, near ? "; did you mean \"" : "", near ? near : "",
+			near ? "\"?" : "", command);
+		return false;
+	}
+	return true;
+}
