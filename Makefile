@@ -46,7 +46,7 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: FORCE all run test unit integration asan valgrind bench deps clean image deploy fuzz
+.PHONY: FORCE all run test install krew unit integration asan valgrind bench deps clean image deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -126,6 +126,22 @@ bench: all $(BENCH_BIN)
 
 deps:
 	@tests/deps.sh
+
+# The binary and the kubectl plugin beside it (kubectl trainer ...).
+PREFIX  ?= /usr/local
+install: all
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trainer-webhook
+	install -D -m 0755 deploy/kubectl-plugin/kubectl-trainer $(DESTDIR)$(PREFIX)/bin/kubectl-trainer
+
+# The krew archive of the plugin and its manifest with the archive's sha256
+# (deploy/kubectl-plugin/trainer.yaml says how to install it).
+KREW_ARCHIVE := $(BUILD)/kubectl-trainer_linux_amd64.tar.gz
+krew: all
+	@rm -rf $(BUILD)/krew && mkdir -p $(BUILD)/krew
+	cp deploy/kubectl-plugin/kubectl-trainer $(BIN) webhook/cli/crds/LICENSE $(BUILD)/krew/
+	tar -C $(BUILD)/krew -czf $(KREW_ARCHIVE) kubectl-trainer trainer-webhook LICENSE
+	sed "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(KREW_ARCHIVE) | cut -d' ' -f1)/" \
+	    deploy/kubectl-plugin/trainer.yaml > $(BUILD)/trainer.yaml
 
 clean:
 	rm -rf build build-asan build-fuzz

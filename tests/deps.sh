@@ -59,6 +59,9 @@ fi
 
 PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev libcjson-dev libyaml-dev libcurl4-openssl-dev libcmocka-dev libpcre2-dev openssl curl libxml2-utils"
 # libxml2-utils: xmllint checks validate -o junit against tests/support/junit.xsd.
+# pre-commit (tests only): tests/integration/test_cli_hooks.c runs the hook of
+# .pre-commit-hooks.yaml through `pre-commit try-repo`.
+[ "$mode" = test ] && PKGS="$PKGS pre-commit"
 # Installs the Debian packages among $@ that are missing.
 debian_packages() {
 	missing=""
