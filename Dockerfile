@@ -1,7 +1,7 @@
 # trainer-webhook: the admission webhook image.
 #
-#   make image IMAGE=registry.example.com/trainer-webhook:v0.3.0
-#   make deploy IMAGE=registry.example.com/trainer-webhook:v0.3.0   (build, push, apply)
+#   make image IMAGE=registry.example.com/trainer-webhook:v0.4.0
+#   make deploy IMAGE=registry.example.com/trainer-webhook:v0.4.0   (build, push, apply)
 #
 # Both bases are pinned by digest (multi-platform indexes), so a rebuild gets
 # the same files until someone re-pins them on purpose: `docker buildx
@@ -15,7 +15,7 @@
 # links (deploy/image/rootfs.sh).
 FROM debian:bookworm@sha256:6ebd97fa83deb272194a2cf015b3d26a4d538e9ad3a7a79d544c8af5b0a01443 AS build
 # --version: make image passes git describe (.git is not in the context).
-ARG VERSION=0.3.0
+ARG VERSION=0.4.0
 WORKDIR /src
 COPY . .
 RUN sh tests/deps.sh build && make && sh deploy/image/rootfs.sh build/trainer-webhook /rootfs
@@ -25,7 +25,7 @@ RUN sh tests/deps.sh build && make && sh deploy/image/rootfs.sh build/trainer-we
 # own) and the build stage's /rootfs: the binary and its libraries, nothing
 # else. No preStop exec is possible: deploy/ uses the kubelet's sleep action.
 FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
-ARG VERSION=0.3.0
+ARG VERSION=0.4.0
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="trainer-webhook" \
       org.opencontainers.image.description="Admission webhook for Kubeflow Trainer: validates TrainingRuntimes, ClusterTrainingRuntimes and TrainJobs, defaults TrainJobs, expands them into JobSets" \
