@@ -115,10 +115,14 @@ int tw_certs_ensure_dev(const char *dir, char *err, size_t errlen);
  *     in the bundle until it expires. No client ever meets an unknown issuer;
  *   - the serving certificate is absent, broken, not for the Service, not
  *     signed by a CA of the bundle, or has less than a fifth of its life left:
- *     a new one from the signing CA (never outliving it);
+ *     a new one from the signing CA (never outliving it, and never due when
+ *     made: timing.c). A signing CA with less than two write floors left
+ *     counts as unusable: the next CA signs, or a new one;
  *   - a serving certificate from another CA of the bundle (the old one after
  *     a promotion, or after the signing key was lost) is re-issued from the
- *     signing CA once that CA has been published for `overlap`.
+ *     signing CA once that CA has been published for `overlap`;
+ *   - whatever of the above comes due, the Secret is written at most once per
+ *     write floor (tw_certs_write_floor): a change due sooner is held.
  */
 
 typedef struct tw_certs_managed {
@@ -138,15 +142,31 @@ typedef struct tw_certs_policy {
 	int64_t overlap;        /* trust time before a new CA signs (0: one hour) */
 	bool bundle_published;  /* every webhook configuration carries in->ca_crt */
 	int64_t now;            /* 0: the clock */
+	int64_t last_write;     /* when this replica last wrote the Secret (0: never) */
 } tw_certs_policy;
 
 typedef struct tw_certs_plan {
 	bool changed;     /* *out differs from *in: write it */
 	bool new_ca, new_leaf;
+	bool held;        /* a change is due, but the Secret was written less than the
+			     write floor ago: *out is *in, next_at is when it may be */
 	int64_t next_at;  /* the next time something comes due (Unix seconds) */
-	int64_t ca_not_after, leaf_not_after; /* of what *out holds */
+	int64_t ca_not_after, leaf_not_after; /* of what *out holds (leaf: 0 when held) */
 	char why[1400];   /* what changed and why, for the log ("" when nothing did) */
 } tw_certs_plan;
+
+/* Seconds between two writes of the Secret at least: a tenth of the
+ * shortest of the policy's three durations, from 1 s to 60 s. A plan that
+ * would write sooner after p->last_write is held (see timing.c for why no
+ * needed write ever is, under tw_certs_policy_check). */
+int64_t tw_certs_write_floor(const tw_certs_policy *p);
+
+/* Do the policy's durations work together (0: the default)? TW_CERTS_OK, or
+ * TW_CERTS_EINVAL with every reason in err, each naming its flag
+ * (--cert-validity, --ca-validity, --ca-overlap) and what to give instead:
+ * a serving certificate of at least 5 s and at most the CA's validity, a CA
+ * of at least ten overlaps. */
+int tw_certs_policy_check(const tw_certs_policy *p, char *err, size_t errlen);
 
 /* What the Secret should hold now. *out is a fresh copy of everything (free
  * it with tw_certs_managed_free), whether or not it changed. */

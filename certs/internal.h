@@ -17,6 +17,26 @@ int tw_certs_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 /* The first queued OpenSSL error as text (or "unknown reason"); clears the queue. */
 const char *tw_certs_ssl_reason(char *buf, size_t n);
 
+/* ------------------------------------------------------------ timing.c */
+
+/* The managed certificates' defaults, in seconds: a year, ten years, an hour. */
+#define TW_CERTS_DEFAULT_VALIDITY ((int64_t)TW_CERTS_DEFAULT_DAYS * 86400)
+#define TW_CERTS_DEFAULT_CA_VALIDITY ((int64_t)TW_CERTS_CA_DAYS * 86400)
+#define TW_CERTS_DEFAULT_OVERLAP ((int64_t)3600)
+
+/* How far before now a certificate with `left` seconds to live starts: a
+ * tenth of that, at most an hour (cert-controller backdates by an hour), so
+ * that a clock slightly behind ours still accepts it. */
+int64_t tw_certs_backdate(int64_t left);
+/* A certificate valid [nb, na] comes due at tw_certs_due_at: a fifth of its
+ * life before its end (at least a second: times are whole seconds). */
+bool tw_certs_due(int64_t nb, int64_t na, int64_t now);
+int64_t tw_certs_due_at(int64_t nb, int64_t na);
+/* The policy's durations, defaults filled in. */
+int64_t tw_certs_validity(const tw_certs_policy *p);
+int64_t tw_certs_ca_validity(const tw_certs_policy *p);
+int64_t tw_certs_overlap(const tw_certs_policy *p);
+
 /* ------------------------------------------------------------- files.c */
 
 /* Whole file into *data (malloc'd, NUL-terminated). TW_CERTS_EIO when missing,

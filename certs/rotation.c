@@ -3,11 +3,13 @@
  * certs.h, "managed certificates"). Pure: PEM text and a clock in, PEM text
  * and a plan out; the certificate manager (webhook/cluster/certmgr.c) does the I/O.
  *
- * Validity windows start a little in the past (a tenth of the validity, at
+ * Validity windows start a little in the past (a tenth of what is left, at
  * most an hour, as cert-controller backdates by an hour) so that a clock
  * slightly behind ours still accepts a fresh certificate. Renewal comes due
  * when less than a fifth of a certificate's life is left: 73 days of the
  * default year for the serving certificate, two of the ten years of the CA.
+ * timing.c says why nothing made here is due when it is made, and how the
+ * write floor bounds the rest.
  */
 #include "certs/internal.h"
 
@@ -20,10 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#define YEAR ((int64_t)365 * 86400)
-#define DEFAULT_VALIDITY YEAR
-#define DEFAULT_CA_VALIDITY (10 * YEAR)
-#define DEFAULT_OVERLAP 3600
 #define MAX_CAS 4      /* the signing CA and up to three older ones still trusted */
 #define CLOCK_SKEW 300 /* a certificate "not yet valid" by less than this is fine */
 
@@ -49,25 +47,6 @@ void tw_certs_managed_free(tw_certs_managed *m)
 	free(m->tls_crt);
 	cleanse_free(m->tls_key);
 	memset(m, 0, sizeof(*m));
-}
-
-static int64_t backdate(int64_t validity)
-{
-	return validity / 10 < 3600 ? validity / 10 : 3600;
-}
-
-/* A fifth of [nb, na] or less left at now (at least one second before the
- * end, however short the life: times are whole seconds). */
-static bool due(int64_t nb, int64_t na, int64_t now)
-{
-	int64_t margin = (na - nb) / 5;
-	return na - now <= (margin > 0 ? margin : 1);
-}
-
-static int64_t due_at(int64_t nb, int64_t na)
-{
-	int64_t margin = (na - nb) / 5;
-	return na - (margin > 0 ? margin : 1);
 }
 
 /* ---------------------------------------------------------- the bundle */
@@ -123,11 +102,15 @@ static EVP_PKEY *read_key(const char *pem)
 	return k;
 }
 
-/* The first CA signs: it must be valid now and its key must be there. */
-static bool signer_usable(const struct bundle *b, EVP_PKEY *key, int64_t now)
+/* The first CA signs: it must be valid now, its key must be there, and it
+ * must have two write floors left, so that what it signs is not due before
+ * the Secret may be written again (timing.c). */
+static bool signer_usable(const struct bundle *b, EVP_PKEY *key, const tw_certs_policy *p,
+			  int64_t now)
 {
 	return b->n > 0 && key && EVP_PKEY_eq(X509_get0_pubkey(b->ca[0].x), key) == 1 &&
-	       b->ca[0].nb <= now + CLOCK_SKEW;
+	       b->ca[0].nb <= now + CLOCK_SKEW &&
+	       b->ca[0].na - now >= 2 * tw_certs_write_floor(p);
 }
 
 /* The bundle as PEM text, the signing CA first. malloc'd, "" when empty. */
@@ -165,10 +148,10 @@ static void note(tw_certs_plan *p, const char *what)
 static int new_ca(struct bundle *b, int at, const tw_certs_policy *p, int64_t now,
 		  EVP_PKEY **key, char **key_pem)
 {
-	int64_t v = p->ca_validity ? p->ca_validity : DEFAULT_CA_VALIDITY;
+	int64_t v = tw_certs_ca_validity(p);
 	EVP_PKEY *k = tw_certs_new_key();
 	X509 *x = NULL;
-	if (!k || tw_certs_make_ca(k, now - backdate(v), now + v, &x)) {
+	if (!k || tw_certs_make_ca(k, now - tw_certs_backdate(v), now + v, &x)) {
 		EVP_PKEY_free(k);
 		return TW_CERTS_ECRYPTO;
 	}
@@ -177,27 +160,31 @@ static int new_ca(struct bundle *b, int at, const tw_certs_policy *p, int64_t no
 	if (at > b->n)
 		at = b->n;
 	memmove(&b->ca[at + 1], &b->ca[at], (size_t)(b->n - at) * sizeof(b->ca[0]));
-	b->ca[at] = (struct ca){ x, now - backdate(v), now + v };
+	b->ca[at] = (struct ca){ x, now - tw_certs_backdate(v), now + v };
 	b->n++;
 	*key = k;
 	*key_pem = tw_certs_key_pem(k, NULL);
 	return *key_pem ? TW_CERTS_OK : TW_CERTS_ECRYPTO;
 }
 
-/* A serving pair from the signing CA, for the Service, never outliving it. */
+/* A serving pair from the signing CA, for the Service, valid [*nb, *na]:
+ * never outliving the CA, and backdated by what it has left (a pair cut to
+ * the CA's last minutes backdated by the hour of a year's validity would be
+ * due at once). */
 static int new_leaf(const struct bundle *b, const tw_certs_policy *p, int64_t now,
-		    tw_certs_managed *out)
+		    tw_certs_managed *out, int64_t *nb, int64_t *na)
 {
 	char *names[4];
 	if (tw_certs_service_names(p->service, p->namespace_, names))
 		return TW_CERTS_ECRYPTO;
-	int64_t v = p->validity ? p->validity : DEFAULT_VALIDITY;
-	int64_t na = now + v < b->ca[0].na ? now + v : b->ca[0].na;
+	int64_t v = tw_certs_validity(p);
+	*na = now + v < b->ca[0].na ? now + v : b->ca[0].na;
+	*nb = now - tw_certs_backdate(*na - now);
 	EVP_PKEY *k = tw_certs_new_key();
 	X509 *leaf = NULL;
 	const char *cn = strlen(names[2]) <= 64 ? names[2] : p->service;
 	int rc = k ? tw_certs_make_leaf(k, cn, (const char *const *)names, 4, NULL, 0,
-					b->ca[0].x, b->key, now - backdate(v), na, &leaf)
+					b->ca[0].x, b->key, *nb, *na, &leaf)
 		   : TW_CERTS_ECRYPTO;
 	tw_certs_service_names_free(names);
 	if (!rc) {
@@ -298,8 +285,8 @@ static void promote(struct bundle *b, int pend, EVP_PKEY *next, const tw_certs_m
 static int restart_ca(struct bundle *b, const tw_certs_policy *p, int64_t now,
 		      tw_certs_managed *out, tw_certs_plan *plan)
 {
-	note(plan, b->n ? "the CA key in the Secret does not match the CA, or the CA is not "
-			  "valid yet: a new CA"
+	note(plan, b->n ? "the CA key in the Secret does not match the CA, the CA is not "
+			  "valid yet, or it ends too soon to sign: a new CA"
 			: "no valid CA in the Secret: a new CA");
 	set_key(&out->ca_key, NULL);
 	set_key(&out->ca_next_key, NULL);
@@ -336,8 +323,8 @@ static int plan_ca(struct bundle *b, const tw_certs_managed *in, const tw_certs_
 		   int64_t now, tw_certs_managed *out, tw_certs_plan *plan)
 {
 	EVP_PKEY *key = read_key(in->ca_key), *next = read_key(in->ca_next_key);
-	int64_t overlap = p->overlap ? p->overlap : DEFAULT_OVERLAP;
-	bool signer_ok = signer_usable(b, key, now);
+	int64_t overlap = tw_certs_overlap(p);
+	bool signer_ok = signer_usable(b, key, p, now);
 	int pend = ca_of_key(b, next);
 	if (pend == 0 && signer_ok)
 		pend = -1; /* the same key twice: nothing is pending */
@@ -365,7 +352,8 @@ static int plan_ca(struct bundle *b, const tw_certs_managed *in, const tw_certs_
 		set_key(&out->ca_next_key, NULL);
 		plan->changed = true;
 	}
-	return due(b->ca[0].nb, b->ca[0].na, now) ? add_next_ca(b, p, now, out, plan) : TW_CERTS_OK;
+	return tw_certs_due(b->ca[0].nb, b->ca[0].na, now) ? add_next_ca(b, p, now, out, plan)
+							   : TW_CERTS_OK;
 }
 
 static int plan_leaf(const struct bundle *b, const tw_certs_managed *in,
@@ -374,17 +362,17 @@ static int plan_leaf(const struct bundle *b, const tw_certs_managed *in,
 {
 	struct leaf_state ls;
 	leaf_inspect(in, p, b, bundle_text, now, &ls);
-	int64_t overlap = p->overlap ? p->overlap : DEFAULT_OVERLAP;
+	int64_t overlap = tw_certs_overlap(p);
 	bool switch_due = ls.usable && !ls.by_signer && p->bundle_published &&
 			  !plan->new_ca && out->ca_added_at && now >= out->ca_added_at + overlap;
-	if (ls.usable && !due(ls.nb, ls.na, now) && !switch_due) {
+	if (ls.usable && !tw_certs_due(ls.nb, ls.na, now) && !switch_due) {
 		plan->leaf_not_after = ls.na;
 		if (!ls.by_signer) /* the switch comes due after the overlap */
 			plan->next_at = min_time(plan->next_at,
 						 p->bundle_published && out->ca_added_at
 							 ? out->ca_added_at + overlap
 							 : now + 5);
-		plan->next_at = min_time(plan->next_at, due_at(ls.nb, ls.na));
+		plan->next_at = min_time(plan->next_at, tw_certs_due_at(ls.nb, ls.na));
 		return TW_CERTS_OK;
 	}
 	if (!ls.usable)
@@ -394,20 +382,47 @@ static int plan_leaf(const struct bundle *b, const tw_certs_managed *in,
 			   "is re-issued from it");
 	else
 		note(plan, "the serving certificate has less than a fifth of its life left");
-	int rc = new_leaf(b, p, now, out);
+	int64_t nb, na;
+	int rc = new_leaf(b, p, now, out, &nb, &na);
 	if (rc)
 		return rc;
 	plan->new_leaf = plan->changed = true;
-	int64_t v = p->validity ? p->validity : DEFAULT_VALIDITY;
-	int64_t na = min_time(now + v, b->ca[0].na);
 	plan->leaf_not_after = na;
-	plan->next_at = min_time(plan->next_at, due_at(now - backdate(v), na));
+	plan->next_at = min_time(plan->next_at, tw_certs_due_at(nb, na));
 	return TW_CERTS_OK;
 }
 
 static bool same(const char *a, const char *b)
 {
 	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* A change came due less than the write floor after this replica's last
+ * write: *out goes back to a copy of *in, and the plan says when the write
+ * may be made (timing.c: no write a rotation needs comes this soon, so a
+ * hold stops a cycle, and never a renewal that matters). ca_na: the notAfter
+ * of the Secret's signing CA (0: none). */
+static int hold(const tw_certs_managed *in, const tw_certs_policy *p, int64_t now,
+		int64_t ca_na, tw_certs_managed *out, tw_certs_plan *plan)
+{
+	int64_t floor = tw_certs_write_floor(p);
+	char was[sizeof(plan->why)];
+	snprintf(was, sizeof(was), "%s", plan->why[0] ? plan->why : "the Secret's bundle changed");
+	tw_certs_managed_free(out);
+	memset(plan, 0, sizeof(*plan));
+	plan->held = true;
+	plan->next_at = p->last_write + floor;
+	plan->ca_not_after = ca_na;
+	snprintf(plan->why, sizeof(plan->why), "not written yet: this replica wrote the Secret "
+		 "%llds ago and writes it at most once every %llds (%.1000s)",
+		 (long long)(now - p->last_write), (long long)floor, was);
+	out->ca_crt = strdup(in->ca_crt ? in->ca_crt : "");
+	out->ca_key = dup_or_null(in->ca_key);
+	out->ca_next_key = dup_or_null(in->ca_next_key);
+	out->tls_crt = dup_or_null(in->tls_crt);
+	out->tls_key = dup_or_null(in->tls_key);
+	out->ca_added_at = in->ca_added_at;
+	return out->ca_crt ? TW_CERTS_OK : TW_CERTS_ECRYPTO;
 }
 
 int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
@@ -426,6 +441,7 @@ int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
 	out->ca_added_at = in->ca_added_at;
 	struct bundle b = { 0 };
 	bundle_read(in->ca_crt, now, &b);
+	int64_t in_ca_na = b.n ? b.ca[0].na : 0;
 	plan->next_at = INT64_MAX; /* lowered to the first thing that comes due */
 	int rc = plan_ca(&b, in, p, now, out, plan);
 	char *text = rc ? NULL : bundle_pem(&b);
@@ -440,7 +456,7 @@ int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
 	if (!rc) {
 		plan->ca_not_after = b.ca[0].na;
 		if (!out->ca_next_key) /* during a rotation the promotion is what comes due */
-			plan->next_at = min_time(plan->next_at, due_at(b.ca[0].nb, b.ca[0].na));
+			plan->next_at = min_time(plan->next_at, tw_certs_due_at(b.ca[0].nb, b.ca[0].na));
 		for (int i = 1; i < b.n; i++) /* an old CA expires: the bundle shrinks */
 			plan->next_at = min_time(plan->next_at, b.ca[i].na);
 		if (plan->next_at <= now)
@@ -449,6 +465,9 @@ int tw_certs_rotate(const tw_certs_managed *in, const tw_certs_policy *p,
 		text = NULL;
 		if (!same(out->ca_crt, in->ca_crt))
 			plan->changed = true;
+		if (plan->changed && p->last_write > 0 &&
+		    now < p->last_write + tw_certs_write_floor(p))
+			rc = hold(in, p, now, in_ca_na, out, plan);
 	}
 	free(text);
 	bundle_free(&b);

@@ -293,6 +293,164 @@ static void leaf_never_outlives_the_ca(void **state)
 	tw_certs_managed_free(&b);
 }
 
+/* The bug of issue 20: a serving certificate cut to a CA with ten minutes
+ * left was backdated by the hour of its year's validity, so it was 70
+ * minutes long with 10 left, due the moment it was made, and the Secret was
+ * rewritten on every round. Now it starts a tenth of what it has left in
+ * the past, and the same Secret a moment later is left alone. */
+static void leaf_cut_to_its_ca_is_not_due_when_made(void **state)
+{
+	(void)state;
+	tw_certs_managed in = { 0 }, a = { 0 }, b = { 0 }, c = { 0 };
+	tw_certs_policy p = policy(T0);
+	p.ca_validity = 30 * (int64_t)DAY;
+	rotate(&in, &p, &a);
+	copy(&b, &a);
+	free(b.tls_key);
+	b.tls_key = strdup("garbage"); /* the pair must be made again */
+	p.now = T0 + 30 * (int64_t)DAY - 600;
+	tw_certs_plan plan = rotate(&b, &p, &c);
+	assert_true(plan.new_leaf);
+	assert_true(leaf_by_first_ca(&c)); /* the old CA: the next one is not trusted yet */
+	assert_int_equal(plan.leaf_not_after, T0 + 30 * (int64_t)DAY);
+	assert_serves(&c, p.now);
+	const char *names[] = { "trainer-webhook.kubeflow.svc" };
+	tw_certs_check_opts o = { .cert_path = "tls.crt", .key_path = "tls.key",
+				  .cert_pem = c.tls_crt, .key_pem = c.tls_key, .names = names,
+				  .nnames = 1, .now = p.now };
+	tw_certs_report rep;
+	assert_int_equal(tw_certs_check(&o, &rep), TW_CERTS_OK);
+	assert_int_equal(rep.not_before, p.now - 60); /* a tenth of 600 s, not an hour */
+	tw_certs_managed d = { 0 }, e = { 0 };
+	plan = rotate(&c, &p, &d);
+	assert_false(plan.changed);
+	p.now += 460; /* 140 s left: due with a fifth of its 660 s, 132 s, left */
+	plan = rotate(&c, &p, &e);
+	assert_false(plan.changed);
+	tw_certs_managed *all[] = { &a, &b, &c, &d, &e };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		tw_certs_managed_free(all[i]);
+}
+
+/* A CA with less than two write floors left does not sign: the next CA
+ * signs at once instead of a serving certificate that would be due before
+ * the Secret may be written again. */
+static void expiring_signer_hands_over_to_the_next_ca(void **state)
+{
+	(void)state;
+	tw_certs_managed in = { 0 }, a = { 0 }, b = { 0 }, c = { 0 };
+	tw_certs_policy p = policy(T0);
+	p.validity = 20 * (int64_t)DAY;
+	p.ca_validity = 100 * (int64_t)DAY;
+	rotate(&in, &p, &a);
+	p.now = T0 + 81 * (int64_t)DAY; /* a next CA joins; the bundle is never published */
+	tw_certs_plan plan = rotate(&a, &p, &b);
+	assert_true(plan.new_ca);
+	assert_int_equal(tw_certs_write_floor(&p), 60);
+	p.now = T0 + 100 * (int64_t)DAY - 100; /* 100 s left: under two floors */
+	plan = rotate(&b, &p, &c);
+	assert_true(plan.changed && plan.new_leaf);
+	assert_string_equal(c.ca_key, b.ca_next_key);
+	assert_true(leaf_by_first_ca(&c));
+	assert_true(plan.leaf_not_after > p.now + 19 * (int64_t)DAY);
+	assert_non_null(strstr(plan.why, "the signing CA is not usable"));
+	tw_certs_managed_free(&a);
+	tw_certs_managed_free(&b);
+	tw_certs_managed_free(&c);
+}
+
+static void write_floor_is_a_tenth_of_the_shortest_duration(void **state)
+{
+	(void)state;
+	tw_certs_policy p = { 0 };
+	assert_int_equal(tw_certs_write_floor(&p), 60); /* defaults: an hour's tenth, capped */
+	p = (tw_certs_policy){ .validity = 5, .ca_validity = 10, .overlap = 1 };
+	assert_int_equal(tw_certs_write_floor(&p), 1);
+	p = (tw_certs_policy){ .validity = 60, .ca_validity = 600, .overlap = 600 };
+	assert_int_equal(tw_certs_write_floor(&p), 6);
+	p = (tw_certs_policy){ .validity = 365 * (int64_t)DAY, .ca_validity = 60 };
+	assert_int_equal(tw_certs_write_floor(&p), 6); /* the CA's, when it is the shortest */
+}
+
+/* Whatever the plan wants, a replica writes the Secret at most once per
+ * floor: a change due sooner is held, *out is the Secret as it is, and the
+ * plan says when the write may be made. */
+static void change_within_the_floor_is_held(void **state)
+{
+	(void)state;
+	tw_certs_managed in = { 0 }, a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	tw_certs_policy p = policy(T0);
+	tw_certs_plan plan = rotate(&in, &p, &a);
+	assert_false(plan.held);
+	copy(&b, &a);
+	free(b.tls_key);
+	b.tls_key = strdup("garbage");
+	p.now = T0 + 10;
+	p.last_write = T0;
+	plan = rotate(&b, &p, &c);
+	assert_true(plan.held);
+	assert_false(plan.changed || plan.new_leaf || plan.new_ca);
+	assert_int_equal(plan.next_at, T0 + 60);
+	assert_int_equal(plan.ca_not_after, T0 + 3650 * (int64_t)DAY);
+	assert_string_equal(c.tls_key, "garbage");
+	assert_string_equal(c.ca_crt, b.ca_crt);
+	assert_non_null(strstr(plan.why, "wrote the Secret 10s ago and writes it at most once "
+					 "every 60s"));
+	p.now = T0 + 60; /* the floor has passed */
+	plan = rotate(&b, &p, &d);
+	assert_true(plan.changed && plan.new_leaf && !plan.held);
+	assert_serves(&d, p.now);
+	tw_certs_managed *all[] = { &a, &b, &c, &d };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		tw_certs_managed_free(all[i]);
+}
+
+static void check_durations(int64_t l, int64_t c, int64_t o, const char *want)
+{
+	tw_certs_policy p = { .validity = l, .ca_validity = c, .overlap = o };
+	char err[1024];
+	int rc = tw_certs_policy_check(&p, err, sizeof(err));
+	if (!want) {
+		if (rc)
+			fail_msg("refused: %s", err);
+		return;
+	}
+	assert_int_equal(rc, TW_CERTS_EINVAL);
+	if (!strstr(err, want))
+		fail_msg("want \"%s\" in: %s", want, err);
+}
+
+/* What serve --manage-certs refuses, each with the flag, the reason and
+ * what to give instead; the defaults and the tests' short lives pass. */
+static void durations_that_cannot_work_are_refused(void **state)
+{
+	(void)state;
+	check_durations(0, 0, 0, NULL);
+	check_durations(5, 10, 1, NULL);
+	check_durations(HOUR, 10 * HOUR, 0, NULL);
+	check_durations(3650 * (int64_t)DAY, 0, 0, NULL); /* as long as the CA */
+	/* The issue's --ca-validity 60s: both reasons, in one message. */
+	check_durations(0, 60, 0, "--cert-validity \"8760h\" (the default) is longer than "
+				  "--ca-validity \"1m\": a serving certificate never outlives the CA "
+				  "that signs it; give --cert-validity \"1m\" or less, or a longer "
+				  "--ca-validity; --ca-validity \"1m\" is too short for --ca-overlap "
+				  "\"1h\" (the default): a next CA joins the bundle when a fifth of the "
+				  "CA's life is left and is trusted for the overlap before it signs, "
+				  "and the CA it replaces must still be valid for as long again; give "
+				  "--ca-validity \"10h\" or more (ten times the overlap), or "
+				  "--ca-overlap \"6s\" or less");
+	check_durations(2, 0, 0, "--cert-validity \"2s\" is too short: the serving certificate "
+				 "is renewed when a fifth of its life is left, which must be at "
+				 "least a second (the Secret is written at most once a second); give "
+				 "--cert-validity \"5s\" or more");
+	check_durations(5, 9, 1, "--ca-validity \"9s\" is too short for --ca-overlap \"1s\": ");
+	check_durations(5, 9, 1, "give --ca-validity \"10s\" or more (ten times the overlap)");
+	check_durations(HOUR + 1800, HOUR, 60, "--cert-validity \"1h30m\" is longer than "
+					       "--ca-validity \"1h\"");
+	tw_certs_policy p = { .validity = 2 };
+	assert_int_equal(tw_certs_policy_check(&p, NULL, 0), TW_CERTS_EINVAL);
+}
+
 static void rotate_refuses_without_service(void **state)
 {
 	(void)state;
@@ -315,6 +473,11 @@ int main(void)
 		cmocka_unit_test(switch_waits_for_publication),
 		cmocka_unit_test(broken_or_foreign_pair_is_replaced),
 		cmocka_unit_test(leaf_never_outlives_the_ca),
+		cmocka_unit_test(leaf_cut_to_its_ca_is_not_due_when_made),
+		cmocka_unit_test(expiring_signer_hands_over_to_the_next_ca),
+		cmocka_unit_test(write_floor_is_a_tenth_of_the_shortest_duration),
+		cmocka_unit_test(change_within_the_floor_is_held),
+		cmocka_unit_test(durations_that_cannot_work_are_refused),
 		cmocka_unit_test(rotate_refuses_without_service),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
