@@ -689,6 +689,28 @@ static size_t count_of(const char *hay, const char *needle)
 /* Every upstream runtime and example, judged as upstream's webhook judges
  * them: all allowed but 05's TrainJob, whose inlined runtime lacks the
  * `initializer` volumeMount upstream's JobSet plugin requires. */
+/* serve --manage-certs refuses certificate durations that cannot renew
+ * calmly, before it calls any API server (issue 20: --ca-validity 60s wrote
+ * the Secret 931 times in 5 s). */
+static void serve_refuses_certificate_durations(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	/* Were the durations taken, the missing --runtimes would end it at once. */
+	const char *base = "serve --manage-certs --kube-server http://127.0.0.1:1 --namespace ns "
+			   "--runtimes /nonexistent/x.yaml --listen 127.0.0.1:0 "
+			   "--metrics-listen 127.0.0.1:0";
+	assert_int_equal(run(NULL, &err, "%s --ca-validity 60s", base), 2);
+	contains(err, "--cert-validity \"8760h\" (the default) is longer than --ca-validity "
+		      "\"1m\"");
+	contains(err, "--ca-validity \"1m\" is too short for --ca-overlap \"1h\" (the default)");
+	free(err);
+	assert_int_equal(run(NULL, &err, "%s --cert-validity 4s --ca-validity 10s --ca-overlap 1s",
+			     base), 2);
+	contains(err, "give --cert-validity \"5s\" or more");
+	free(err);
+}
+
 static void validate_upstream_fixtures_as_upstream(void **state)
 {
 	(void)state;
@@ -1122,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(validate_upstream_fixtures_as_upstream),
 		cmocka_unit_test(validate_bad_input_exits_2),
 		cmocka_unit_test(validate_usage_errors_exit_2),
+		cmocka_unit_test(serve_refuses_certificate_durations),
 		cmocka_unit_test(validate_crds_positions_text),
 		cmocka_unit_test(validate_github_and_sarif),
 		cmocka_unit_test(version_names_release_and_crds),

@@ -207,6 +207,10 @@ static void managed_start_and_rotation_under_load(void **state)
 	sp_resp m;
 	assert_int_equal(sp_http_get(x->a.metrics_port, "/metrics", &m), 0);
 	assert_true(sp_metric(m.body, "trainer_webhook_certificate_rotations_total{what=\"ca\"}") >= 2);
+	/* About four writes per ten-second CA life; the storm of issue 20 was
+	 * hundreds a second. */
+	double writes = sp_metric(m.body, "trainer_webhook_cert_secret_writes_total");
+	assert_true(writes >= 4 && writes <= 20);
 	assert_true(sp_metric(m.body, "trainer_webhook_certificate_manager_ready") == 1);
 	sp_resp_free(&m);
 }
@@ -231,6 +235,46 @@ static void two_replicas_share_one_ca(void **state)
 	assert_string_equal(ra.serial, rb.serial); /* one pair, from the one Secret */
 	sp_resp_free(&ra);
 	sp_resp_free(&rb);
+}
+
+/* Something keeps breaking the Secret (here its tls.key, every 100 ms for
+ * 3 s) right after the replica wrote it: the replica writes it again at most
+ * once per write floor (a minute with the default durations), keeps serving
+ * the pair it has, and stays ready. Before the floor every change was
+ * written back at once: one write per break. */
+static void secret_writes_keep_the_floor(void **state)
+{
+	fx *x = *state;
+	start(x, &x->a, "a", NULL);
+	assert_true(wait_ready(&x->a, 10000 * sp_slow()));
+	trust_published(x, &x->a);
+	fa_stats before, after;
+	fa_get_stats(x->fa, FA_SECRET, &before);
+	for (int i = 0; i < 30; i++) {
+		char *text = fa_get_object(x->fa, FA_SECRET, NS, "trainer-webhook-cert");
+		cJSON *sec = tt_json(text);
+		cJSON *data = cJSON_GetObjectItemCaseSensitive(sec, "data");
+		cJSON_DeleteItemFromObjectCaseSensitive(data, "tls.key");
+		cJSON_AddStringToObject(data, "tls.key", "Z2FyYmFnZQ=="); /* "garbage" */
+		char *broken = cJSON_PrintUnformatted(sec);
+		fa_put_object(x->fa, FA_SECRET, broken);
+		free(broken);
+		cJSON_Delete(sec);
+		free(text);
+		tt_sleep_ms(100);
+	}
+	fa_get_stats(x->fa, FA_SECRET, &after);
+	assert_int_equal(after.puts + after.posts, before.puts + before.posts);
+	sp_resp r;
+	assert_int_equal(sp_https(NULL, &x->a, "GET", "/readyz", NULL, NULL, 0, SP_FRESH, &r), 0);
+	assert_int_equal(r.status, 200); /* verified against the published bundle */
+	sp_resp_free(&r);
+	assert_int_equal(sp_http_get(x->a.metrics_port, "/metrics", &r), 0);
+	assert_true(sp_metric(r.body, "trainer_webhook_cert_secret_writes_total") == 1);
+	sp_resp_free(&r);
+	char *log = sp_log(&x->a);
+	assert_non_null(strstr(log, "writes it at most once every 60s"));
+	free(log);
 }
 
 #define TRAINJOB_REVIEW(runtime)                                                            \
@@ -436,6 +480,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(managed_start_and_rotation_under_load, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(two_replicas_share_one_ca, setup, teardown),
+		cmocka_unit_test_setup_teardown(secret_writes_keep_the_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(unanswerable_lookup_is_an_error_answer, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(strict_action_warn, setup, teardown),

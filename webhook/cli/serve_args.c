@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "certs/certs.h"
 #include "webhook/cli/flags.h"
 #include "webhook/cli/serve.h"
 #include "webhook/core/duration.h"
@@ -60,6 +61,9 @@ const char tw_serve_help[] =
 	"  --cert-validity DURATION     serving certificate (default 8760h)\n"
 	"  --ca-validity DURATION       CA (default 87600h)\n"
 	"  --ca-overlap DURATION        a new CA is trusted this long before it signs (1h)\n"
+	"  (refused: a --cert-validity under 5s or over --ca-validity, a --ca-validity under\n"
+	"  ten times --ca-overlap; the Secret is written at most once per a tenth of the\n"
+	"  shortest of the three, from 1s to 1m)\n"
 	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
 
 static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
@@ -175,6 +179,12 @@ static int check_combination(tw_serve_args *a)
 					     "--dev for development certificates");
 	if (!!a->cert != !!a->key)
 		return tw_cli_usage(&a->cli, "--tls-cert and --tls-key go together");
+	tw_certs_policy durations = { .validity = a->cert_validity_s,
+				      .ca_validity = a->ca_validity_s,
+				      .overlap = a->ca_overlap_s };
+	char why[1024];
+	if (a->manage_certs && tw_certs_policy_check(&durations, why, sizeof(why)))
+		return tw_cli_usage(&a->cli, "%s", why);
 	return 0;
 }
 

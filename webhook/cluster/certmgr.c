@@ -69,7 +69,7 @@ static enum round round_once(tw_certmgr *m, int64_t *next_at, char *why, size_t 
 	tw__certmgr_read_secret(sec, &in);
 	tw_certs_policy pol = { .service = m->service, .namespace_ = m->ns,
 				.validity = m->o.validity, .ca_validity = m->o.ca_validity,
-				.overlap = m->o.overlap,
+				.overlap = m->o.overlap, .last_write = m->last_write,
 				.bundle_published = tw__certmgr_published(m, cfg, in.ca_crt) };
 	char err[512];
 	if (tw_certs_rotate(&in, &pol, &out, &plan, err, sizeof(err))) {
@@ -78,6 +78,11 @@ static enum round round_once(tw_certmgr *m, int64_t *next_at, char *why, size_t 
 	}
 	*next_at = plan.next_at;
 	tw_metrics_ca_set(plan.ca_not_after);
+	if (plan.held) { /* what is served and published stays as it is */
+		tw_log(TW_LOG_INFO, "managed certificates: %s", plan.why);
+		r = ROUND_HELD;
+		goto done;
+	}
 	if (plan.changed && (r = tw__certmgr_write_secret(m, sec, &out, &plan, why, n)) != ROUND_DONE)
 		goto done;
 	bool pair = serve_pair(m, &out, why, n);
@@ -127,10 +132,11 @@ static void *run(void *arg)
 		long long wait_ms;
 		if (r == ROUND_AGAIN && ++conflicts < CONFLICT_ROUNDS) {
 			wait_ms = 0;
-		} else if (r == ROUND_DONE) {
+		} else if (r == ROUND_DONE || r == ROUND_HELD) {
 			conflicts = 0;
 			m->backoff = BACKOFF_MIN_MS;
-			set_why(m, true, "%s", "");
+			if (r == ROUND_DONE)
+				set_why(m, true, "%s", "");
 			struct timespec wall;
 			clock_gettime(CLOCK_REALTIME, &wall);
 			long long due = next_at * 1000LL -

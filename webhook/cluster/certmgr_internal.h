@@ -38,11 +38,13 @@ struct tw_certmgr {
 	atomic_bool ready;
 	char why[1024];       /* what is missing while not ready */
 	unsigned backoff;
+	int64_t last_write;   /* when this replica last wrote the Secret: the write floor */
 };
 
 /* A round's verdict: done (sleep until next due), again (a conflict: read
- * again at once), failed (back off). */
-enum round { ROUND_DONE, ROUND_AGAIN, ROUND_FAILED };
+ * again at once), failed (back off), held (a write waits for the write
+ * floor: nothing changed, readiness stays, sleep until next due). */
+enum round { ROUND_DONE, ROUND_AGAIN, ROUND_FAILED, ROUND_HELD };
 
 /* certmgr_objects.c: GET path into *obj (malloc'd tree, NULL on 404; -1 on
  * anything else, with why); the webhook configurations as they are now

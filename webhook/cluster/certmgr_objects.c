@@ -298,6 +298,8 @@ enum round tw__certmgr_write_secret(tw_certmgr *m, const cJSON *old, const tw_ce
 	}
 	if (w < 0)
 		return ROUND_FAILED;
+	m->last_write = (int64_t)time(NULL);
+	tw_metrics_cert_secret_written();
 	if (plan->new_ca)
 		tw_metrics_cert_rotated(true);
 	if (plan->new_leaf)

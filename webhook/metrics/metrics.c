@@ -60,6 +60,7 @@ static struct {
 	atomic_int_fast64_t ca_not_after;
 	atomic_uint_fast64_t rotations[2]; /* [0] serving, [1] CA */
 	atomic_uint_fast64_t cabundle_writes;
+	atomic_uint_fast64_t secret_writes;
 	atomic_bool certmgr_ready;
 } reg;
 
@@ -267,6 +268,11 @@ void tw_metrics_cabundle_written(void)
 	ADD(reg.cabundle_writes, 1);
 }
 
+void tw_metrics_cert_secret_written(void)
+{
+	ADD(reg.secret_writes, 1);
+}
+
 void tw_metrics_certmgr_ready(bool ready)
 {
 	SET(reg.certmgr_ready, ready);
@@ -471,13 +477,18 @@ static int render_certmgr(tp_buf *o)
 		"the webhook configurations.\n"
 		"# TYPE trainer_webhook_cabundle_writes_total counter\n"
 		"trainer_webhook_cabundle_writes_total %llu\n"
+		"# HELP trainer_webhook_cert_secret_writes_total Writes of the managed certificate "
+		"Secret by this replica (at most one per write floor: a tenth of the shortest of "
+		"--cert-validity, --ca-validity and --ca-overlap, from 1 s to 60 s).\n"
+		"# TYPE trainer_webhook_cert_secret_writes_total counter\n"
+		"trainer_webhook_cert_secret_writes_total %llu\n"
 		"# HELP trainer_webhook_certificate_manager_ready 1 once a valid pair is served and "
 		"every webhook configuration carries the bundle.\n"
 		"# TYPE trainer_webhook_certificate_manager_ready gauge\n"
 		"trainer_webhook_certificate_manager_ready %d\n",
 		(long long)GET(reg.ca_not_after), (unsigned long long)GET(reg.rotations[0]),
 		(unsigned long long)GET(reg.rotations[1]), (unsigned long long)GET(reg.cabundle_writes),
-		GET(reg.certmgr_ready) ? 1 : 0);
+		(unsigned long long)GET(reg.secret_writes), GET(reg.certmgr_ready) ? 1 : 0);
 }
 
 static int render_misc(tp_buf *o)

@@ -93,6 +93,8 @@ void tw_metrics_certmgr_enable(void);
 void tw_metrics_ca_set(int64_t not_after);
 void tw_metrics_cert_rotated(bool ca);
 void tw_metrics_cabundle_written(void);
+/* The managed Secret written (created or updated) by this replica. */
+void tw_metrics_cert_secret_written(void);
 void tw_metrics_certmgr_ready(bool ready);
 /* The serving certificate's notAfter (Unix seconds) after a (re)load. */
 void tw_metrics_cert_set(int64_t not_after);
