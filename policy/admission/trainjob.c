@@ -83,8 +83,18 @@ static int scoping_hint(const tp_options *opt, const char *name, char *out, size
 	return TP_OK;
 }
 
+/* Where a finding about the runtime reference is reported: upstream writes
+ * Go's field name for a ClusterTrainingRuntime ("spec.RuntimeRef"), which the
+ * kubeflow profile keeps; strict names the field as the user wrote it, as
+ * the expansion does. */
+static const char *ref_path(const tp_options *opt, tp_kind kind)
+{
+	return kind == TP_KIND_CLUSTER_TRAINING_RUNTIME && !tp_strict(opt) ? "spec.RuntimeRef"
+									    : "spec.runtimeRef";
+}
+
 /* Step 2: the runtime must exist. The texts are upstream's, with the
- * Kubernetes client's NotFound error in front (and CTR's "spec.RuntimeRef").
+ * Kubernetes client's NotFound error in front (ref_path: where).
  * A lookup nobody could answer decides nothing: upstream would deny with
  * the client's error in front of the same text; here it is an error answer
  * the API server may retry (tp_result_unavailable). */
@@ -101,7 +111,7 @@ static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_k
 		return NULL;
 	}
 	if (kind == TP_KIND_CLUSTER_TRAINING_RUNTIME) {
-		*rc = tp_result_add(res, TP_FIELD_INVALID, "spec.RuntimeRef",
+		*rc = tp_result_add(res, TP_FIELD_INVALID, ref_path(opt, kind),
 				    tp_result_value(res, tp_get(job, "spec.runtimeRef")),
 				    "clustertrainingruntimes.%s \"%s\" not found: specified "
 				    "clusterTrainingRuntime must be created before the TrainJob is "
@@ -137,9 +147,8 @@ static const cJSON *resolve_runtime(const tp_options *opt, tp_operation op, cons
 {
 	if (op != TP_OP_UPDATE)
 		return lookup_runtime(opt, job, kind, res, rc);
-	const char *path = kind == TP_KIND_CLUSTER_TRAINING_RUNTIME ? "spec.RuntimeRef"
-								  : "spec.runtimeRef";
-	int src = tp__runtime_snapshot(opt, job, TP_FIELD_INTERNAL, path, res, snapshot);
+	int src = tp__runtime_snapshot(opt, job, TP_FIELD_INTERNAL, ref_path(opt, kind), res,
+				       snapshot);
 	if (src == TP_OK)
 		return *snapshot;
 	if (src == TP_ENOTFOUND)
