@@ -7,6 +7,8 @@
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -81,6 +83,9 @@ struct fa_server {
 	pthread_cond_t cv;
 	bool stopping;
 	char *token;
+	bool client_certs;     /* HTTPS: requests must bring a client certificate */
+	fa_tls tls;            /* HTTPS (has_tls): its pair, kept for a restart */
+	bool has_tls;
 	unsigned delay_ms;
 	unsigned long long rv; /* the global resourceVersion of writes */
 	struct fres r[FA_RESOURCES];
@@ -582,6 +587,29 @@ static void delay(fa_server *f)
 		usleep(ms * 1000u);
 }
 
+/* ------------------------------------------------------------ client certificates */
+
+/* The verified client certificate's CN into user; false when the request
+ * brought none, or one the client CA did not sign. */
+static bool client_user(struct MHD_Connection *c, char *user, size_t n)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	gnutls_session_t tls = ci ? (gnutls_session_t)ci->tls_session : NULL;
+	unsigned status = 1, count = 0;
+	if (!tls || gnutls_certificate_verify_peers2(tls, &status) || status)
+		return false;
+	const gnutls_datum_t *peers = gnutls_certificate_get_peers(tls, &count);
+	gnutls_x509_crt_t crt;
+	if (!peers || !count || gnutls_x509_crt_init(&crt))
+		return false;
+	size_t len = n;
+	bool ok = !gnutls_x509_crt_import(crt, &peers[0], GNUTLS_X509_FMT_DER) &&
+		  !gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, user, &len);
+	gnutls_x509_crt_deinit(crt);
+	return ok;
+}
+
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char *url,
 				 const char *method, const char *version, const char *upload,
 				 size_t *upload_size, void **req)
@@ -610,10 +638,16 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	const char *tok = auth && !strncmp(auth, "Bearer ", 7) ? auth + 7 : "";
 	const char *w = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+	/* Who is asking: a client certificate the client CA signed, or the
+	 * token; with neither knob set, anyone. */
+	char user[128] = "";
+	bool cert = f->client_certs && client_user(c, user, sizeof(user));
 	pthread_mutex_lock(&f->mu);
 	struct fres *fr = &f->r[rt.r];
 	record(f, c, &rt, url, tok);
-	if (f->token && strcmp(f->token, tok)) {
+	snprintf(fr->st.last_user, sizeof(fr->st.last_user), "%s", user);
+	bool by_token = f->token && !strcmp(f->token, tok);
+	if (!cert && !by_token && (f->token || f->client_certs)) {
 		fr->st.unauthorized++;
 		pthread_mutex_unlock(&f->mu);
 		return status(c, 401, "Unauthorized");
@@ -654,15 +688,24 @@ static void request_done(void *cls, struct MHD_Connection *c, void **req,
 
 /* ------------------------------------------------------------ control */
 
-/* Listen on 127.0.0.1:port (0: a free one). */
+/* Listen on 127.0.0.1:port (0: a free one): plain HTTP, or HTTPS with the
+ * pair of f->tls (and client certificates checked against its client_ca). */
 static struct MHD_Daemon *listen_on(fa_server *f, unsigned short port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-				NULL, NULL, access_cb, f, MHD_OPTION_SOCK_ADDR, &sa,
-				MHD_OPTION_NOTIFY_COMPLETED, request_done, f,
-				MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
+	const fa_tls *tls = f->has_tls ? &f->tls : NULL;
+	if (!tls)
+		return MHD_start_daemon(flags, 0, NULL, NULL, access_cb, f, MHD_OPTION_SOCK_ADDR, &sa,
+					MHD_OPTION_NOTIFY_COMPLETED, request_done, f,
+					MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_END);
+	return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, access_cb, f,
+				MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, request_done,
+				f, MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_HTTPS_MEM_CERT,
+				tls->cert_pem, MHD_OPTION_HTTPS_MEM_KEY, tls->key_pem,
+				tls->client_ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END,
+				tls->client_ca_pem, MHD_OPTION_END);
 }
 
 /* Stop listening: every handler waiting in a stream or a held list sees
@@ -680,6 +723,11 @@ static void stop_listening(fa_server *f)
 
 int fa_start(fa_server **out)
 {
+	return fa_start_tls(out, NULL);
+}
+
+int fa_start_tls(fa_server **out, const fa_tls *tls)
+{
 	fa_server *f = xcalloc(sizeof(*f));
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
@@ -689,6 +737,11 @@ int fa_start(fa_server **out)
 		f->r[r].hidden = cJSON_CreateArray();
 		snprintf(f->r[r].rv, sizeof(f->r[r].rv), "1");
 	}
+	if (tls) { /* the caller's strings, which outlive the server */
+		f->tls = *tls;
+		f->has_tls = true;
+	}
+	f->client_certs = tls && tls->client_ca_pem;
 	f->d = listen_on(f, 0);
 	if (!f->d) {
 		fa_stop(f);

@@ -1,7 +1,7 @@
 /*
- * fakeapi.h — a fake Kubernetes API server for the tests: plain HTTP on
- * 127.0.0.1 (a free port) serving a few resources the way kube-apiserver
- * does for our client:
+ * fakeapi.h — a fake Kubernetes API server for the tests: plain HTTP (or
+ * HTTPS) on 127.0.0.1 (a free port) serving a few resources the way
+ * kube-apiserver does for our client:
  *   - paged lists (limit/continue), fieldSelector=metadata.name=X,
  *     all-namespace and namespaced collection paths;
  *   - GET, PUT (optimistic concurrency: a stale metadata.resourceVersion is
@@ -15,6 +15,7 @@
  *     the same port with the same objects; watches from a resourceVersion
  *     older than a floor answered as kube-apiserver does after a restart
  *     (200, then an ERROR event 410 "too old resource version", then the end).
+ *   - HTTPS with client certificates (fa_start_tls), for kubeconfigs.
  * It records what the client asked for.
  */
 #ifndef TT_FAKEAPI_H
@@ -55,10 +56,18 @@ typedef struct fa_stats {
 	char last_token[256];    /* bearer token of the last request */
 	char last_query[512];    /* the last request's query, "k=v&..." */
 	char last_path[512];     /* the last request's path */
+	char last_user[128];     /* the CN of its client certificate ("": none) */
 } fa_stats;
 
 /* 0 or -1. */
 int fa_start(fa_server **out);
+/* HTTPS instead: the serving pair; with client_ca_pem, a client certificate
+ * that CA signed authenticates a request as its CN (fa_stats.last_user), as
+ * fa_set_token's token does; a request with neither is refused 401. */
+typedef struct fa_tls {
+	const char *cert_pem, *key_pem, *client_ca_pem;
+} fa_tls;
+int fa_start_tls(fa_server **out, const fa_tls *tls);
 unsigned short fa_port(const fa_server *f);
 /* Ends every stream (as dropped), joins the server's threads, frees. */
 void fa_stop(fa_server *f);

@@ -85,7 +85,7 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		return TW_CLI_TAKEN;
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
-		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig");
+		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig") || !strcmp(a, "--context");
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
@@ -105,6 +105,8 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		c->kubeconfig = val;
 	} else if (!strcmp(a, "--crds") && !strcmp(val, "none")) {
 		c->crds_none = true;
+	} else if (!strcmp(a, "--context")) {
+		c->context = val;
 	} else if (!strcmp(a, "--crds")) {
 		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
 		if (!p)
@@ -136,15 +138,14 @@ int tw_cli_load_store(tw_cli *c)
 	return TP_OK;
 }
 
-/* The CRDs of the cluster --kubeconfig names. */
+/* The CRDs of the cluster --kubeconfig (or $KUBECONFIG) and --context name. */
 static int crds_from_cluster(tw_cli *c)
 {
 	tw_kube_config kc = { 0 };
-	tw_kubeconfig_files files;
 	tw_kubeapi *api = NULL;
-	char err[512] = "";
+	char err[1024] = "";
 	int rc = TP_EUNAVAILABLE;
-	if (!tw_kubeconfig_load(c->kubeconfig, &kc, &files, err, sizeof(err)) &&
+	if (!tw_kubeconfig_load(c->kubeconfig, c->context, &kc, err, sizeof(err)) &&
 	    !tw_kubeapi_new(&kc, &api, err, sizeof(err))) {
 		size_t n = tw_kube_crds_fetch(api, c->crds);
 		fprintf(stderr, "%zu CRD%s read from %s\n", n, n == 1 ? "" : "s", tw_kubeapi_server(api));
@@ -153,7 +154,6 @@ static int crds_from_cluster(tw_cli *c)
 		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s\n", c->cmd, err);
 	}
 	tw_kubeapi_free(api);
-	tw_kubeconfig_done(&files);
 	tw_kube_config_free(&kc);
 	return rc;
 }
@@ -171,14 +171,15 @@ static int crds_builtin(tw_cli *c)
 
 int tw_cli_load_crds(tw_cli *c)
 {
-	if (c->crds_none && (c->ncrd_paths || c->kubeconfig))
+	bool cluster = c->kubeconfig || c->context; /* the CRDs from a cluster */
+	if (c->crds_none && (c->ncrd_paths || cluster))
 		return tw_cli_usage(c, "--crds none turns the CRDs off: drop it, or drop the other "
-				       "--crds%s", c->kubeconfig ? " and --kubeconfig" : ""),
+				       "--crds%s", cluster ? " and --kubeconfig/--context" : ""),
 		       TP_EINVAL;
-	if (c->crds_none || (!c->ncrd_paths && !c->kubeconfig && (c->opt.no_schema ||
-								  c->crds_elsewhere)))
+	if (c->crds_none || (!c->ncrd_paths && !cluster && (c->opt.no_schema ||
+							    c->crds_elsewhere)))
 		return TP_OK;
-	if (!c->ncrd_paths && !c->kubeconfig)
+	if (!c->ncrd_paths && !cluster)
 		return crds_builtin(c);
 	if (!c->ncrd_paths) {
 		if (!c->crds && tp_crds_new(&c->crds))

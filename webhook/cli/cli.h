@@ -26,6 +26,7 @@ typedef struct tw_cli {
 	bool crds_none;        /* --crds none: no CRD at all, the built-in checks only */
 	bool crds_elsewhere;   /* the command takes its CRDs elsewhere (serve --kube: the
 				* cluster's): no built-in CRDs either */
+	const char *context;    /* --context: of --kubeconfig, or of $KUBECONFIG's files */
 } tw_cli;
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
@@ -55,8 +56,9 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path);
 int tw_cli_load_store(tw_cli *c);
 
 /* Compile the CRDs of every --crds path, or read them from the cluster of
- * --kubeconfig, else the built-in ones (builtin_crds.h) unless --crds none,
- * --no-schema or crds_elsewhere (problems on stderr); sets opt.crds. */
+ * --kubeconfig and/or --context, else the built-in ones (builtin_crds.h) unless
+ * --crds none, --no-schema or crds_elsewhere (problems on stderr); sets
+ * opt.crds. */
 int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a

@@ -104,13 +104,16 @@ static void print_try_line(const tw_serve_args *a, unsigned short port)
 		port, port);
 }
 
-/* The API server: --kube-server, else the in-cluster configuration (whose
- * files --kube-token-file / --kube-ca-file may replace). */
+/* The API server: --kubeconfig / --context, --kube-server, else the
+ * in-cluster configuration (whose files --kube-token-file / --kube-ca-file
+ * may replace). */
 static int kube_config(const tw_serve_args *a, tw_kube_config *kc)
 {
-	char err[512];
+	char err[1024];
 	int rc;
-	if (a->kube_server) {
+	if (a->kubeconfig || a->context) {
+		rc = tw_kubeconfig_load(a->kubeconfig, a->context, kc, err, sizeof(err));
+	} else if (a->kube_server) {
 		rc = tw_kube_config_explicit(kc, a->kube_server, a->kube_token, a->kube_ca, err,
 					     sizeof(err));
 	} else {

@@ -31,6 +31,9 @@ static const char validate_help[] =
 	"checked against their CRDs' schemas and CEL rules as the API server checks\n"
 	"them: the CRDs built in (trainer-webhook --version names them), or --crds\n"
 	"(files or folders of CustomResourceDefinitions), or --kubeconfig's cluster's.\n"
+	"--kubeconfig and/or --context read the CRDs from a cluster instead (any\n"
+	"kubeconfig kubectl reads: client certificates, tokens, exec plugins; with\n"
+	"--context alone, $KUBECONFIG's files merged, or ~/.kube/config).\n"
 	"exit status: 0 all allowed, 1 something denied, 2 unreadable input, no manifests\n"
 	"or usage\n";
 

@@ -21,12 +21,14 @@
 	      "the time defaulting writes (runtimePatches[].time), for repeatable output" }
 #define KUBECONFIG { "--kubeconfig", NULL, "FILE", NULL, false, true, \
 		     "read the CRDs from this cluster instead of the built-in ones" }
+#define CONTEXT { "--context", NULL, "NAME", NULL, false, false, \
+		  "the kubeconfig's context to use (default: its current-context)" }
 #define STRICT_ACTION { "--strict-action", NULL, "A", "deny warn", false, false, \
 			"warn: allow what only the strict profile denies, with a warning" }
 #define END { NULL, NULL, NULL, NULL, false, false, NULL }
 
 static const tw_flag validate_flags[] = {
-	PROFILE, RUNTIMES, CRDS, KUBECONFIG,
+	PROFILE, RUNTIMES, CRDS, KUBECONFIG, CONTEXT,
 	{ "--output", "-o", "FORMAT", "text json github junit sarif", false, false,
 	  "text (file:line:col: ...), json, github (workflow commands), junit or sarif" },
 	{ "--quiet", "-q", NULL, NULL, false, false, "only the objects with a finding (text, json)" },
@@ -37,7 +39,7 @@ static const tw_flag validate_flags[] = {
 };
 
 static const tw_flag review_flags[] = {
-	PROFILE, RUNTIMES, CRDS, KUBECONFIG,
+	PROFILE, RUNTIMES, CRDS, KUBECONFIG, CONTEXT,
 	{ "--path", NULL, "ROUTE", NULL, false, false,
 	  "answer as this route would (default: the route of request.kind)" },
 	STRICT_ACTION, NO_SCHEMA, NOW, END,
@@ -67,6 +69,9 @@ static const tw_flag serve_flags[] = {
 	{ "--kube-server", NULL, "URL", NULL, false, false, "the API server outside a cluster" },
 	{ "--kube-token-file", NULL, "FILE", NULL, false, true, "its bearer token" },
 	{ "--kube-ca-file", NULL, "FILE", NULL, false, true, "its CA" },
+	{ "--kubeconfig", NULL, "FILE", NULL, false, true,
+	  "reach the API server as this kubeconfig says (outside a cluster)" },
+	CONTEXT,
 	{ "--namespace", NULL, "NS", NULL, false, false, "the server's namespace" },
 	{ "--service", NULL, "NAME", NULL, false, false, "the Service the API server calls" },
 	{ "--cert-secret", NULL, "NAME", NULL, false, false, "--manage-certs: the Secret" },

@@ -37,6 +37,7 @@ typedef struct tw_serve_args {
 	bool strict_warn;        /* --strict-action warn */
 	bool kube;
 	const char *kube_server, *kube_token, *kube_ca;
+	const char *kubeconfig, *context; /* --kubeconfig, --context: outside a cluster */
 	/* --manage-certs */
 	bool manage_certs;
 	const char *namespace_;  /* NULL: the service account's */

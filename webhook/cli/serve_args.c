@@ -47,6 +47,11 @@ const char tw_serve_help[] =
 	"  --kube-server URL      the API server outside a cluster (https://, or http://\n"
 	"                         for tests); implies --kube. --kube-token-file and\n"
 	"                         --kube-ca-file replace the service account's files\n"
+	"  --kubeconfig F         the API server and credentials of a kubeconfig (client\n"
+	"                         certificates, tokens, exec plugins); implies --kube\n"
+	"  --context NAME         its context (default: current-context); alone, of\n"
+	"                         $KUBECONFIG's files merged as kubectl merges them, or\n"
+	"                         ~/.kube/config\n"
 	"  --namespace NS         the server's namespace (default: the service account's)\n"
 	"  --service NAME         the Service the API server calls (default " TW_SERVE_SERVICE "):\n"
 	"                         with --kube, not ready while the certificate does not\n"
@@ -185,6 +190,10 @@ static int check_combination(tw_serve_args *a)
 	char why[1024];
 	if (a->manage_certs && tw_certs_policy_check(&durations, why, sizeof(why)))
 		return tw_cli_usage(&a->cli, "%s", why);
+	if ((a->kubeconfig || a->context) && (a->kube_server || a->kube_token || a->kube_ca))
+		return tw_cli_usage(&a->cli, "--kubeconfig and --context name the API server and "
+					     "the credentials: drop --kube-server, --kube-token-file "
+					     "and --kube-ca-file");
 	return 0;
 }
 
@@ -226,5 +235,11 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 		if (rc)
 			return rc;
 	}
+	/* The shared --kubeconfig and --context name serve's API server (not a
+	 * one-time read of CRDs, as for validate). */
+	a->kubeconfig = a->cli.kubeconfig;
+	a->context = a->cli.context;
+	a->cli.kubeconfig = a->cli.context = NULL;
+	a->kube |= a->kubeconfig || a->context;
 	return check_combination(a);
 }

@@ -1,7 +1,8 @@
 /*
- * kube.c — the API server's address and credentials (see kube.h).
+ * kube.c — the API server's address and credentials (see kube.h): made
+ * from the pod's service account or flags, copied, freed.
  */
-#include "webhook/cluster/kube.h"
+#include "webhook/cluster/kube_internal.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -36,9 +37,30 @@ int tw_kube_config_explicit(tw_kube_config *c, const char *server, const char *t
 	c->server = strndup(server, n);
 	c->token_file = dup_or_null(token_file);
 	c->ca_file = dup_or_null(ca_file);
-	if (!c->server || (token_file && !c->token_file) || (ca_file && !c->ca_file)) {
+	c->auth = tw__kube_auth_new();
+	if (!c->server || (token_file && !c->token_file) || (ca_file && !c->ca_file) || !c->auth) {
 		tw_kube_config_free(c);
 		return fail(err, errlen, "out of memory", NULL);
+	}
+	return 0;
+}
+
+/* dst->field = a copy of src->field; false when that copy failed. */
+#define COPY(field) ((dst->field = dup_or_null(src->field)) || !src->field)
+
+int tw_kube_config_copy(tw_kube_config *dst, const tw_kube_config *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	bool ok = COPY(server) && COPY(token_file) && COPY(ca_file) && COPY(token) &&
+		  COPY(ca_pem) && COPY(cert_file) && COPY(key_file) && COPY(cert_pem) &&
+		  COPY(key_pem) && COPY(proxy) && COPY(origin);
+	dst->insecure = src->insecure;
+	if (ok && src->exec)
+		ok = (dst->exec = tw__kube_exec_copy(src->exec)) != NULL;
+	dst->auth = src->auth ? tw__kube_auth_ref(src->auth) : tw__kube_auth_new();
+	if (!ok || !dst->auth) {
+		tw_kube_config_free(dst);
+		return -1;
 	}
 	return 0;
 }
@@ -50,7 +72,8 @@ int tw_kube_config_in_cluster(tw_kube_config *c, const char *sa_dir, char *err, 
 	const char *port = getenv("KUBERNETES_SERVICE_PORT");
 	if (!host || !*host || !port || !*port)
 		return fail(err, errlen, "not in a cluster: KUBERNETES_SERVICE_HOST and "
-					 "KUBERNETES_SERVICE_PORT are not set; give --kube-server",
+					 "KUBERNETES_SERVICE_PORT are not set; give --kubeconfig FILE "
+					 "(or --context NAME), or --kube-server",
 			    NULL);
 	for (const char *p = port; *p; p++)
 		if (!isdigit((unsigned char)*p))
@@ -73,6 +96,14 @@ int tw_kube_config_in_cluster(tw_kube_config *c, const char *sa_dir, char *err, 
 	return rc;
 }
 
+/* A secret's bytes are wiped before they go back to the allocator. */
+static void free_secret(char *s)
+{
+	if (s)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 void tw_kube_config_free(tw_kube_config *c)
 {
 	if (!c)
@@ -80,6 +111,16 @@ void tw_kube_config_free(tw_kube_config *c)
 	free(c->server);
 	free(c->token_file);
 	free(c->ca_file);
+	free_secret(c->token);
+	free(c->ca_pem);
+	free(c->cert_file);
+	free(c->key_file);
+	free(c->cert_pem);
+	free_secret(c->key_pem);
+	free(c->proxy);
+	free(c->origin);
+	tw__kube_exec_free(c->exec);
+	tw__kube_auth_unref(c->auth);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -3,9 +3,9 @@
  *
  * A pool of libcurl easy handles: a call takes one (or makes one), uses it,
  * and gives it back, so each handle keeps its connection (and TLS session)
- * to the API server warm for the next call. The bearer token is read again
- * when it is older than TOKEN_TTL_MS (the kubelet rotates it) or after a
- * 401, which is retried once with the fresh token.
+ * to the API server warm for the next call. The credentials come from
+ * kubeauth.c; after a 401 they are read again (a rotated token file, an
+ * exec plugin run again) and the call is retried once.
  */
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/core/clock.h"
@@ -19,15 +19,12 @@
 
 
 #define POOL_MAX 8
-#define TOKEN_TTL_MS 30000
 
 struct tw_kubeapi {
 	tw_kube_config cfg;
-	pthread_mutex_t lock; /* guards pool, token */
+	pthread_mutex_t lock; /* guards pool */
 	CURL *pool[POOL_MAX];
 	int npool;
-	char *token;
-	long long token_at; /* monotonic ms of the last read */
 };
 
 int tw_kubeapi_new(const tw_kube_config *c, tw_kubeapi **out, char *err, size_t errlen)
@@ -36,13 +33,12 @@ int tw_kubeapi_new(const tw_kube_config *c, tw_kubeapi **out, char *err, size_t 
 	tw_kubeapi *k = calloc(1, sizeof(*k));
 	if (!k)
 		return snprintf(err, errlen, "out of memory"), -1;
-	if (tw_kube_config_explicit(&k->cfg, c->server, c->token_file, c->ca_file, err, errlen)) {
+	if (tw_kube_config_copy(&k->cfg, c)) {
 		free(k);
-		return -1;
+		return snprintf(err, errlen, "out of memory"), -1;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pthread_mutex_init(&k->lock, NULL);
-	k->token_at = -TOKEN_TTL_MS;
 	*out = k;
 	return 0;
 }
@@ -53,7 +49,6 @@ void tw_kubeapi_free(tw_kubeapi *k)
 		return;
 	for (int i = 0; i < k->npool; i++)
 		curl_easy_cleanup(k->pool[i]);
-	free(k->token);
 	tw_kube_config_free(&k->cfg);
 	pthread_mutex_destroy(&k->lock);
 	free(k);
@@ -98,26 +93,6 @@ static void give_handle(tw_kubeapi *k, CURL *h)
 		curl_easy_cleanup(h);
 }
 
-/* "Authorization: Bearer <token>" into hdr (n bytes), or "" without one. */
-static void auth_header(tw_kubeapi *k, bool fresh, char *hdr, size_t n)
-{
-	hdr[0] = '\0';
-	if (!k->cfg.token_file)
-		return;
-	pthread_mutex_lock(&k->lock);
-	if (fresh || tw_mono_ms() - k->token_at >= TOKEN_TTL_MS) {
-		char *tok = NULL;
-		if (tw_kube_read_token(k->cfg.token_file, &tok) == 0) {
-			free(k->token);
-			k->token = tok;
-		}
-		k->token_at = tw_mono_ms(); /* a failed read keeps the last token */
-	}
-	if (k->token)
-		snprintf(hdr, n, "Authorization: Bearer %s", k->token);
-	pthread_mutex_unlock(&k->lock);
-}
-
 static size_t on_body(char *p, size_t sz, size_t nm, void *arg)
 {
 	tw_kube_resp *r = arg;
@@ -141,15 +116,19 @@ static void error_text(tw_kube_resp *r)
 static int perform(tw_kubeapi *k, CURL *h, const char *method, const char *url,
 		   const char *body, long timeout_ms, bool fresh_token, tw_kube_resp *resp)
 {
-	char auth[TW_KUBE_TOKEN_MAX + 32];
-	auth_header(k, fresh_token, auth, sizeof(auth));
 	struct curl_slist *hdrs = curl_slist_append(NULL, "Accept: application/json");
 	if (body)
 		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	if (auth[0])
-		hdrs = curl_slist_append(hdrs, auth);
 	char errbuf[CURL_ERROR_SIZE] = "";
 	curl_easy_reset(h);
+	tp_buf_reset(&resp->body);
+	resp->status = 0;
+	resp->error[0] = '\0';
+	if (tw_kube_auth_apply(&k->cfg, h, &hdrs, fresh_token ? TW_KUBE_AUTH_REFRESH : 0,
+			       resp->error, sizeof(resp->error))) {
+		curl_slist_free_all(hdrs);
+		return -1;
+	}
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
@@ -165,11 +144,6 @@ static int perform(tw_kubeapi *k, CURL *h, const char *method, const char *url,
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "trainer-webhook");
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	if (k->cfg.ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, k->cfg.ca_file);
-	tp_buf_reset(&resp->body);
-	resp->status = 0;
-	resp->error[0] = '\0';
 	CURLcode cc = curl_easy_perform(h);
 	curl_slist_free_all(hdrs);
 	if (cc != CURLE_OK) {
@@ -200,9 +174,10 @@ int tw_kubeapi_call(tw_kubeapi *k, const char *method, const char *path, const c
 	}
 	long long t0 = tw_mono_ms();
 	int rc = perform(k, h, method, url, body, timeout_ms, false, resp);
-	/* A rotated token: read it again and retry once, within the same limit. */
+	/* A rotated token or an expired credential: read it again and retry
+	 * once, within the same limit. */
 	long left = timeout_ms - (long)(tw_mono_ms() - t0);
-	if (rc == 0 && resp->status == 401 && k->cfg.token_file && left > 0)
+	if (rc == 0 && resp->status == 401 && tw_kube_auth_refreshable(&k->cfg) && left > 0)
 		rc = perform(k, h, method, url, body, left, true, resp);
 	give_handle(k, h);
 	return rc;

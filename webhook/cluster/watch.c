@@ -62,20 +62,6 @@ static int url_of(struct res *s, char *url, size_t n)
 	return len > 0 && (size_t)len < n ? 0 : -1;
 }
 
-static void refresh_token(tw_watch *w)
-{
-	char *tok;
-	if (!w->kube.token_file)
-		return;
-	if (tw_kube_read_token(w->kube.token_file, &tok)) {
-		tw_log(TW_LOG_WARN, "watch: cannot read the token file %s; %s", w->kube.token_file,
-		       w->token ? "keeping the previous token" : "sending no token");
-		return;
-	}
-	free(w->token);
-	w->token = tok;
-}
-
 static int start(struct res *s)
 {
 	tw_watch *w = s->w;
@@ -92,18 +78,13 @@ static int start(struct res *s)
 	s->errbuf[0] = '\0';
 	if (url_of(s, url, sizeof(url)))
 		return -1;
-	refresh_token(w);
 	s->headers = curl_slist_append(NULL, "Accept: application/json");
-	if (w->token) {
-		size_t n = strlen(w->token) + 32;
-		char *h = malloc(n);
-		if (h) {
-			snprintf(h, n, "Authorization: Bearer %s", w->token);
-			struct curl_slist *l = curl_slist_append(s->headers, h);
-			if (l)
-				s->headers = l;
-			free(h);
-		}
+	/* The CA, a client certificate, the token (the file read at every
+	 * transfer: the kubelet rotates it) or an exec plugin's (kubeauth.c). */
+	char why[512];
+	if (tw_kube_auth_apply(&w->kube, e, &s->headers, TW_KUBE_AUTH_REREAD, why, sizeof(why))) {
+		tw_log(TW_LOG_WARN, "watch %s: %s", s->resource, why);
+		return -1;
 	}
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -116,8 +97,6 @@ static int start(struct res *s)
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "trainer-webhook");
-	if (w->kube.ca_file)
-		curl_easy_setopt(e, CURLOPT_CAINFO, w->kube.ca_file);
 	/* A list gets a minute; a watch its server-side timeout and a margin. */
 	long limit_ms = s->mode == MODE_LIST ? 60000L : ((long)w->o.timeout_s + 30L) * 1000L;
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit_ms);
@@ -154,6 +133,8 @@ static void list_failed(struct res *s, long code, CURLcode result)
 	pthread_mutex_unlock(&s->w->stat_lock);
 	if (s->metric >= 0)
 		tw_metrics_watch_listed(s->metric, 0, result == CURLE_OK ? code : 0);
+	if (result == CURLE_OK && code == 401) /* an exec plugin's credential expired */
+		tw_kube_auth_unauthorized(&s->w->kube);
 	/* An optional kind whose API is absent is worth one line, not one per retry. */
 	long key = result == CURLE_OK ? code : -2;
 	if (absent && s->last_logged != key)
@@ -321,7 +302,6 @@ static void watch_free(tw_watch *w)
 	if (w->multi)
 		curl_multi_cleanup(w->multi);
 	tw_kube_config_free(&w->kube);
-	free(w->token);
 	pthread_mutex_destroy(&w->stat_lock);
 	free(w);
 }
@@ -393,8 +373,8 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	w->o.kube = NULL;
 	defaults(&w->o);
 	w->seed = (unsigned)tw__mono_ms() ^ (unsigned)(uintptr_t)w;
-	if (tw_kube_config_explicit(&w->kube, o->kube->server, o->kube->token_file,
-				    o->kube->ca_file, err, errlen)) {
+	if (tw_kube_config_copy(&w->kube, o->kube)) {
+		snprintf(err, errlen, "out of memory");
 		watch_free(w);
 		return -1;
 	}

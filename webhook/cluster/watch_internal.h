@@ -77,7 +77,6 @@ struct tw_watch {
 	tw_watch_stat stat[TW_WATCH_MAX_KINDS];
 	struct res res[TW_WATCH_MAX_KINDS];
 	size_t n;
-	char *token; /* last token read (kept when a read fails) */
 };
 
 static inline uint64_t tw__mono_ms(void)
