@@ -2,7 +2,9 @@
  * test_deploy.c — deploy/base's files, parsed as they are (no kustomize
  * needed), against the server they install (tests/support/deploycheck.c),
  * and the checker itself on broken copies: every mutation below must be
- * reported, and the dashboard's queries against the server's metrics.
+ * reported, of the manifests and of the webhooks the server fills the
+ * shipped-empty configurations with; and the dashboard's queries against
+ * the server's metrics.
  * Rendered overlays and components: test_deploy_render.c; the image:
  * test_deploy_image.c.
  */
@@ -18,6 +20,7 @@
 #include "policy/trainpolicy.h"
 #include "tests/support/deploycheck.h"
 #include "tests/support/testutil.h"
+#include "webhook/cluster/register.h"
 
 #define BASE "deploy/base"
 
@@ -96,33 +99,6 @@ static cJSON *ctr0(cJSON *objs)
 		0);
 }
 
-static cJSON *hook_n(cJSON *objs, const char *kind, int i)
-{
-	return cJSON_GetArrayItem(cJSON_GetObjectItem(mut(objs, kind), "webhooks"), i);
-}
-
-static void m_path(cJSON *o)
-{
-	cJSON *svc = cJSON_GetObjectItem(
-		cJSON_GetObjectItem(hook_n(o, "ValidatingWebhookConfiguration", 0), "clientConfig"),
-		"service");
-	cJSON_ReplaceItemInObject(svc, "path", cJSON_CreateString("/validate-nothing"));
-}
-static void m_kind(cJSON *o)
-{
-	/* the TrainJob validator registered for trainingruntimes */
-	for (int i = 0; hook_n(o, "ValidatingWebhookConfiguration", i); i++) {
-		cJSON *h = hook_n(o, "ValidatingWebhookConfiguration", i);
-		const char *pth = tp_get_str(h, "clientConfig.service.path");
-		if (pth && strstr(pth, "-trainjob")) {
-			cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItem(h, "rules"), 0);
-			cJSON_ReplaceItemInObject(rule, "resources",
-						  cJSON_CreateStringArray((const char *[]){
-										  "trainingruntimes" },
-									  1));
-		}
-	}
-}
 static void m_verb(cJSON *o)
 {
 	cJSON *rule = cJSON_GetArrayItem(
@@ -167,16 +143,6 @@ static void m_pdb(cJSON *o)
 	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(mut(o, "PodDisruptionBudget"), "spec"),
 				  "minAvailable", cJSON_CreateNumber(0));
 }
-static void m_selector(cJSON *o)
-{
-	cJSON_DeleteItemFromObject(hook_n(o, "ValidatingWebhookConfiguration", 0),
-				   "objectSelector");
-}
-static void m_failopen(cJSON *o)
-{
-	cJSON_ReplaceItemInObject(hook_n(o, "MutatingWebhookConfiguration", 0), "failurePolicy",
-				  cJSON_CreateString("Ignore"));
-}
 static void m_grace(cJSON *o)
 {
 	cJSON *pod = cJSON_GetObjectItem(
@@ -189,12 +155,6 @@ static void m_prestop_exec(cJSON *o)
 	cJSON *pre = cJSON_GetObjectItem(cJSON_GetObjectItem(ctr0(o), "lifecycle"), "preStop");
 	cJSON_DeleteItemFromObject(pre, "sleep");
 	cJSON_AddItemToObject(pre, "exec", tt_jsq("{'command': ['/bin/sleep', '5']}"));
-}
-static void m_drop_hook(cJSON *o)
-{
-	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(mut(o, "MutatingWebhookConfiguration"),
-						      "webhooks"),
-				  1);
 }
 
 static void m_secret_gone(cJSON *o)
@@ -214,12 +174,42 @@ static void m_role_name(cJSON *o)
 	cJSON_ReplaceItemInObject(rule, "resourceNames",
 				  cJSON_CreateStringArray((const char *[]){ "some-secret" }, 1));
 }
-static void m_cabundle_any(cJSON *o)
+static void m_configurations_any(cJSON *o)
 {
 	cJSON *rule = cJSON_GetArrayItem(
-		cJSON_GetObjectItem(mut_named(o, "ClusterRole", "trainer-webhook-cabundle"), "rules"),
+		cJSON_GetObjectItem(mut_named(o, "ClusterRole", "trainer-webhook-configurations"),
+				    "rules"),
 		0);
 	cJSON_DeleteItemFromObject(rule, "resourceNames");
+}
+static void m_configurations_create(cJSON *o)
+{
+	cJSON *rule = cJSON_GetArrayItem(
+		cJSON_GetObjectItem(mut_named(o, "ClusterRole", "trainer-webhook-configurations"),
+				    "rules"),
+		1);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(rule, "verbs"), cJSON_CreateString("create"));
+}
+static void m_endpoints_watch(cJSON *o)
+{
+	cJSON *rule = cJSON_GetArrayItem(
+		cJSON_GetObjectItem(mut_named(o, "Role", "trainer-webhook-endpoints"), "rules"), 0);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(rule, "verbs"), cJSON_CreateString("watch"));
+}
+static void m_endpoints_gone(cJSON *o)
+{
+	cJSON_Delete(cJSON_DetachItemViaPointer(o, mut_named(o, "Role", "trainer-webhook-endpoints")));
+}
+/* A webhook in the shipped configuration: an install that never gets ready
+ * would refuse every TrainJob write. */
+static void m_shipped_hook(cJSON *o)
+{
+	cJSON_AddItemToArray(cJSON_GetObjectItem(mut(o, "ValidatingWebhookConfiguration"),
+						 "webhooks"),
+			     tt_jsq("{'name': 'validator.trainjob.trainer.kubeflow.org', "
+				    "'failurePolicy': 'Fail', 'clientConfig': {'service': "
+				    "{'name': 'trainer-webhook', 'namespace': 'trainer-webhook-system', "
+				    "'path': '/validate-trainer-kubeflow-org-v1alpha1-trainjob'}}}"));
 }
 static void m_liveness_tls(cJSON *o)
 {
@@ -254,6 +244,31 @@ static void m_config_default(cJSON *o)
 {
 	drop_flag(o, "--mutating-webhook");
 }
+static void m_no_register(cJSON *o)
+{
+	cJSON *args = cJSON_GetObjectItem(ctr0(o), "args");
+	for (int i = 0; i < cJSON_GetArraySize(args); i++)
+		if (!strcmp(cJSON_GetArrayItem(args, i)->valuestring, "--register-webhooks"))
+			cJSON_DeleteItemFromArray(args, i);
+}
+static void set_flag(cJSON *o, const char *flag, const char *value)
+{
+	cJSON *args = cJSON_GetObjectItem(ctr0(o), "args");
+	for (int i = 0; i + 1 < cJSON_GetArraySize(args); i++)
+		if (!strcmp(cJSON_GetArrayItem(args, i)->valuestring, flag)) {
+			cJSON_SetValuestring(cJSON_GetArrayItem(args, i + 1), value);
+			return;
+		}
+	fail_msg("deploy/base passes no %s", flag);
+}
+static void m_failopen(cJSON *o)
+{
+	set_flag(o, "--failure-policy", "Ignore");
+}
+static void m_timeout(cJSON *o)
+{
+	set_flag(o, "--webhook-timeout", "30");
+}
 
 static void m_psa_baseline(cJSON *o)
 {
@@ -276,14 +291,23 @@ static void m_hostpath(cJSON *o)
 static void broken_manifests_caught(void **state)
 {
 	(void)state;
-	expect_caught(m_path, "is not a route of the server");
-	expect_caught(m_kind, "is not the kind route");
+	expect_caught(m_shipped_hook, "ValidatingWebhookConfiguration trainer-webhook-validator "
+				      "ships webhook validator.trainjob.trainer.kubeflow.org: while "
+				      "no replica is ready it refuses every write");
+	expect_caught(m_no_register, "--register-webhooks not passed");
+	expect_caught(m_failopen, "failurePolicy Ignore, want Fail");
+	expect_caught(m_timeout, "timeoutSeconds 30, want 5");
+	expect_caught(m_configurations_create, "ClusterRole trainer-webhook-configurations: a rule "
+					       "beyond");
+	expect_caught(m_endpoints_watch, "Role (the Service's endpoints): a rule beyond");
+	expect_caught(m_endpoints_gone, "Role (the Service's endpoints): not found");
 	expect_caught(m_verb, "ClusterRole trainer-webhook: a rule beyond what the server does");
 	expect_caught(m_secrets, "ClusterRole trainer-webhook: a rule beyond what the server does");
 	expect_caught(m_secret_gone, "Secret trainer-webhook-cert (--cert-secret) not found");
 	expect_caught(m_secret_data, "ship it empty");
 	expect_caught(m_role_name, "Role (the certificate Secret): a rule beyond");
-	expect_caught(m_cabundle_any, "ClusterRole trainer-webhook-cabundle: a rule beyond");
+	expect_caught(m_configurations_any, "ClusterRole trainer-webhook-configurations: a rule "
+					    "beyond");
 	expect_caught(m_liveness_tls, "livenessProbe: scheme HTTPS, want HTTP");
 	expect_caught(m_config_name, "MutatingWebhookConfiguration trainer-webhook-defaulter "
 				     "(--mutating-webhook) not found");
@@ -297,11 +321,92 @@ static void broken_manifests_caught(void **state)
 	expect_caught(m_rofs, "readOnlyRootFilesystem");
 	expect_caught(m_probe, "readinessProbe: path /healthz, want /readyz");
 	expect_caught(m_pdb, "minAvailable: 1");
-	expect_caught(m_selector, "objectSelector belongs on the runtime hooks");
-	expect_caught(m_failopen, "failurePolicy Ignore");
 	expect_caught(m_grace, "terminationGracePeriodSeconds 5");
 	expect_caught(m_prestop_exec, "a preStop exec hook, but the image has no shell");
-	expect_caught(m_drop_hook, "/mutate-jobset-x-k8s-io-v1alpha2-jobset: registered 0 times");
+}
+
+/* ------------------------------------------- what the server registers */
+
+/* The webhooks the server fills the configurations with, for deploy/base's
+ * flags (webhook/cluster/register_hooks.c), changed by mutate, checked. */
+static void expect_hooks_caught(void (*mutate)(cJSON *hooks[2]), const char *part)
+{
+	cJSON *objs = load_base_files();
+	tw_register_spec spec = { .namespace_ = "trainer-webhook-system",
+				  .service = "trainer-webhook" };
+	cJSON *hooks[2] = { tw_register_webhooks(&spec, 0), tw_register_webhooks(&spec, 1) };
+	if (mutate)
+		mutate(hooks);
+	dc_probs p;
+	dc_probs_init(&p);
+	dc_check_hooks(objs, (const cJSON *const *)hooks, &p);
+	if (!part && p.n)
+		fail_msg("the server's webhooks: %d problem(s):\n%s", p.n, p.text.data);
+	if (part && !dc_probs_has(&p, part))
+		fail_msg("broken webhooks not caught: want \"%s\" among:\n%s", part,
+			 p.text.data ? p.text.data : "(no problems)");
+	tp_buf_free(&p.text);
+	cJSON_Delete(hooks[0]);
+	cJSON_Delete(hooks[1]);
+	cJSON_Delete(objs);
+}
+
+static cJSON *hook_at(cJSON *hooks[2], int m, const char *path_part)
+{
+	cJSON *h;
+	cJSON_ArrayForEach(h, hooks[m])
+	{
+		const char *pth = tp_get_str(h, "clientConfig.service.path");
+		if (pth && strstr(pth, path_part))
+			return h;
+	}
+	fail_msg("the server registers no webhook for *%s*", path_part);
+	return NULL;
+}
+
+static void h_path(cJSON *hooks[2])
+{
+	cJSON *svc = cJSON_GetObjectItem(cJSON_GetObjectItem(hook_at(hooks, 0, "-trainjob"),
+							     "clientConfig"), "service");
+	cJSON_ReplaceItemInObject(svc, "path", cJSON_CreateString("/validate-nothing"));
+}
+static void h_kind(cJSON *hooks[2])
+{
+	cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItem(hook_at(hooks, 0, "-v1alpha1-trainjob"),
+							     "rules"), 0);
+	cJSON_ReplaceItemInObject(rule, "resources",
+				  cJSON_CreateStringArray((const char *[]){ "trainingruntimes" }, 1));
+}
+static void h_selector(cJSON *hooks[2])
+{
+	cJSON_DeleteItemFromObject(hook_at(hooks, 0, "-trainingruntime"), "objectSelector");
+}
+static void h_drop_jobset(cJSON *hooks[2])
+{
+	cJSON_Delete(cJSON_DetachItemViaPointer(hooks[1], hook_at(hooks, 1, "jobset")));
+}
+static void h_condition(cJSON *hooks[2])
+{
+	cJSON_DeleteItemFromObject(hook_at(hooks, 1, "jobset"), "matchConditions");
+}
+static void h_other_service(cJSON *hooks[2])
+{
+	cJSON *svc = cJSON_GetObjectItem(cJSON_GetObjectItem(hook_at(hooks, 1, "-trainjob"),
+							     "clientConfig"), "service");
+	cJSON_ReplaceItemInObject(svc, "name", cJSON_CreateString("elsewhere"));
+}
+
+static void registered_webhooks_checked(void **state)
+{
+	(void)state;
+	expect_hooks_caught(NULL, NULL); /* what the server registers passes */
+	expect_hooks_caught(h_path, "is not a route of the server");
+	expect_hooks_caught(h_kind, "is not the kind route");
+	expect_hooks_caught(h_selector, "objectSelector belongs on the runtime hooks");
+	expect_hooks_caught(h_drop_jobset, "/mutate-jobset-x-k8s-io-v1alpha2-jobset: registered 0 "
+					   "times");
+	expect_hooks_caught(h_condition, "want a matchCondition on an owning TrainJob");
+	expect_hooks_caught(h_other_service, "calls Service trainer-webhook-system/elsewhere");
 }
 
 /* ------------------------------------------------------------ dashboard */
@@ -388,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(base_files_pass),
 		cmocka_unit_test(broken_manifests_caught),
+		cmocka_unit_test(registered_webhooks_checked),
 		cmocka_unit_test(dashboard_shows_the_servers_metrics),
 		cmocka_unit_test(tree_has_no_generated_keys),
 	};

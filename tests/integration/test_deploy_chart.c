@@ -17,6 +17,7 @@
 
 #include "tests/support/deploycheck.h"
 #include "tests/support/testutil.h"
+#include "webhook/cluster/register.h"
 
 #define CHART "charts/trainer-webhook"
 #define NS "ml-platform"
@@ -136,7 +137,7 @@ static void chart_renders_the_base(void **state)
 	dc_compare_renders(k, h, &p);
 	assert_true(dc_probs_has(&p, "Deployment trainer-webhook-system/trainer-webhook: "
 				     "spec.replicas: kustomize 2, chart 3"));
-	assert_true(dc_probs_has(&p, "spec.template.spec.containers[0].args[12]: kustomize "
+	assert_true(dc_probs_has(&p, "spec.template.spec.containers[0].args[17]: kustomize "
 				     "\"strict\", chart \"kubeflow\""));
 	tp_buf_free(&p.text);
 	cJSON_Delete(h);
@@ -199,15 +200,35 @@ static const cJSON *must_find(const cJSON *objs, const char *kind, const char *n
 	return o;
 }
 
+/* Every webhook the server fills the configurations with, given the
+ * chart's flags (the shipped configurations are empty), has field. */
 static void every_hook_has(const cJSON *objs, const char *field, const char *want_json)
 {
 	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
+	const char *exempt[8];
+	size_t nexempt = 0;
+	const cJSON *args = tp_get_array(cJSON_GetArrayItem(tp_get_array(
+		must_find(objs, "Deployment", NULL), "spec.template.spec.containers"), 0), "args");
+	for (int i = 0; i + 1 < cJSON_GetArraySize(args) && nexempt < 8; i++)
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(args, i)), "--exempt-namespace"))
+			exempt[nexempt++] = cJSON_GetStringValue(cJSON_GetArrayItem(args, i + 1));
+	const char *timeout = dc_arg(objs, "--webhook-timeout");
+	tw_register_spec spec = { .namespace_ = tp_meta_namespace(must_find(objs, "Service", NULL)),
+				  .service = dc_arg(objs, "--service"),
+				  .failure_policy = dc_arg(objs, "--failure-policy"),
+				  .timeout_s = timeout ? (unsigned)atoi(timeout) : 0,
+				  .exempt = exempt, .nexempt = nexempt };
+	assert_true(dc_str_in(args, "--register-webhooks"));
 	cJSON *want = cJSON_Parse(want_json);
 	for (int k = 0; k < 2; k++) {
+		assert_int_equal(cJSON_GetArraySize(tp_get_array(must_find(objs, kinds[k], NULL),
+								 "webhooks")), 0);
+		cJSON *hooks = tw_register_webhooks(&spec, k);
 		const cJSON *hook;
-		cJSON_ArrayForEach(hook, tp_get_array(must_find(objs, kinds[k], NULL), "webhooks"))
+		cJSON_ArrayForEach(hook, hooks)
 			if (!cJSON_Compare(tp_get(hook, field), want, true))
 				fail_msg("%s: %s is not %s", tp_get_str(hook, "name"), field, want_json);
+		cJSON_Delete(hooks);
 	}
 	cJSON_Delete(want);
 }

@@ -87,14 +87,14 @@ static void base_names_follow(void **state)
 	assert_no_probs(&p, "deploy/base renamed");
 	cJSON_Delete(objs);
 	/* Without the base's nameReference configuration the flags and the
-	 * caBundle role keep the defaults: the checks see it. */
+	 * configurations' role keep the defaults: the checks see it. */
 	objs = render_sandbox(RENAMED "resources:\n- ../deploy/base\n",
 			      "sed -i '/^nameReference:/,$d' deploy/base/kustomizeconfig.yaml");
 	check_renamed(defaults, objs, false, &p);
 	expect_prob(&p, "Deployment team-a-trainer-webhook-x: spec.template.spec.containers.args "
 			"\"trainer-webhook-cert\" still names trainer-webhook-cert");
 	check_renamed(defaults, objs, false, &p);
-	expect_prob(&p, "ClusterRole team-a-trainer-webhook-cabundle-x: rules.resourceNames "
+	expect_prob(&p, "ClusterRole team-a-trainer-webhook-configurations-x: rules.resourceNames "
 			"\"trainer-webhook-validator\" still names trainer-webhook-validator");
 	check_renamed(defaults, objs, false, &p);
 	expect_prob(&p, "Secret trainer-webhook-cert (--cert-secret) not found");

@@ -146,6 +146,16 @@ bool dc_pod_facts(const cJSON *objs, podfacts *f, dc_probs *p)
 	f->mutating = or_default(dc_arg_value(f->ctr, "--mutating-webhook"), TW_SERVE_MUTATING);
 	const char *g = dc_arg_value(f->ctr, "--shutdown-grace");
 	f->grace = g ? atoll(g) : 10;
+	f->registers = has_arg(f->ctr, "--register-webhooks");
+	f->failure_policy = or_default(dc_arg_value(f->ctr, "--failure-policy"), "Fail");
+	const char *t = dc_arg_value(f->ctr, "--webhook-timeout");
+	f->timeout_s = t ? (unsigned)atoi(t) : 5;
+	const cJSON *args = tp_get_array(f->ctr, "args");
+	for (int i = 0; i + 1 < cJSON_GetArraySize(args) && f->nexempt < 16; i++) {
+		const char *a = cJSON_GetStringValue(cJSON_GetArrayItem(args, i));
+		if (a && !strcmp(a, "--exempt-namespace"))
+			f->exempt[f->nexempt++] = cJSON_GetStringValue(cJSON_GetArrayItem(args, i + 1));
+	}
 	f->webhook_port = port_of_addr(f->listen);
 	f->metrics_port = port_of_addr(f->metrics_listen);
 	return true;
@@ -222,12 +232,6 @@ static void check_managed_certs(const cJSON *objs, const podfacts *f, dc_probs *
 			   "overwrite its CA)", f->secret);
 	if (!dc_find_named(objs, "Service", f->service))
 		dc_prob(p, "Service %s (--service: the certificate's name) not found", f->service);
-	if (!dc_find_named(objs, "ValidatingWebhookConfiguration", f->validating))
-		dc_prob(p, "ValidatingWebhookConfiguration %s (--validating-webhook) not found",
-			f->validating);
-	if (!dc_find_named(objs, "MutatingWebhookConfiguration", f->mutating))
-		dc_prob(p, "MutatingWebhookConfiguration %s (--mutating-webhook) not found",
-			f->mutating);
 }
 
 static void check_security(const podfacts *f, dc_probs *p)
@@ -302,14 +306,15 @@ static void check_names_passed(const podfacts *f, dc_probs *p)
 {
 	static const struct {
 		const char *flag, *dflt;
+		bool managed_only;
 	} names[] = {
-		{ "--service", TW_SERVE_SERVICE },
-		{ "--cert-secret", TW_SERVE_SECRET },
-		{ "--validating-webhook", TW_SERVE_VALIDATING },
-		{ "--mutating-webhook", TW_SERVE_MUTATING },
+		{ "--service", TW_SERVE_SERVICE, false },
+		{ "--cert-secret", TW_SERVE_SECRET, true },
+		{ "--validating-webhook", TW_SERVE_VALIDATING, false },
+		{ "--mutating-webhook", TW_SERVE_MUTATING, false },
 	};
-	for (size_t i = 0; i < (f->managed ? 4 : 1); i++)
-		if (!dc_arg_value(f->ctr, names[i].flag))
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((f->managed || !names[i].managed_only) && !dc_arg_value(f->ctr, names[i].flag))
 			dc_prob(p, "container: %s not passed: the server's default %s would not "
 				   "follow a namePrefix, nameSuffix or the chart's fullname",
 				names[i].flag, names[i].dflt);

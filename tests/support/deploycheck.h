@@ -1,6 +1,7 @@
 /*
  * deploycheck.h — the Kubernetes manifests under deploy/ checked against the
- * server they install: every webhook path is a route of the route table with
+ * server they install: the webhook configurations are shipped empty and
+ * what the server fills them with covers every route of the route table with
  * the kind its rule names, the Service reaches the port `serve --listen`
  * opens, probes, RBAC (exactly what the server does, verb by verb), the
  * certificate mode (managed: the Secret, the configurations and the Service
@@ -89,10 +90,17 @@ bool dc_str_in(const cJSON *arr, const char *s);
 /* The value after flag in the Deployment's container args, or NULL. */
 const char *dc_arg(const cJSON *objs, const char *flag);
 
-/* The ClusterRole that reads the cluster (cabundle false) or the one that
- * writes the webhook configurations' caBundle (true, managed mode), told
- * apart by their rules, whatever their names; NULL when there is none. */
-const cJSON *dc_cluster_role(const cJSON *objs, bool cabundle);
+/* The ClusterRole that reads the cluster (configurations false) or the one
+ * that writes the webhook configurations (true), told apart by their rules,
+ * whatever their names; NULL when there is none. */
+const cJSON *dc_cluster_role(const cJSON *objs, bool configurations);
+/* The Role whose rules name resource ("secrets", "endpointslices"), or NULL. */
+const cJSON *dc_role_for(const cJSON *objs, const char *resource);
+/* The webhooks the server fills the configurations with (hooks[0]
+ * validating, hooks[1] mutating) against its route table and the install's
+ * Service: every admission route once, rules of its kind, upstream's
+ * selectors, the JobSet hook's matchCondition, failurePolicy Fail, timeout 5. */
+void dc_check_hooks(const cJSON *objs, const cJSON *const hooks[2], dc_probs *p);
 
 /* Everything above, on one rendering of the install. */
 void dc_check_all(const cJSON *objs, dc_probs *p);

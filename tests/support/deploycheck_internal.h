@@ -13,6 +13,11 @@ typedef struct podfacts {
 	bool managed; /* --manage-certs */
 	const char *secret, *service, *validating, *mutating; /* as the flags name them */
 	long long grace; /* --shutdown-grace */
+	bool registers;  /* --register-webhooks */
+	const char *failure_policy; /* --failure-policy (default Fail) */
+	unsigned timeout_s;         /* --webhook-timeout (default 5) */
+	const char *exempt[16];     /* every --exempt-namespace */
+	size_t nexempt;
 	long long webhook_port, metrics_port;
 } podfacts;
 

@@ -64,7 +64,7 @@ void dc_check_cert_manager(const cJSON *objs, dc_probs *p)
 		dc_prob(p, "Certificate: issuerRef %s is not the Issuer %s", iref ? iref : "(none)",
 			issuer ? tp_meta_name(issuer) : "(none)");
 	if (dc_arg(objs, "--manage-certs") || dc_find(objs, "Secret", 0) ||
-	    dc_cluster_role(objs, true))
+	    dc_role_for(objs, "secrets"))
 		dc_prob(p, "the managed mode's flag, Secret or RBAC is still there");
 	const char *secret = tp_get_str(cert, "spec.secretName");
 	const cJSON *vol;

@@ -1,6 +1,8 @@
 /*
  * deploycheck_rbac_hooks.c — the RBAC of deploy/ against what the server
- * does, verb by verb, and the webhook configurations against its route table.
+ * does, verb by verb; the webhook configurations as shipped (empty) and
+ * what the server fills them with (webhook/cluster/register_hooks.c, from
+ * the install's flags) against its route table.
  */
 #include "tests/support/deploycheck.h"
 
@@ -12,6 +14,7 @@
 #include "webhook/cli/serve.h"
 #include "webhook/admission/routes.h"
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/cluster/register.h"
 
 /* ------------------------------------------------------------- RBAC */
 
@@ -97,7 +100,33 @@ static void bound(const cJSON *objs, const char *bkind, const cJSON *role, dc_pr
 			tp_meta_namespace(b));
 }
 
-const cJSON *dc_cluster_role(const cJSON *objs, bool cabundle)
+const cJSON *dc_role_for(const cJSON *objs, const char *resource)
+{
+	const cJSON *role;
+	for (int i = 0; (role = dc_find(objs, "Role", i)); i++) {
+		const cJSON *r;
+		cJSON_ArrayForEach(r, tp_get_array(role, "rules"))
+			if (dc_str_in(tp_get_array(r, "resources"), resource))
+				return role;
+	}
+	return NULL;
+}
+
+/* A namespaced Role's rules are needs[], it is bound and in the server's
+ * namespace. */
+static void namespaced_role(const cJSON *objs, const podfacts *f, const char *resource,
+			    const struct need *needs, const char *what, dc_probs *p)
+{
+	const cJSON *role = dc_role_for(objs, resource);
+	role_is(role, needs, 1, what, p);
+	if (!role)
+		return;
+	bound(objs, "RoleBinding", role, p);
+	if (strcmp(tp_meta_namespace(role), tp_meta_namespace(f->dep)))
+		dc_prob(p, "Role %s: not in the server's namespace", tp_meta_name(role));
+}
+
+const cJSON *dc_cluster_role(const cJSON *objs, bool configurations)
 {
 	const cJSON *cr;
 	for (int i = 0; (cr = dc_find(objs, "ClusterRole", i)); i++) {
@@ -106,7 +135,7 @@ const cJSON *dc_cluster_role(const cJSON *objs, bool cabundle)
 		cJSON_ArrayForEach(r, tp_get_array(cr, "rules"))
 			admission |= dc_str_in(tp_get_array(r, "apiGroups"),
 					       "admissionregistration.k8s.io");
-		if (admission == cabundle)
+		if (admission == configurations)
 			return cr;
 	}
 	return NULL;
@@ -142,31 +171,30 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 	role_is(cr, reads, 6, what, p);
 	if (cr)
 		bound(objs, "ClusterRoleBinding", cr, p);
-	int want_cr = 1, want_roles = 0;
-	if (f.managed) { /* the Secret and the two configurations, by name */
+	/* Both modes: the two configurations by name (filled, kept, emptied;
+	 * the caBundle), and the Service's EndpointSlices (is a replica ready?). */
+	static const char *const vwc[] = { "validatingwebhookconfigurations" };
+	static const char *const mwc[] = { "mutatingwebhookconfigurations" };
+	static const char *const eps[] = { "endpointslices" };
+	static const char *const list_only[] = { "list" };
+	const struct need cfg_need[] = {
+		{ "admissionregistration.k8s.io", vwc, 1, write_verbs, 4, f.validating },
+		{ "admissionregistration.k8s.io", mwc, 1, write_verbs, 4, f.mutating },
+	};
+	const struct need eps_need[] = { { "discovery.k8s.io", eps, 1, list_only, 1, NULL } };
+	const cJSON *cfgs = dc_cluster_role(objs, true);
+	snprintf(what, sizeof(what), "ClusterRole %s",
+		 cfgs ? tp_meta_name(cfgs) : "(the webhook configurations')");
+	role_is(cfgs, cfg_need, 2, what, p);
+	if (cfgs)
+		bound(objs, "ClusterRoleBinding", cfgs, p);
+	namespaced_role(objs, &f, "endpointslices", eps_need, "Role (the Service's endpoints)", p);
+	int want_cr = 2, want_roles = 1;
+	if (f.managed) { /* and the Secret, by name */
 		static const char *const secrets[] = { "secrets" };
-		static const char *const vwc[] = { "validatingwebhookconfigurations" };
-		static const char *const mwc[] = { "mutatingwebhookconfigurations" };
 		const struct need sec_need[] = { { "", secrets, 1, write_verbs, 4, f.secret } };
-		const struct need cfg_need[] = {
-			{ "admissionregistration.k8s.io", vwc, 1, write_verbs, 4, f.validating },
-			{ "admissionregistration.k8s.io", mwc, 1, write_verbs, 4, f.mutating },
-		};
-		const cJSON *role = dc_find(objs, "Role", 0);
-		role_is(role, sec_need, 1, "Role (the certificate Secret)", p);
-		if (role) {
-			bound(objs, "RoleBinding", role, p);
-			if (strcmp(tp_meta_namespace(role), tp_meta_namespace(f.dep)))
-				dc_prob(p, "Role %s: not in the server's namespace", tp_meta_name(role));
-		}
-		const cJSON *cab = dc_cluster_role(objs, true);
-		snprintf(what, sizeof(what), "ClusterRole %s",
-			 cab ? tp_meta_name(cab) : "(the caBundle's)");
-		role_is(cab, cfg_need, 2, what, p);
-		if (cab)
-			bound(objs, "ClusterRoleBinding", cab, p);
-		want_cr = 2;
-		want_roles = 1;
+		namespaced_role(objs, &f, "secrets", sec_need, "Role (the certificate Secret)", p);
+		want_roles = 2;
 	}
 	if (dc_count(objs, "ClusterRole") != want_cr || dc_count(objs, "Role") != want_roles)
 		dc_prob(p, "RBAC: want %d ClusterRole(s) and %d Role(s), found %d and %d", want_cr,
@@ -310,19 +338,15 @@ static void check_hook(const cJSON *objs, const cJSON *hook, bool mutating, int 
 		dc_prob(p, "%s: clientConfig.url instead of the Service", name);
 }
 
-void dc_check_webhooks(const cJSON *objs, dc_probs *p)
+void dc_check_hooks(const cJSON *objs, const cJSON *const hooks[2], dc_probs *p)
 {
 	size_t nroutes = 0;
 	while (tw_routes[nroutes].path)
 		nroutes++;
 	int *covered = calloc(nroutes + 1, sizeof(int));
-	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
 	for (int m = 0; m < 2; m++) {
-		if (dc_count(objs, kinds[m]) != 1)
-			dc_prob(p, "want exactly one %s, found %d", kinds[m], dc_count(objs, kinds[m]));
-		const cJSON *cfg = dc_find(objs, kinds[m], 0);
 		const cJSON *hook;
-		cJSON_ArrayForEach(hook, tp_get_array(cfg, "webhooks"))
+		cJSON_ArrayForEach(hook, hooks[m])
 			check_hook(objs, hook, m == 1, covered, p);
 	}
 	for (size_t i = 0; i < nroutes; i++) {
@@ -336,3 +360,43 @@ void dc_check_webhooks(const cJSON *objs, dc_probs *p)
 	free(covered);
 }
 
+/* The configurations as shipped: one of each, named as the flags name them,
+ * with no webhook in them. */
+static void check_shipped(const cJSON *objs, const podfacts *f, dc_probs *p)
+{
+	const char *kinds[] = { "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration" };
+	const char *names[] = { f->validating, f->mutating };
+	const char *flags[] = { "--validating-webhook", "--mutating-webhook" };
+	for (int m = 0; m < 2; m++) {
+		if (dc_count(objs, kinds[m]) != 1)
+			dc_prob(p, "want exactly one %s, found %d", kinds[m], dc_count(objs, kinds[m]));
+		const cJSON *cfg = dc_find_named(objs, kinds[m], names[m]);
+		if (!cfg)
+			dc_prob(p, "%s %s (%s) not found", kinds[m], names[m], flags[m]);
+		const cJSON *hook;
+		cJSON_ArrayForEach(hook, tp_get_array(cfg, "webhooks"))
+			dc_prob(p, "%s %s ships webhook %s: while no replica is ready it refuses "
+				   "every write it matches (failurePolicy Fail); ship the "
+				   "configuration empty, the server fills it (--register-webhooks)",
+				kinds[m], names[m], tp_get_str(hook, "name"));
+	}
+}
+
+void dc_check_webhooks(const cJSON *objs, dc_probs *p)
+{
+	podfacts f;
+	if (!dc_quiet_pod_facts(objs, &f))
+		return;
+	check_shipped(objs, &f, p);
+	if (!f.registers)
+		dc_prob(p, "container: --register-webhooks not passed: the configurations are "
+			   "shipped empty and nothing would fill them");
+	/* What the server fills them with, from its flags. */
+	tw_register_spec spec = { .namespace_ = tp_meta_namespace(f.dep), .service = f.service,
+				  .failure_policy = f.failure_policy, .timeout_s = f.timeout_s,
+				  .exempt = f.exempt, .nexempt = f.nexempt };
+	cJSON *hooks[2] = { tw_register_webhooks(&spec, 0), tw_register_webhooks(&spec, 1) };
+	dc_check_hooks(objs, (const cJSON *const *)hooks, p);
+	cJSON_Delete(hooks[0]);
+	cJSON_Delete(hooks[1]);
+}

@@ -40,6 +40,8 @@ static const struct fa_def {
 	[FA_CM] = { "/api/v1", "configmaps", "ConfigMap", "v1", true },
 	[FA_CRD] = { "/apis/apiextensions.k8s.io/v1", "customresourcedefinitions",
 		     "CustomResourceDefinition", "apiextensions.k8s.io/v1", false },
+	[FA_EPS] = { "/apis/discovery.k8s.io/v1", "endpointslices", "EndpointSlice",
+		     "discovery.k8s.io/v1", true },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };
@@ -375,6 +377,23 @@ static cJSON *find(cJSON *arr, const char *ns, const char *name)
 	return NULL;
 }
 
+/* Whether o has the label a request's labelSelector=k=v asks for (one
+ * equality: what the webhook's EndpointSlice list sends). */
+static bool labelled(struct MHD_Connection *c, const cJSON *o)
+{
+	const char *sel = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "labelSelector");
+	const char *eq = sel ? strchr(sel, '=') : NULL;
+	if (!eq)
+		return true;
+	char key[256];
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - sel), sel);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+						 "labels"),
+		key);
+	return cJSON_IsString(v) && !strcmp(v->valuestring, eq + 1);
+}
+
 /* ------------------------------------------------------------ handlers */
 
 static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, const struct route *rt)
@@ -394,7 +413,8 @@ static enum MHD_Result list(fa_server *f, struct MHD_Connection *c, const struct
 	const char *cont = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "continue");
 	cJSON *all = cJSON_CreateArray(), *o;
 	cJSON_ArrayForEach(o, fr->items)
-		if (in_namespace(o, rt->ns) && (!name[0] || !strcmp(meta_str(o, "name"), name)))
+		if (in_namespace(o, rt->ns) && (!name[0] || !strcmp(meta_str(o, "name"), name)) &&
+		    labelled(c, o))
 			cJSON_AddItemToArray(all, cJSON_Duplicate(o, 1));
 	int total = cJSON_GetArraySize(all);
 	int start = cont && !strncmp(cont, "off:", 4) ? atoi(cont + 4) : 0;
@@ -810,6 +830,29 @@ void fa_put_object(fa_server *f, int r, const char *json)
 	cJSON *old = find(f->r[r].items, ns, meta_str(obj, "name"));
 	store_obj(f, r, obj, old);
 	pthread_mutex_unlock(&f->mu);
+}
+
+void fa_delete_object(fa_server *f, int r, const char *ns, const char *name)
+{
+	pthread_mutex_lock(&f->mu);
+	cJSON *o = find(f->r[r].items, ns ? ns : "", name);
+	if (o) {
+		cJSON_DetachItemViaPointer(f->r[r].items, o);
+		char rv[32];
+		snprintf(rv, sizeof(rv), "%llu", ++f->rv);
+		snprintf(f->r[r].rv, sizeof(f->r[r].rv), "%s", rv);
+		event_of(f, r, "DELETED", o);
+		cJSON_Delete(o);
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+char *fa_list_objects(fa_server *f, int r)
+{
+	pthread_mutex_lock(&f->mu);
+	char *text = cJSON_PrintUnformatted(f->r[r].items);
+	pthread_mutex_unlock(&f->mu);
+	return text;
 }
 
 void fa_put_hidden(fa_server *f, int r, const char *json)

@@ -35,6 +35,7 @@ enum {
 	FA_MWC,     /* admissionregistration.k8s.io/v1 mutatingwebhookconfigurations */
 	FA_CM,      /* v1 configmaps (namespaced) */
 	FA_CRD,     /* apiextensions.k8s.io/v1 customresourcedefinitions */
+	FA_EPS,     /* discovery.k8s.io/v1 endpointslices (namespaced; labelSelector k=v) */
 	FA_RESOURCES
 };
 
@@ -80,6 +81,11 @@ void fa_set_objects(fa_server *f, int r, const char *items_json, const char *rv)
 /* Add or replace one object (JSON text) as a client's write would: a new
  * resourceVersion, and a MODIFIED or ADDED event to the watchers. */
 void fa_put_object(fa_server *f, int r, const char *json);
+/* Remove ns/name (ns NULL for cluster-scoped), as kubectl delete would: a
+ * DELETED event to the watchers. */
+void fa_delete_object(fa_server *f, int r, const char *ns, const char *name);
+/* Every object of r as a JSON array, malloc'd. */
+char *fa_list_objects(fa_server *f, int r);
 /* One object, visible to a GET only (neither to lists nor to watches): an
  * object whose watch event has not arrived yet. */
 void fa_put_hidden(fa_server *f, int r, const char *json);

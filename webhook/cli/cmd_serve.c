@@ -229,6 +229,7 @@ struct running {
 	tw_kubeapi *api;
 	tw_watch *watch;
 	tw_certmgr *certs;
+	tw_register *reg;          /* --register-webhooks */
 	tw_store_sink sinks[W_COUNT];
 	tw_freshness fresh;        /* which watched kinds lookups may take from the store */
 	tw_watch *crd_watch;       /* --kube without --crds: the cluster's CRDs */
@@ -263,6 +264,10 @@ static void stop_helpers(struct running *r)
 		tw_server_set_ready_check(r->srv, TW_READY_WATCH, shutting_down, NULL);
 		tw_server_set_ready_check(r->srv, TW_READY_CERTS, shutting_down, NULL);
 	}
+	/* First, while the API server still reaches this replica: the last one
+	 * whose pod is deleted empties the webhook configurations. */
+	tw_register_stop(r->reg, true);
+	r->reg = NULL;
 	if (r->watch) {
 		tw_watch_stop(r->watch);
 		r->watch = NULL;
@@ -409,6 +414,11 @@ static int start_all(tw_serve_args *a, struct running *r)
 		tw_server_set_ready_check(r->srv, TW_READY_WATCH, watch_ready, r->watch);
 	if (r->crd_watch)
 		tw_server_set_ready_check(r->srv, TW_READY_CRDS, watch_ready, r->crd_watch);
+	if (a->register_webhooks &&
+	    tw_serve_register_start(a, r->srv, &r->kc, r->certs, &r->reg, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: %s\n", err);
+		return -1;
+	}
 	char ns[256];
 	if (a->kube && !a->manage_certs && a->service[0] &&
 	    (a->namespace_ || !tw_kube_namespace(NULL, ns, sizeof(ns)))) {

@@ -10,7 +10,10 @@
 #include <stdint.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cluster/certmgr.h"
+#include "webhook/cluster/register.h"
 #include "webhook/core/log.h"
+#include "webhook/server/server.h"
 
 #define TW_SERVE_DEV_CERT_DIR "certs/dev"
 #define TW_SERVE_DEV_RUNTIMES "deploy/runtimes"
@@ -21,6 +24,8 @@
 #define TW_SERVE_SERVICE "trainer-webhook"
 #define TW_SERVE_VALIDATING "trainer-webhook-validator"
 #define TW_SERVE_MUTATING "trainer-webhook-defaulter"
+
+#define TW_SERVE_MAX_EXEMPT 64
 
 typedef struct tw_serve_args {
 	tw_cli cli;
@@ -43,6 +48,13 @@ typedef struct tw_serve_args {
 	const char *namespace_;  /* NULL: the service account's */
 	const char *secret, *service, *validating, *mutating;
 	int64_t cert_validity_s, ca_validity_s, ca_overlap_s;
+	/* --register-webhooks (serve_register.c) */
+	bool register_webhooks;
+	const char *failure_policy;     /* --failure-policy Fail|Ignore */
+	unsigned webhook_timeout_s;     /* --webhook-timeout */
+	const char *exempt[TW_SERVE_MAX_EXEMPT]; /* --exempt-namespace, repeated */
+	size_t nexempt;
+	const char *ca_bundle;          /* --ca-bundle (files mode) */
 } tw_serve_args;
 
 extern const char tw_serve_help[];
@@ -50,5 +62,11 @@ extern const char tw_serve_help[];
 /* Fill a from argv (defaults first). 0, -1 after --help, or TW_EXIT_USAGE
  * after printing what is wrong. */
 int tw_serve_parse(tw_serve_args *a, int argc, char **argv);
+
+/* (serve_register.c) --register-webhooks: start filling the configurations
+ * once srv is ready (certs: the managed certificates' bundle; NULL: the
+ * --ca-bundle file's). 0, or -1 with the reason in err. */
+int tw_serve_register_start(const tw_serve_args *a, tw_server *srv, const tw_kube_config *kc,
+			    tw_certmgr *certs, tw_register **out, char *err, size_t errlen);
 
 #endif /* TW_SERVE_H */

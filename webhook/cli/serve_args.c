@@ -14,6 +14,7 @@
 #include "webhook/core/duration.h"
 #include "webhook/server/server.h"
 #include "webhook/admission/admission.h"
+#include "certs/certs.h"
 
 const char tw_serve_help[] =
 	"Give --tls-cert and --tls-key, --manage-certs (with --kube), or --dev.\n"
@@ -69,6 +70,15 @@ const char tw_serve_help[] =
 	"  (refused: a --cert-validity under 5s or over --ca-validity, a --ca-validity under\n"
 	"  ten times --ca-overlap; the Secret is written at most once per a tenth of the\n"
 	"  shortest of the three, from 1s to 1m)\n"
+	"\n"
+	"Registration (--register-webhooks, needs --kube): both webhook configurations are\n"
+	"shipped empty; the server fills them once it is ready and its Service has a ready\n"
+	"endpoint, and empties them when its pod is deleted and no other replica is ready:\n"
+	"  --failure-policy Fail|Ignore  every webhook's (default Fail)\n"
+	"  --webhook-timeout SECONDS    every webhook's timeoutSeconds, 1 to 30 (default 5)\n"
+	"  --exempt-namespace NS        never send this namespace's objects (repeatable)\n"
+	"  --ca-bundle FILE             with --tls-cert: the CA the API server trusts (default:\n"
+	"                               ca.crt beside --tls-cert, when there is one)\n"
 	"Signals: SIGHUP reloads --runtimes; SIGTERM or SIGINT drain and exit 0.\n";
 
 static int number(tw_cli *c, const char *flag, const char *v, unsigned long long lo,
@@ -93,6 +103,28 @@ static int duration(tw_cli *c, const char *flag, const char *v, int64_t *out)
 				       "or 90m", flag, v);
 	*out = us / 1000000;
 	return 0;
+}
+
+/* The registration flags (any other is left alone). */
+static int register_option(tw_serve_args *a, const char *f, const char *v)
+{
+	unsigned long long n;
+	int rc = 0;
+	if (!strcmp(f, "--failure-policy") && strcmp(v, "Fail") && strcmp(v, "Ignore"))
+		rc = tw_cli_usage(&a->cli, "--failure-policy \"%s\": use Fail or Ignore", v);
+	else if (!strcmp(f, "--failure-policy"))
+		a->failure_policy = v;
+	else if (!strcmp(f, "--webhook-timeout") && !(rc = number(&a->cli, f, v, 1, 30, &n)))
+		a->webhook_timeout_s = (unsigned)n;
+	else if (!strcmp(f, "--exempt-namespace") && tw_certs_check_label(v))
+		rc = tw_cli_usage(&a->cli, "--exempt-namespace \"%s\": %s", v, tw_certs_check_label(v));
+	else if (!strcmp(f, "--exempt-namespace") && a->nexempt == TW_SERVE_MAX_EXEMPT)
+		rc = tw_cli_usage(&a->cli, "--exempt-namespace: at most %d", TW_SERVE_MAX_EXEMPT);
+	else if (!strcmp(f, "--exempt-namespace"))
+		a->exempt[a->nexempt++] = v;
+	else if (!strcmp(f, "--ca-bundle"))
+		a->ca_bundle = v;
+	return rc;
 }
 
 static int one_option(tw_serve_args *a, const char *f, const char *v)
@@ -150,8 +182,11 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 		a->grace_s = (unsigned)n;
 	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
 		rc = tw_cli_usage(&a->cli, "--log-level \"%s\": use debug, info, warn or error", v);
+	else if (!rc)
+		rc = register_option(a, f, v);
 	return rc;
 }
+
 
 static const char *const valued[] = {
 	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
@@ -159,7 +194,8 @@ static const char *const valued[] = {
 	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
 	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
 	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",
-	"--strict-action",
+	"--strict-action", "--failure-policy", "--webhook-timeout", "--exempt-namespace",
+	"--ca-bundle",
 };
 
 static bool is_valued(const char *f)
@@ -190,6 +226,13 @@ static int check_combination(tw_serve_args *a)
 	char why[1024];
 	if (a->manage_certs && tw_certs_policy_check(&durations, why, sizeof(why)))
 		return tw_cli_usage(&a->cli, "%s", why);
+	if (a->register_webhooks && !a->kube)
+		return tw_cli_usage(&a->cli, "--register-webhooks fills the webhook configurations "
+					     "through the API server: add --kube (or --kube-server URL, "
+					     "--kubeconfig F)");
+	if (a->ca_bundle && a->manage_certs)
+		return tw_cli_usage(&a->cli, "--ca-bundle is for a pair from files: with "
+					     "--manage-certs the bundle is the Secret's");
 	if ((a->kubeconfig || a->context) && (a->kube_server || a->kube_token || a->kube_ca))
 		return tw_cli_usage(&a->cli, "--kubeconfig and --context name the API server and "
 					     "the credentials: drop --kube-server, --kube-token-file "
@@ -221,10 +264,12 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 		if (took)
 			continue;
 		const char *f = argv[i];
-		if (!strcmp(f, "--dev") || !strcmp(f, "--kube") || !strcmp(f, "--manage-certs")) {
+		if (!strcmp(f, "--dev") || !strcmp(f, "--kube") || !strcmp(f, "--manage-certs") ||
+		    !strcmp(f, "--register-webhooks")) {
 			a->dev |= !strcmp(f, "--dev");
 			a->kube |= !strcmp(f, "--kube");
 			a->manage_certs |= !strcmp(f, "--manage-certs");
+			a->register_webhooks |= !strcmp(f, "--register-webhooks");
 			continue;
 		}
 		if (!is_valued(f))

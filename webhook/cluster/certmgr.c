@@ -56,6 +56,18 @@ static bool serve_pair(tw_certmgr *m, const tw_certs_managed *cur, char *why, si
 	return true;
 }
 
+/* The bundle the Secret holds now, for tw_certmgr_bundle. */
+static void remember_bundle(tw_certmgr *m, const char *ca_crt)
+{
+	char *copy = ca_crt ? strdup(ca_crt) : NULL;
+	pthread_mutex_lock(&m->lock);
+	if (copy || !ca_crt) {
+		free(m->bundle);
+		m->bundle = copy;
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
 static enum round round_once(tw_certmgr *m, int64_t *next_at, char *why, size_t n)
 {
 	char path[512];
@@ -85,6 +97,7 @@ static enum round round_once(tw_certmgr *m, int64_t *next_at, char *why, size_t 
 	}
 	if (plan.changed && (r = tw__certmgr_write_secret(m, sec, &out, &plan, why, n)) != ROUND_DONE)
 		goto done;
+	remember_bundle(m, out.ca_crt);
 	bool pair = serve_pair(m, &out, why, n);
 	r = tw__certmgr_publish(m, cfg, out.ca_crt, why, n);
 	if (r == ROUND_DONE && !pair)
@@ -216,6 +229,7 @@ static void certmgr_free(tw_certmgr *m)
 	free(m->service);
 	for (int i = 0; i < NCFG; i++)
 		free(m->cfg_name[i]);
+	free(m->bundle);
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -294,4 +308,13 @@ bool tw_certmgr_ready(void *arg, char *why, size_t whylen)
 	snprintf(why, whylen, "%s", m->why);
 	pthread_mutex_unlock(&m->lock);
 	return false;
+}
+
+char *tw_certmgr_bundle(void *arg)
+{
+	tw_certmgr *m = arg;
+	pthread_mutex_lock(&m->lock);
+	char *b = m->bundle ? strdup(m->bundle) : NULL;
+	pthread_mutex_unlock(&m->lock);
+	return b;
 }

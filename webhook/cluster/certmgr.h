@@ -12,9 +12,11 @@
  *     restart): a pair another replica renewed is picked up from the watch
  *     within seconds;
  *   - every webhook of both configurations gets the bundle as its
- *     clientConfig.caBundle, and gets it back when something else changes it;
- *   - ready once a valid pair is served and both configurations carry the
- *     bundle.
+ *     clientConfig.caBundle, and gets it back when something else changes it
+ *     (shipped empty, they have none until register.c fills them, with the
+ *     bundle tw_certmgr_bundle gives);
+ *   - ready once a valid pair is served and every webhook of both
+ *     configurations carries the bundle.
  *
  * One thread, woken by a watch on the three objects (by name) and by the
  * next renewal coming due; errors retry with a growing backoff.
@@ -60,6 +62,10 @@ void tw_certmgr_stop(tw_certmgr *m);
 /* A tw_ready_fn (arg: the tw_certmgr): true once a valid pair is served and
  * every configuration carries the bundle; else why says what is missing. */
 bool tw_certmgr_ready(void *arg, char *why, size_t whylen);
+
+/* A tw_register_bundle (arg: the tw_certmgr): the CA bundle the Secret
+ * holds, as last served (PEM, malloc'd), or NULL before the first. */
+char *tw_certmgr_bundle(void *arg);
 
 /* Secret annotation: when the signing CA joined the bundle (RFC 3339). */
 #define TW_CERTMGR_CA_ADDED "trainer-webhook/ca-added-at"

@@ -37,6 +37,7 @@ struct tw_certmgr {
 	bool kick, stop;
 	atomic_bool ready;
 	char why[1024];       /* what is missing while not ready */
+	char *bundle;         /* the CA bundle last served (PEM; guarded by lock) */
 	unsigned backoff;
 	int64_t last_write;   /* when this replica last wrote the Secret: the write floor */
 };
