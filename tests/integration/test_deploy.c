@@ -474,6 +474,13 @@ static void dashboard_shows_the_servers_metrics(void **state)
 			 "max(kube_pod_container_resource_requests", true,
 			 "kube_pod_container_resource_requests is not one");
 	expect_dashboard(NULL, NULL, false, "want the label grafana_dashboard");
+	expect_dashboard("sum by (reason) (rate(trainer_webhook_denials_total",
+			 "sum by (route) (rate(trainer_webhook_denials_total", true,
+			 "no panel shows denials by reason");
+	/* process_* are checked against the server's own exposition now */
+	expect_dashboard("\"expr\": \"process_resident_memory_bytes{",
+			 "\"expr\": \"process_resident_memory_byte{",
+			 true, "metric process_resident_memory_byte is not one the server");
 }
 
 static void tree_has_no_generated_keys(void **state)

@@ -129,8 +129,9 @@ void dc_compare_renders(const cJSON *kustomize, const cJSON *chart, dc_probs *p)
 void dc_check_alerts(const cJSON *rule, dc_probs *p);
 /* The dashboard ConfigMap: labelled for Grafana's sidecar; every panel
  * queries exported metrics, selected by the $namespace variable; request
- * rate, latency quantiles, denials and error answers by reason, lookups,
- * certificate expiry and memory against the limit are all shown. */
+ * rate, latency quantiles, denials by route and by reason, error answers by
+ * reason, lookups, certificate expiry and memory against the limit are all
+ * shown. */
 void dc_check_dashboard(const cJSON *cm, dc_probs *p);
 
 #endif

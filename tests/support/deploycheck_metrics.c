@@ -1,9 +1,9 @@
 /*
  * deploycheck_metrics.c — the monitoring pieces against the server's own
  * /metrics: every metric an alert or a dashboard panel queries is one the
- * server exports (webhook/metrics/metrics.c), or one of the process_* metrics every
- * Prometheus client exports, or kube-state-metrics'; and they cover what an
- * operator is paged for and looks at.
+ * server exports (webhook/metrics/: its own, the denials by reason, the
+ * process_* every Prometheus client exports), or kube-state-metrics'; and
+ * they cover what an operator is paged for and looks at.
  */
 #include "tests/support/deploycheck.h"
 
@@ -33,11 +33,7 @@ static bool exposition(tp_buf *m, dc_probs *p)
 static bool exported(const char *text, const char *name, size_t len)
 {
 	static const char *const others[] = {
-		/* what every Prometheus client exports about its process */
-		"process_resident_memory_bytes", "process_virtual_memory_bytes",
-		"process_cpu_seconds_total", "process_open_fds", "process_max_fds",
-		"process_start_time_seconds",
-		/* kube-state-metrics */
+		/* kube-state-metrics (process_* are the server's own now) */
 		"kube_deployment_status_replicas_available", "kube_pod_container_resource_limits",
 	};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
@@ -125,6 +121,7 @@ static const struct {
 	{ "latency quantiles", "histogram_quantile(0.99, sum by (le) (rate("
 			       "trainer_webhook_request_duration_seconds_bucket" },
 	{ "denials", "verdict=\"denied\"" },
+	{ "denials by reason", "sum by (reason) (rate(trainer_webhook_denials_total" },
 	{ "error answers by reason", "sum by (reason) (rate(trainer_webhook_error_answers_total" },
 	{ "lookups", "rate(trainer_webhook_lookups_total" },
 	{ "certificate expiry", "trainer_webhook_certificate_expiry_timestamp_seconds" },

@@ -139,6 +139,7 @@ static int write_answer(const tw_review *rv, const tw_answer *ans, tw_outcome *o
 	    (rc = add_annotations(resp, ans->res, rv->dry_run)) != TP_OK)
 		goto done;
 	oc->allowed = ans->allowed;
+	tw_outcome_reason(ans, oc);
 	oc->unavailable = !ans->allowed && internal;
 	oc->patched = ans->patch && cJSON_GetArraySize(ans->patch) > 0;
 	oc->warnings = tp_result_warning_count(ans->res);
@@ -398,6 +399,8 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 	oc->operation = tp_operation_name(rv.op);
 	oc->namespace_ = tp_get_str(rv.req, "namespace");
 	oc->name = tp_get_str(rv.req, "name");
+	oc->user = tp_get_str(rv.req, "userInfo.username");
+	oc->dry_run = rv.dry_run;
 	if (!route && !(route = route_of(&rv))) {
 		rc = http_error(oc, out, 404, "no route of this webhook handles %s",
 				gvk_text(&rv));

@@ -37,7 +37,19 @@ typedef struct tw_outcome {
 	const tw_route *route;   /* the route that answered (review picks it by kind) */
 	bool unavailable;        /* an error answer (status 500): a lookup went unanswered */
 	size_t strict_warned;    /* strict violations answered as warnings */
+	/* For the request log and the denials metric (outcome.c). */
+	const char *user;        /* request.userInfo.username */
+	bool dry_run;            /* request.dryRun */
+	const char *reason;      /* not allowed: the first finding, as the answer words it */
+	const char *reason_class;/* not allowed: its kind, one of a fixed few
+				  * (TW_REASON_CLASSES), never free text */
 } tw_outcome;
+
+/* The reason classes of a refusal (outcome.c): a field error's type
+ * ("invalid", "required", ...), or "request" for a review that cannot be
+ * decided as sent (a kind on the wrong route, an object that is not one). */
+#define TW_REASON_CLASSES 11
+extern const char *const tw_reason_classes[TW_REASON_CLASSES];
 
 /* Append root as one line of compact JSON, and {"error": msg} likewise: the
  * bodies every answer and HTTP error is made of. In the current arena, if any. */

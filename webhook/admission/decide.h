@@ -37,4 +37,8 @@ typedef struct tw_answer {
 int tw_strict_as_warnings(const tp_options *opt, const tw_review *rv, tp_result **res,
 			  size_t *warned);
 
+/* (outcome.c) The first finding of a refusal and its class into oc: res's
+ * first error, else message. */
+void tw_outcome_reason(const tw_answer *ans, tw_outcome *oc);
+
 #endif /* TW_DECIDE_H */

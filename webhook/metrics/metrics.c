@@ -77,6 +77,7 @@ static const char *const lookup_results[3] = { "found", "not_found", "error" };
 void tw_metrics_reset(void)
 {
 	memset(&reg, 0, sizeof(reg)); /* atomics of integer type: zero bytes are zero */
+	tw_metrics_denials_reset();
 }
 
 static size_t route_count(void)
@@ -539,5 +540,10 @@ int tw_metrics_render(tp_buf *out)
 		rc = render_certmgr(out);
 	if (!rc)
 		rc = render_misc(out);
+	/* Families kept in their own files: denials by reason, the process. */
+	if (!rc)
+		rc = tw_metrics_render_denials(out);
+	if (!rc)
+		rc = tw_metrics_render_process(out);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "webhook/admission/admission.h"
 #include "webhook/admission/routes.h"
 
 typedef enum tw_verdict {
@@ -105,5 +106,14 @@ void tw_metrics_connection_limit(int64_t max);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);
+
+/* (denials.c) A denied verdict on route, by the class of its first finding
+ * (tw_outcome.reason_class); its family's text, and its reset. */
+void tw_metrics_denial(const tw_route *route, const char *reason_class);
+int tw_metrics_render_denials(tp_buf *out);
+void tw_metrics_denials_reset(void);
+/* (process.c) process_* as every Prometheus client exports them, read from
+ * /proc now. */
+int tw_metrics_render_process(tp_buf *out);
 
 #endif /* TW_METRICS_H */

@@ -408,6 +408,9 @@ static void log_request(const request *r, long long us)
 				  : v == TW_VERDICT_DENIED ? "denied"
 							   : NULL);
 	tw_log_bool(&l, "patched", r->oc.patched);
+	tw_log_str(&l, "user", r->oc.user);
+	tw_log_bool(&l, "dry_run", r->oc.dry_run);
+	tw_log_str(&l, "reason", r->oc.reason); /* not allowed: the first finding */
 	if (r->oc.unavailable)
 		tw_log_bool(&l, "undecided", true);
 	if (r->oc.strict_warned)
@@ -432,6 +435,8 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
 				   r->oc.warnings);
+		if (verdict_of(r) == TW_VERDICT_DENIED)
+			tw_metrics_denial(r->route, r->oc.reason_class);
 		if (r->oc.unavailable)
 			tw_metrics_error_answer(TW_ERR_LOOKUP);
 		else if (r->oc.http_status != 200 && !(r->route && r->route->type == TW_ROUTE_HEALTH))
