@@ -150,6 +150,31 @@ static void last_user_is(fx *x, const char *user)
 	last_user_of(x, FA_PC, user);
 }
 
+/* A client from kubeconfig name of x->dir. */
+static tw_kubeapi *client(fx *x, const char *name, tw_kube_config *kc)
+{
+	char path[300], err[1024];
+	snprintf(path, sizeof(path), "%s/%s", x->dir, name);
+	tw_kubeapi *api = NULL;
+	if (tw_kubeconfig_load(path, NULL, kc, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(tw_kubeapi_new(kc, &api, err, sizeof(err)), 0);
+	return api;
+}
+
+/* n GETs of the PriorityClass, each answered 200. */
+static void get_ok(tw_kubeapi *api, int n)
+{
+	for (int i = 0; i < n; i++) {
+		tw_kube_resp r;
+		tw_kube_resp_init(&r);
+		assert_int_equal(tw_kubeapi_call(api, "GET", "/apis/scheduling.k8s.io/v1/"
+						 "priorityclasses/high", NULL, 5000, &r), 0);
+		assert_int_equal(r.status, 200);
+		tw_kube_resp_free(&r);
+	}
+}
+
 /* ------------------------------------------------------------ certificates */
 
 static void client_certificate_files(void **state)
@@ -263,26 +288,14 @@ static void answer_token(fx *x, const char *token, const char *expires)
 static void exec_plugin_token_cached(void **state)
 {
 	fx *x = *state;
-	char err[1024];
 	write_plugin(x);
 	fa_set_token(x->fa, "t-exec-1");
 	answer_token(x, "t-exec-1", NULL);
 	kubeconfig(x, "exec", EXEC_USER("      interactiveMode: IfAvailable\n"));
 	/* one config, many calls: the plugin runs once */
-	char path[300];
-	snprintf(path, sizeof(path), "%s/exec", x->dir);
 	tw_kube_config kc;
-	tw_kubeapi *api = NULL;
-	assert_int_equal(tw_kubeconfig_load(path, NULL, &kc, err, sizeof(err)), 0);
-	assert_int_equal(tw_kubeapi_new(&kc, &api, err, sizeof(err)), 0);
-	for (int i = 0; i < 3; i++) {
-		tw_kube_resp r;
-		tw_kube_resp_init(&r);
-		assert_int_equal(tw_kubeapi_call(api, "GET", "/apis/scheduling.k8s.io/v1/"
-					         "priorityclasses/high", NULL, 5000, &r), 0);
-		assert_int_equal(r.status, 200);
-		tw_kube_resp_free(&r);
-	}
+	tw_kubeapi *api = client(x, "exec", &kc);
+	get_ok(api, 3);
 	assert_int_equal(runs(x), 1);
 	/* its environment: ours, the kubeconfig's env, its args, the exec info */
 	char *env = read_in(x->dir, "env"), *info = read_in(x->dir, "info");
@@ -299,12 +312,7 @@ static void exec_plugin_token_cached(void **state)
 	/* the credential stops working: a 401 runs the plugin again, once */
 	fa_set_token(x->fa, "t-exec-2");
 	answer_token(x, "t-exec-2", NULL);
-	tw_kube_resp r;
-	tw_kube_resp_init(&r);
-	assert_int_equal(tw_kubeapi_call(api, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses/"
-					 "high", NULL, 5000, &r), 0);
-	assert_int_equal(r.status, 200);
-	tw_kube_resp_free(&r);
+	get_ok(api, 1);
 	assert_int_equal(runs(x), 2);
 	tw_kubeapi_free(api);
 	tw_kube_config_free(&kc);
@@ -313,29 +321,19 @@ static void exec_plugin_token_cached(void **state)
 static void exec_plugin_kept_until_expiry(void **state)
 {
 	fx *x = *state;
-	char err[1024], path[300];
+	char path[300];
 	write_plugin(x);
 	fa_set_token(x->fa, "t-exp");
 	kubeconfig(x, "exec", EXEC_USER("      interactiveMode: Never\n"));
-	snprintf(path, sizeof(path), "%s/exec", x->dir);
 	const char *expiries[] = { "2000-01-01T00:00:00Z", "2999-01-01T00:00:00.5+02:00" };
 	int want[] = { 3, 1 }; /* expired: every call runs it; in the future: one run */
 	for (int e = 0; e < 2; e++) {
-		snprintf(err, sizeof(err), "%s/runs", x->dir);
-		unlink(err);
+		snprintf(path, sizeof(path), "%s/runs", x->dir);
+		unlink(path);
 		answer_token(x, "t-exp", expiries[e]);
 		tw_kube_config kc;
-		tw_kubeapi *api = NULL;
-		assert_int_equal(tw_kubeconfig_load(path, NULL, &kc, err, sizeof(err)), 0);
-		assert_int_equal(tw_kubeapi_new(&kc, &api, err, sizeof(err)), 0);
-		for (int i = 0; i < 3; i++) {
-			tw_kube_resp r;
-			tw_kube_resp_init(&r);
-			assert_int_equal(tw_kubeapi_call(api, "GET", "/apis/scheduling.k8s.io/v1/"
-							 "priorityclasses/high", NULL, 5000, &r), 0);
-			assert_int_equal(r.status, 200);
-			tw_kube_resp_free(&r);
-		}
+		tw_kubeapi *api = client(x, "exec", &kc);
+		get_ok(api, 3);
 		assert_int_equal(runs(x), want[e]);
 		tw_kubeapi_free(api);
 		tw_kube_config_free(&kc);

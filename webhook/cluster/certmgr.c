@@ -113,27 +113,6 @@ done:
 
 /* ------------------------------------------------------------ the thread */
 
-/* Sleep until kicked, stopped, or ms passed. False when stopping. */
-static bool wait_for(tw_certmgr *m, long long ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&m->lock);
-	while (!m->kick && !m->stop)
-		if (pthread_cond_timedwait(&m->cv, &m->lock, &ts))
-			break;
-	m->kick = false;
-	bool go_on = !m->stop;
-	pthread_mutex_unlock(&m->lock);
-	return go_on;
-}
-
 static void *run(void *arg)
 {
 	tw_certmgr *m = arg;
@@ -167,41 +146,15 @@ static void *run(void *arg)
 			m->backoff = m->backoff * 2 > m->o.backoff_max_ms ? m->o.backoff_max_ms
 									  : m->backoff * 2;
 		}
-		if (wait_ms > 0 && !wait_for(m, wait_ms))
-			break;
-		pthread_mutex_lock(&m->lock);
-		bool stop = m->stop;
-		pthread_mutex_unlock(&m->lock);
-		if (stop)
+		if ((wait_ms > 0 && !tw_wake_wait(&m->wake, wait_ms)) || tw_wake_stopping(&m->wake))
 			break;
 	}
 	return NULL;
 }
 
-/* The watch's sinks: any change to the three objects wakes the loop. */
-static void kick(tw_certmgr *m)
-{
-	pthread_mutex_lock(&m->lock);
-	m->kick = true;
-	pthread_cond_signal(&m->cv);
-	pthread_mutex_unlock(&m->lock);
-}
-
-static void sink_put(void *arg, cJSON *obj)
-{
-	cJSON_Delete(obj);
-	kick(arg);
-}
-
-static void sink_del(void *arg, const char *ns, const char *name)
-{
-	(void)ns, (void)name;
-	kick(arg);
-}
-
 static int start_watch(tw_certmgr *m, const tw_kube_config *kube, char *err, size_t errlen)
 {
-	tw_watch_sink sink = { sink_put, sink_del, m };
+	tw_watch_sink sink = tw_wake_sink(&m->wake); /* any change wakes the loop */
 	tw_watch_kind kinds[1 + NCFG] = {
 		{ .group = "", .version = "v1", .plural = "secrets", .kind = "Secret",
 		  .namespace_ = m->ns, .name = m->secret, .optional = true, .sink = sink },
@@ -230,7 +183,7 @@ static void certmgr_free(tw_certmgr *m)
 	for (int i = 0; i < NCFG; i++)
 		free(m->cfg_name[i]);
 	free(m->bundle);
-	pthread_cond_destroy(&m->cv);
+	tw_wake_destroy(&m->wake);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -252,11 +205,7 @@ int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size
 	if (!m)
 		return snprintf(err, errlen, "out of memory"), -1;
 	pthread_mutex_init(&m->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	tw_wake_init(&m->wake);
 	m->o = *o;
 	m->o.kube = NULL; /* copied by the client and the watch */
 	if (!m->o.resync_ms)
@@ -291,10 +240,7 @@ void tw_certmgr_stop(tw_certmgr *m)
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->lock);
-	m->stop = true;
-	pthread_cond_signal(&m->cv);
-	pthread_mutex_unlock(&m->lock);
+	tw_wake_stop(&m->wake);
 	pthread_join(m->thread, NULL);
 	certmgr_free(m);
 }

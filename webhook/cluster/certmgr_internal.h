@@ -16,6 +16,7 @@
 #include "policy/trainpolicy.h"
 #include "webhook/cluster/certmgr.h"
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/cluster/wake.h"
 #include "webhook/cluster/watch.h"
 
 enum cfg_kind { VALIDATING = 0, MUTATING, NCFG };
@@ -32,9 +33,8 @@ struct tw_certmgr {
 	tw_kubeapi *api;
 	tw_watch *watch;
 	pthread_t thread;
-	pthread_mutex_t lock; /* guards kick, stop, why */
-	pthread_cond_t cv;
-	bool kick, stop;
+	tw_wake wake;         /* the watch's events and the stop cut its sleeps short */
+	pthread_mutex_t lock; /* guards why, bundle */
 	atomic_bool ready;
 	char why[1024];       /* what is missing while not ready */
 	char *bundle;         /* the CA bundle last served (PEM; guarded by lock) */

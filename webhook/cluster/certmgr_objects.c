@@ -60,51 +60,14 @@ static void format_time(int64_t t, char *out, size_t n)
  * with why. */
 int tw__certmgr_get(tw_certmgr *m, const char *path, cJSON **obj, char *why, size_t n)
 {
-	*obj = NULL;
-	tw_kube_resp r;
-	tw_kube_resp_init(&r);
-	int rc = 0;
-	if (tw_kubeapi_call(m->api, "GET", path, NULL, CALL_TIMEOUT_MS, &r)) {
-		snprintf(why, n, "%s", r.error);
-		rc = -1;
-	} else if (r.status == 200) {
-		*obj = cJSON_ParseWithLength(r.body.data ? r.body.data : "", r.body.len);
-		if (!*obj) {
-			snprintf(why, n, "GET %s: the answer is not JSON", path);
-			rc = -1;
-		}
-	} else if (r.status != 404) {
-		snprintf(why, n, "GET %s: %s", path, r.error);
-		rc = -1;
-	}
-	tw_kube_resp_free(&r);
-	return rc;
+	return tw_kubeapi_get_json(m->api, path, CALL_TIMEOUT_MS, obj, why, n);
 }
 
 /* PUT or POST obj. 0 done, 1 conflict (409), -1 failed (why). */
 static int write_object(tw_certmgr *m, const char *method, const char *path, const cJSON *obj,
 			char *why, size_t n)
 {
-	char *body = cJSON_PrintUnformatted(obj);
-	if (!body) {
-		snprintf(why, n, "out of memory");
-		return -1;
-	}
-	tw_kube_resp r;
-	tw_kube_resp_init(&r);
-	int rc = 0;
-	if (tw_kubeapi_call(m->api, method, path, body, CALL_TIMEOUT_MS, &r)) {
-		snprintf(why, n, "%s", r.error);
-		rc = -1;
-	} else if (r.status == 409) {
-		rc = 1;
-	} else if (r.status < 200 || r.status > 299) {
-		snprintf(why, n, "%s %s: %s", method, path, r.error);
-		rc = -1;
-	}
-	tw_kube_resp_free(&r);
-	free(body);
-	return rc;
+	return tw_kubeapi_write_json(m->api, method, path, obj, CALL_TIMEOUT_MS, why, n);
 }
 
 /* ------------------------------------------------------------ webhooks */

@@ -42,6 +42,15 @@ void tw_kube_resp_free(tw_kube_resp *r);
 int tw_kubeapi_call(tw_kubeapi *k, const char *method, const char *path, const char *body,
 		    long timeout_ms, tw_kube_resp *resp);
 
+/* (kubeapi_json.c) GET path as JSON into *obj (a malloc'd tree; NULL on a
+ * 404). 0, or -1 with why: no answer, another status, not JSON. */
+int tw_kubeapi_get_json(tw_kubeapi *k, const char *path, long timeout_ms, cJSON **obj,
+			char *why, size_t n);
+/* PUT or POST obj to path. 0 written, 1 on 409 (someone wrote first, or it
+ * exists), -1 failed with why. */
+int tw_kubeapi_write_json(tw_kubeapi *k, const char *method, const char *path,
+			  const cJSON *obj, long timeout_ms, char *why, size_t n);
+
 /* The path of one object, or of the collection when name is NULL:
  * "/apis/<group>/<version>[/namespaces/<ns>]/<plural>[/<name>]", or
  * "/api/v1/..." for the core group (group ""). false when a name or

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "webhook/core/log.h"
 
@@ -81,27 +80,6 @@ static bool round_once(tw_register *r)
 	return true;
 }
 
-/* Sleep until kicked, stopped, or ms passed. False when stopping. */
-static bool wait_for(tw_register *r, long long ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&r->lock);
-	while (!r->kick && !r->stop)
-		if (pthread_cond_timedwait(&r->cv, &r->lock, &ts))
-			break;
-	r->kick = false;
-	bool go_on = !r->stop;
-	pthread_mutex_unlock(&r->lock);
-	return go_on;
-}
-
 static void *run(void *arg)
 {
 	tw_register *r = arg;
@@ -109,33 +87,13 @@ static void *run(void *arg)
 		bool filled = round_once(r);
 		if (filled)
 			atomic_store(&r->filled, true);
-		if (!wait_for(r, filled ? r->o.resync_ms : r->o.poll_ms))
+		if (!tw_wake_wait(&r->wake, filled ? r->o.resync_ms : r->o.poll_ms))
 			break;
 	} while (true);
 	return NULL;
 }
 
 /* ------------------------------------------------------------ the watch */
-
-static void kick(tw_register *r)
-{
-	pthread_mutex_lock(&r->lock);
-	r->kick = true;
-	pthread_cond_signal(&r->cv);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static void sink_put(void *arg, cJSON *obj)
-{
-	cJSON_Delete(obj);
-	kick(arg);
-}
-
-static void sink_del(void *arg, const char *ns, const char *name)
-{
-	(void)ns, (void)name;
-	kick(arg);
-}
 
 static int start_watch(tw_register *r, char *err, size_t errlen)
 {
@@ -151,7 +109,7 @@ static int start_watch(tw_register *r, char *err, size_t errlen)
 						      .version = "v1", .plural = plural[i],
 						      .kind = kind[i], .cluster_scoped = true,
 						      .name = r->cfg_name[i], .optional = true,
-						      .sink = { sink_put, sink_del, r } };
+						      .sink = tw_wake_sink(&r->wake) };
 	tw_watch_opts wo = { .kube = r->o.kube, .kinds = kinds, .nkinds = n,
 			     .name = "webhook configurations" };
 	return n ? tw_watch_start(&wo, &r->watch, err, errlen) : 0;
@@ -177,8 +135,7 @@ static void reg_free(tw_register *r)
 	for (size_t i = 0; r->exempt && r->exempt[i]; i++)
 		free(r->exempt[i]);
 	free(r->exempt);
-	pthread_cond_destroy(&r->cv);
-	pthread_mutex_destroy(&r->lock);
+	tw_wake_destroy(&r->wake);
 	free(r);
 }
 
@@ -216,12 +173,7 @@ int tw_register_start(const tw_register_opts *o, tw_register **out, char *err, s
 	tw_register *r = calloc(1, sizeof(*r));
 	if (!r)
 		return snprintf(err, errlen, "out of memory"), -1;
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	tw_wake_init(&r->wake);
 	atomic_init(&r->filled, false);
 	if (!copy_opts(r, o)) {
 		reg_free(r);
@@ -274,10 +226,7 @@ void tw_register_stop(tw_register *r, bool unregister_them)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = true;
-	pthread_cond_signal(&r->cv);
-	pthread_mutex_unlock(&r->lock);
+	tw_wake_stop(&r->wake);
 	pthread_join(r->thread, NULL);
 	tw_watch_stop(r->watch);
 	r->watch = NULL;

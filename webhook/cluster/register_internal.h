@@ -13,6 +13,7 @@
 
 #include "webhook/cluster/kubeapi.h"
 #include "webhook/cluster/register.h"
+#include "webhook/cluster/wake.h"
 #include "webhook/cluster/watch.h"
 
 enum { REG_VALIDATING = 0, REG_MUTATING, REG_NCFG };
@@ -24,9 +25,7 @@ struct tw_register {
 	tw_kubeapi *api;
 	tw_watch *watch;
 	pthread_t thread;
-	pthread_mutex_t lock;    /* guards kick, stop */
-	pthread_cond_t cv;
-	bool kick, stop;
+	tw_wake wake;            /* the watch's events and the stop cut its sleeps short */
 	atomic_bool filled;
 	char said[512];          /* the last state logged, so each is logged once */
 };

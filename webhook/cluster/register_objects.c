@@ -22,22 +22,7 @@ static const char *const kind_name[REG_NCFG] = { "ValidatingWebhookConfiguration
 /* GET path into *obj (NULL on 404). 0, or -1 with why. */
 static int get(tw_register *r, const char *path, cJSON **obj, char *why, size_t n)
 {
-	*obj = NULL;
-	tw_kube_resp resp;
-	tw_kube_resp_init(&resp);
-	int rc = -1;
-	if (tw_kubeapi_call(r->api, "GET", path, NULL, CALL_TIMEOUT_MS, &resp))
-		snprintf(why, n, "%s", resp.error);
-	else if (resp.status == 404)
-		rc = 0;
-	else if (resp.status != 200)
-		snprintf(why, n, "GET %s: %s", path, resp.error);
-	else if (!(*obj = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "", resp.body.len)))
-		snprintf(why, n, "GET %s: the answer is not JSON", path);
-	else
-		rc = 0;
-	tw_kube_resp_free(&resp);
-	return rc;
+	return tw_kubeapi_get_json(r->api, path, CALL_TIMEOUT_MS, obj, why, n);
 }
 
 /* ------------------------------------------------------------ endpoints */
@@ -175,23 +160,7 @@ static cJSON *wanted(tw_register *r, int i, bool fill, const cJSON *live)
 
 static int put(tw_register *r, const char *path, const cJSON *obj, char *why, size_t n)
 {
-	char *body = cJSON_PrintUnformatted(obj);
-	if (!body)
-		return snprintf(why, n, "out of memory"), -1;
-	tw_kube_resp resp;
-	tw_kube_resp_init(&resp);
-	int rc = -1;
-	if (tw_kubeapi_call(r->api, "PUT", path, body, CALL_TIMEOUT_MS, &resp))
-		snprintf(why, n, "%s", resp.error);
-	else if (resp.status == 409)
-		rc = 1;
-	else if (resp.status < 200 || resp.status > 299)
-		snprintf(why, n, "PUT %s: %s", path, resp.error);
-	else
-		rc = 0;
-	tw_kube_resp_free(&resp);
-	free(body);
-	return rc;
+	return tw_kubeapi_write_json(r->api, "PUT", path, obj, CALL_TIMEOUT_MS, why, n);
 }
 
 int tw__register_put(tw_register *r, int i, bool fill, char *why, size_t n)
