@@ -508,8 +508,10 @@ static void validate_with(fx *x, const char *cfg, const char *user)
 	snprintf(cmd, sizeof(cmd), "cd %s && %s validate --profile kubeflow --kubeconfig %s "
 				   "job.json", x->dir, bin, cfg);
 	int rc = tt_run(cmd, &out, &err);
-	print_message("$ trainer-webhook validate --profile kubeflow --kubeconfig %s job.json\n"
-		      "%s%s(exit %d)\n", cfg, err, out, rc);
+	print_message("$ trainer-webhook validate --profile kubeflow --kubeconfig %s job.json\n", cfg);
+	print_message("%s", err);
+	print_message("%s", out);
+	print_message("(exit %d)\n", rc);
 	assert_int_equal(rc, 1);
 	char want[200];
 	snprintf(want, sizeof(want), "1 CRD read from %s", x->server);
