@@ -152,6 +152,7 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const jobsets[] = { "jobsets" };
 	static const char *const pcs[] = { "priorityclasses" };
 	static const char *const cms[] = { "configmaps" };
+	static const char *const nss[] = { "namespaces" };
 	static const char *const crds[] = { "customresourcedefinitions" };
 	int ncrd = 0;
 	while (tw_kube_crd_names[ncrd])
@@ -162,13 +163,15 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 		{ "jobset.x-k8s.io", jobsets, 1, get_only, 1, NULL },
 		{ "scheduling.k8s.io", pcs, 1, read_verbs, 3, NULL },
 		{ "", cms, 1, get_only, 1, NULL },
+		/* a TrainJob's namespace, for its Pod Security labels */
+		{ "", nss, 1, get_only, 1, NULL },
 		/* the CRDs serve --kube follows, by the names it watches them by */
 		{ "apiextensions.k8s.io", crds, 1, follow_verbs, 2, NULL, tw_kube_crd_names, ncrd },
 	};
 	char what[256];
 	const cJSON *cr = dc_cluster_role(objs, false);
 	snprintf(what, sizeof(what), "ClusterRole %s", cr ? tp_meta_name(cr) : "(the reads)");
-	role_is(cr, reads, 6, what, p);
+	role_is(cr, reads, (int)(sizeof(reads) / sizeof(reads[0])), what, p);
 	if (cr)
 		bound(objs, "ClusterRoleBinding", cr, p);
 	/* Both modes: the two configurations by name (filled, kept, emptied;

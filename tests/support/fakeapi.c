@@ -42,6 +42,7 @@ static const struct fa_def {
 		     "CustomResourceDefinition", "apiextensions.k8s.io/v1", false },
 	[FA_EPS] = { "/apis/discovery.k8s.io/v1", "endpointslices", "EndpointSlice",
 		     "discovery.k8s.io/v1", true },
+	[FA_NS] = { "/api/v1", "namespaces", "Namespace", "v1", false },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };
@@ -332,7 +333,8 @@ static bool parse_path(const char *url, struct route *rt)
 		if (strncmp(url, defs[r].prefix, pl) || url[pl] != '/')
 			continue;
 		const char *p = url + pl;
-		if (!strncmp(p, "/namespaces/", 12)) {
+		/* /api/v1/namespaces/NAME is the Namespace itself, not a path into it */
+		if (defs[r].namespaced && !strncmp(p, "/namespaces/", 12)) {
 			const char *slash = strchr(p + 12, '/');
 			if (!slash || (size_t)(slash - p - 12) >= sizeof(rt->ns))
 				continue;

@@ -36,6 +36,7 @@ enum {
 	FA_CM,      /* v1 configmaps (namespaced) */
 	FA_CRD,     /* apiextensions.k8s.io/v1 customresourcedefinitions */
 	FA_EPS,     /* discovery.k8s.io/v1 endpointslices (namespaced; labelSelector k=v) */
+	FA_NS,      /* v1 namespaces (a TrainJob's Pod Security labels) */
 	FA_RESOURCES
 };
 

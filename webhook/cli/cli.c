@@ -1,7 +1,7 @@
 /*
  * cli.c — what the commands share: the options every command takes
- * (--profile, --runtimes, --crds, --no-schema, --now) and the store and CRD
- * set they build.
+ * (--profile, --runtimes, --crds, --no-schema, --now, --pod-security) and
+ * the store and CRD set they build.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -85,7 +85,8 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		return TW_CLI_TAKEN;
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
-		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig") || !strcmp(a, "--context");
+		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig") || !strcmp(a, "--context") ||
+		     !strcmp(a, "--pod-security");
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
@@ -103,6 +104,12 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		c->opt.now = val;
 	} else if (!strcmp(a, "--kubeconfig")) {
 		c->kubeconfig = val;
+	} else if (!strcmp(a, "--pod-security")) {
+		char why[256];
+		tp_psa_lv lv;
+		if (tp_psa_parse(val, &lv, why, sizeof(why)))
+			return tw_cli_usage(c, "--pod-security \"%s\": %s", val, why), TW_CLI_USAGE;
+		c->opt.pod_security = val;
 	} else if (!strcmp(a, "--crds") && !strcmp(val, "none")) {
 		c->crds_none = true;
 	} else if (!strcmp(a, "--context")) {
@@ -203,8 +210,10 @@ int tw_cli_load_crds(tw_cli *c)
 int tw_cli_keep(tw_cli *c, const cJSON *obj)
 {
 	tp_kind k = tp_kind_of(obj);
-	/* ConfigMaps: the store keeps runtime snapshots only */
-	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS && k != TP_KIND_CONFIGMAP)
+	/* ConfigMaps: the store keeps runtime snapshots only; a Namespace gives
+	 * the Pod Security labels of the TrainJobs in it */
+	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS && k != TP_KIND_CONFIGMAP &&
+	    k != TP_KIND_NAMESPACE)
 		return TP_OK;
 	if (c->known && tw_note_runtime(c->known, obj))
 		return TP_ENOMEM;

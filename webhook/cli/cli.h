@@ -13,7 +13,8 @@ typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */
 	const char *help;      /* -h / --help: what the command does (flags.h adds the
 				* synopsis and the flags) */
-	tp_options opt;        /* --profile, --no-schema, --now; opt.store once loaded */
+	tp_options opt;        /* --profile, --no-schema, --now, --pod-security; opt.store
+				* once loaded */
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;
 	tp_store *store;       /* what --runtimes loaded (and what a command adds) */
@@ -63,7 +64,7 @@ int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a
  * PriorityClass for Volcano's rule, a TrainJob's runtime snapshot ConfigMap
- * for its expansion and updates) joins the store as a copy, so that a
+ * for its expansion and updates, a Namespace for its Pod Security labels) joins the store as a copy, so that a
  * folder holding all of them checks as a cluster would. Others are left
  * alone. TP_OK or TP_ENOMEM. */
 int tw_cli_keep(tw_cli *c, const cJSON *obj);

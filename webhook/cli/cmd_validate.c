@@ -267,6 +267,9 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 			verdict = "skipped";
 			message = tw_served_kind_crd_only(d->obj)
 				? "checked only by its CRD: drop --crds none (or --no-schema)"
+			: tp_kind_of(d->obj) == TP_KIND_NAMESPACE
+				? "its pod-security.kubernetes.io labels apply to the TrainJobs in "
+				  "it (strict profile)"
 				: "not a kind trainer-webhook validates";
 			r->skipped++;
 		}

@@ -25,6 +25,8 @@
 		  "the kubeconfig's context to use (default: its current-context)" }
 #define STRICT_ACTION { "--strict-action", NULL, "A", "deny warn", false, false, \
 			"warn: allow what only the strict profile denies, with a warning" }
+#define POD_SECURITY { "--pod-security", NULL, "LEVEL[:VERSION]", NULL, false, false, \
+		       "Pod Security level of every namespace its labels leave unset (strict)" }
 #define END { NULL, NULL, NULL, NULL, false, false, NULL }
 
 static const tw_flag validate_flags[] = {
@@ -35,14 +37,14 @@ static const tw_flag validate_flags[] = {
 	{ "--summary", NULL, NULL, NULL, false, false, "only the summary, on one line (text, json)" },
 	{ "--exclude", NULL, "GLOB", NULL, true, false, "skip files whose path or name matches" },
 	{ "--skip-kinds", NULL, "K1,K2", NULL, false, false, "skip objects of these kinds" },
-	NO_SCHEMA, NOW, END,
+	NO_SCHEMA, NOW, POD_SECURITY, END,
 };
 
 static const tw_flag review_flags[] = {
 	PROFILE, RUNTIMES, CRDS, KUBECONFIG, CONTEXT,
 	{ "--path", NULL, "ROUTE", NULL, false, false,
 	  "answer as this route would (default: the route of request.kind)" },
-	STRICT_ACTION, NO_SCHEMA, NOW, END,
+	STRICT_ACTION, NO_SCHEMA, NOW, POD_SECURITY, END,
 };
 
 static const tw_flag expand_flags[] = {
@@ -103,7 +105,7 @@ static const tw_flag serve_flags[] = {
 	  "close a keep-alive connection silent this long (120)" },
 	{ "--shutdown-grace", NULL, "SECONDS", NULL, false, false, "drain for at most this long" },
 	{ "--log-level", NULL, "LEVEL", "debug info warn error", false, false, "log level" },
-	END,
+	POD_SECURITY, END,
 };
 
 static const tw_flag certs_generate_flags[] = {

@@ -234,6 +234,8 @@ bool tw_kube_resource_of(tp_kind k, const char **group, const char **version,
 		{ TP_KIND_JOBSET, "jobset.x-k8s.io", "v1alpha2", "jobsets" },
 		{ TP_KIND_PRIORITY_CLASS, "scheduling.k8s.io", "v1", "priorityclasses" },
 		{ TP_KIND_CONFIGMAP, "", "v1", "configmaps" },
+		/* a TrainJob's namespace: its pod-security.kubernetes.io labels */
+		{ TP_KIND_NAMESPACE, "", "v1", "namespaces" },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].k == k) {

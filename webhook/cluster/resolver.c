@@ -101,6 +101,10 @@ static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 	if (!*answered) {
 		snprintf(why, whylen, "%s", resp.error);
 		rc = TP_EUNAVAILABLE;
+	} else if (resp.status == 404 && k == TP_KIND_NAMESPACE) {
+		/* labels unknown, not absent (resolver.h) */
+		snprintf(why, whylen, "GET %s: %s", path, resp.error);
+		rc = TP_EUNAVAILABLE;
 	} else if (resp.status == 404) {
 		rc = TP_ENOTFOUND;
 	} else if (resp.status == 200) {

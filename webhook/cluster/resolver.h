@@ -15,6 +15,15 @@
  * may retry — never the cache's stale copy. Without an API server (offline,
  * --runtimes) the store is the whole truth.
  *
+ * A Namespace (the one a TrainJob is in, for its Pod Security labels) is
+ * the exception to "404 is not found": the API server refuses any write in
+ * a namespace that does not exist (NamespaceLifecycle) before it calls a
+ * webhook, so a 404 means the request raced the namespace's deletion or this
+ * replica reads another API server than the one calling it. Its labels are
+ * then unknown, not absent: TP_EUNAVAILABLE, which the rules answer with a
+ * warning that Pod Security was not checked, never as an unlabelled
+ * (privileged) namespace.
+ *
  * namespaces_of (a hint added to a denial, never a decision) reads the store
  * whether fresh or not.
  *
