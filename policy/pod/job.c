@@ -4,7 +4,9 @@
  * same texts in v1.26, which had no backoffLimitPerIndex, maxFailedIndexes
  * or successPolicy yet), after JobSet's own defaulting (completionMode
  * Indexed, restartPolicy OnFailure when empty) and the Job's (parallelism
- * and completions 1 when both are unset). Also the two public entry points.
+ * and completions 1 when both are unset), with the trainer's JobSet
+ * builder's count as both when the caller gives one (tp_podv.pods). Also
+ * the two public entry points, which take a template as it is.
  */
 #include "policy/pod/pod.h"
 
@@ -26,6 +28,17 @@ static void check_nonnegative(tp_podv *v, const cJSON *spec, const char *member)
 			     tp__podv_int(v, n), "use 0 or more", NONNEG);
 }
 
+/* parallelism or completions as the Job gets it: the builder's count
+ * (v->pods) when there is one, else the template's. */
+static bool count_of(const tp_podv *v, const cJSON *spec, const char *member, long long *out)
+{
+	if (v->pods > 0) {
+		*out = v->pods;
+		return true;
+	}
+	return int_of(spec, member, out);
+}
+
 static void check_completion_mode(tp_podv *v, const cJSON *spec, const char *mode)
 {
 	long long n;
@@ -35,14 +48,15 @@ static void check_completion_mode(tp_podv *v, const cJSON *spec, const char *mod
 		return;
 	}
 	bool indexed = !strcmp(mode, "Indexed");
-	bool has_completions = int_of(spec, "completions", &n);
-	bool has_parallelism = tp_member(spec, "parallelism") && !cJSON_IsNull(tp_member(spec, "parallelism"));
+	bool has_completions = count_of(v, spec, "completions", &n);
+	bool has_parallelism = v->pods > 0 || (tp_member(spec, "parallelism") &&
+						!cJSON_IsNull(tp_member(spec, "parallelism")));
 	/* the Job's defaulting sets both to 1 only when both are unset */
 	if (indexed && !has_completions && has_parallelism)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".completions", NULL,
 			     "set completions (the number of indexes)",
 			     "when completion mode is Indexed");
-	if (indexed && int_of(spec, "parallelism", &n) && n > MAX_INDEXED_PARALLELISM)
+	if (indexed && count_of(v, spec, "parallelism", &n) && n > MAX_INDEXED_PARALLELISM)
 		tp__podv_add(v, TP_FIELD_INVALID, ".parallelism", tp__podv_int(v, n),
 			     "run at most 100000 Pods of an Indexed Job at once",
 			     "must be less than or equal to %d when completion mode is Indexed",
@@ -90,7 +104,8 @@ int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 					      "backoffLimitPerIndex", "maxFailedIndexes" };
 	const cJSON *spec = tp__mobj(job_template, "spec");
 	size_t mark = tp__podv_push(v, "spec");
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+	/* the builder's count (v->pods) is 1 or more: its two members need no check */
+	for (size_t i = v->pods > 0 ? 2 : 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		check_nonnegative(v, spec, counts[i]);
 	long long n;
 	if (int_of(spec, "maxFailedIndexes", &n) && !tp_member(spec, "backoffLimitPerIndex"))

@@ -48,6 +48,11 @@ typedef struct tp_podv {
 	 * volumeClaimPolicies give the Pods volumes the template does not list. */
 	const cJSON *jobset_spec;
 	const char *rjob;
+	/* The Pods the trainer's JobSet builder gives the job, written as both
+	 * its parallelism and its completions (expand/info.c, the plugins): a
+	 * template's own counts are not what the Job gets. 0: as the template
+	 * says (a JobSet of any other origin). Set per job by the caller. */
+	long long pods;
 } tp_podv;
 
 int tp__podv_init(tp_podv *v);
@@ -176,6 +181,12 @@ const char *tp__pod_where(tp_podv *v, const char *job, const tp_pod_finding *f);
  * container without an image takes spec.trainer.image (job: a replicated
  * job of the runtime). */
 bool tp__pod_trainjob_fills(const cJSON *job, const tp_pod_finding *f);
+
+/* The Pods the trainer's JobSet builder gives a runtime's replicated job
+ * before any TrainJob's numNodes (expand/info.c): mlPolicy.numNodes (ml,
+ * may be NULL) for a trainer job when the runtime has an mlPolicy, else the
+ * template's parallelism; at least 1 (pod/runtime.c). */
+long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job);
 
 /* The strict profile's checks of the Pods (pod/trainjob.c, pod/runtime.c),
  * called by the validators of admission/. */

@@ -11,11 +11,28 @@
 
 #include <string.h>
 
-static int check_job(tp_podv *v, const cJSON *job, int i, tp_result *res)
+long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
+{
+	long long n = 1;
+	const cJSON *tmpl = tp__mobj(job, "template");
+	const char *ancestor = tp_meta_label(tmpl, TP_LABEL_ANCESTOR);
+	if (ml && ancestor && !strcmp(ancestor, TP_ANCESTOR_TRAINER)) {
+		if (!tp__mint(ml, "numNodes", &n))
+			n = 1;
+	} else if (!tp__mint(tp__mobj(tmpl, "spec"), "parallelism", &n)) {
+		n = 1;
+	}
+	return n < 1 ? 1 : n;
+}
+
+static int check_job(tp_podv *v, const cJSON *ml, const cJSON *job, int i, tp_result *res)
 {
 	const char *name = tp__mstr(job, "name");
 	tp__podv_reset(v);
 	v->rjob = name;
+	/* completions as the builder writes them: a template with parallelism
+	 * alone is whole */
+	v->pods = tp__pod_runtime_count(ml, job);
 	tp__pod_check_job(v, tp_member(job, "template"));
 	int rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++) {
@@ -46,10 +63,11 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	if (tp__podv_init(&v))
 		return TP_ENOMEM;
 	v.jobset_spec = tp_get(runtime, "spec.template.spec");
+	const cJSON *ml = tp_get_object(runtime, "spec.mlPolicy");
 	int rc = TP_OK, i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
-			rc = check_job(&v, j, i, res);
+			rc = check_job(&v, ml, j, i, res);
 	tp__podv_free(&v);
 	return rc;
 }

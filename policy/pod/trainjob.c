@@ -8,22 +8,30 @@
  *   - the TrainJob's runtimePatches, when the patched template has it and
  *     the runtime's does not;
  *   - else the TrainJob field that put the value there
- *     (spec.trainer.resourcesPerNode.limits, spec.trainer.image, ...), or
- *     spec.runtimeRef when no single field did.
+ *     (spec.trainer.resourcesPerNode.limits, spec.trainer.image,
+ *     spec.trainer.numNodes, ...), or spec.runtimeRef when no single field
+ *     did.
  *
  * The JobSet's Pods differ from the runtime's template with the
  * runtimePatches merged (ctx->tmpl, which the validator has built already)
- * only where the expansion writes the trainer's settings (expand/info.c):
+ * where the expansion writes the trainer's settings (expand/info.c):
  * resourcesPerNode strategic-merged into the trainer job's node container
  * (and MPI's node job's, with runLauncherAsNode), image, command and args
  * set there, env upserted. Those are written into a copy of that job's
- * template with the expansion's own helpers; every other job is read where
- * it is. What the plugins add (environment, ports, counts, the MPI and Flux
- * parts) is written by this library and valid by construction. Building
- * the whole JobSet cost 61,000 instructions of make bench's TrainJob review
- * (callgrind), more than the review itself; this costs one copy of one job
- * and one pass. The runtime's template is checked again only for a job
- * that has findings and a copy, to tell the TrainJob's from the runtime's.
+ * template with the expansion's own helpers; every job gets the builder's
+ * Pod count as parallelism and completions (tp_podv.pods); every other
+ * part is read where it is. Building the whole JobSet instead costs more
+ * than the review itself (callgrind, per review: 65,700 instructions more
+ * on make bench's TrainJob review of 65,276; an MPI one on
+ * deepspeed-distributed 76,819 -> 210,183, a Flux one 48,082 -> 178,246),
+ * so what the plugins add is not looked at: environment variables and
+ * ports (valid by construction), MPI's SSH and hostfile volumes and mounts
+ * (fixed names, upserted by name and mount path), and Flux's
+ * flux-installer init container with its volumes and mounts, which Pod
+ * Security and the API server do check (README's "The Pods a TrainJob will
+ * make" says what that misses).
+ * The runtime's template is checked again only for a job that has
+ * findings, to tell the TrainJob's from the runtime's.
  */
 #include "policy/admission/trainjob.h"
 #include "policy/expand/expand.h"
@@ -41,6 +49,9 @@ typedef struct tj_pods {
 	tp_podv built; /* a replicated job as the JobSet will hold it */
 	tp_podv other; /* the same job in the runtime's template, or the patched one */
 	bool other_ready;
+	const cJSON *ml;     /* the runtime's mlPolicy, or NULL */
+	bool trainer_seen;   /* the first trainer job has been checked */
+	bool nodes_written;  /* this job's Pod count is the TrainJob's numNodes */
 } tj_pods;
 
 static bool is(const char *s, const char *want)
@@ -107,6 +118,54 @@ static int overlay(const tp_tj_ctx *ctx, const cJSON *job, cJSON **out)
 	return rc;
 }
 
+/* The TrainJob's numNodes (0 runs one node in the strict profile, as
+ * expand/util.c counts it): true and *n when it sets one. */
+static bool trainjob_nodes(tj_pods *t, long long *n)
+{
+	if (!tp_get_int(t->ctx->job, "spec.trainer.numNodes", n))
+		return false;
+	if (*n < 1)
+		*n = 1;
+	return true;
+}
+
+/* MPI's counts by job name (plugins/mpi.c count_pods, strict profile): one
+ * launcher; numNodes nodes, one fewer when the launcher runs as a node.
+ * 0 for a job MPI does not count. */
+static long long mpi_pods(tj_pods *t, const cJSON *job)
+{
+	const char *name = tp__mstr(job, "name");
+	if (is(name, TP_JOB_LAUNCHER))
+		return 1;
+	if (!is(name, TP_JOB_NODE))
+		return 0;
+	long long n = 1;
+	if ((t->nodes_written = trainjob_nodes(t, &n)) == false &&
+	    (!tp__mint(t->ml, "numNodes", &n) || n < 1))
+		n = 1;
+	if (tp_get_true(t->ml, "mpi.runLauncherAsNode"))
+		n = n - 1 > 1 ? n - 1 : 1;
+	return n;
+}
+
+/* The Pods the builder gives job (parallelism = completions): MPI's
+ * counts; else the TrainJob's numNodes for the first trainer job when it
+ * sets one; else what the runtime gives. Sets t->nodes_written. */
+static long long pods_of(tj_pods *t, const cJSON *job)
+{
+	t->nodes_written = false;
+	long long n;
+	if (tp__mobj(t->ml, "mpi") && (n = mpi_pods(t, job)) > 0)
+		return n;
+	const char *ancestor = tp_meta_label(tp__mobj(job, "template"), TP_LABEL_ANCESTOR);
+	if (!ancestor || strcmp(ancestor, TP_ANCESTOR_TRAINER) || t->trainer_seen)
+		return tp__pod_runtime_count(t->ml, job);
+	t->trainer_seen = true;
+	if (!(t->nodes_written = trainjob_nodes(t, &n)))
+		return tp__pod_runtime_count(t->ml, job);
+	return n;
+}
+
 /* ------------------------------------------------------------ origins */
 
 /* The replicated jobs of a template by name. */
@@ -140,6 +199,7 @@ static int other_findings(tj_pods *t, const cJSON *tmpl, const char *name, tp_na
 	size_t start = t->other.n;
 	t->other.jobset_spec = tp_member(tmpl, "spec");
 	t->other.rjob = name;
+	t->other.pods = tp__pod_runtime_count(t->ml, (*job)->job);
 	tp__pod_check_job(&t->other, tp_member((*job)->job, "template"));
 	for (size_t i = start; i < t->other.n; i++) {
 		const tp_pod_finding *f = &t->other.items[i];
@@ -155,6 +215,9 @@ static const char *trainjob_field(tj_pods *t, const tp_pod_finding *f)
 {
 	const cJSON *trainer = tp_get(t->ctx->job, "spec.trainer");
 	const char *rel = f->rel ? f->rel : "";
+	if (t->nodes_written && f->list == TP_POD_NONE &&
+	    (is(f->path, "spec.parallelism") || is(f->path, "spec.completions")))
+		return "spec.trainer.numNodes";
 	if (f->list != TP_POD_CONTAINERS || !is(f->container, TP_CONTAINER_NODE))
 		return NULL;
 	if (!strncmp(rel, ".resources", 10) && tp_member(trainer, "resourcesPerNode"))
@@ -212,7 +275,8 @@ static int report_other(tj_pods *t, const char *rjob, const tp_pod_finding *f, b
 }
 
 /* Where each finding of t->built comes from. index: the job's place in
- * ctx->tmpl; copied: the TrainJob wrote into it. */
+ * ctx->tmpl; copied: the TrainJob wrote into it (its settings or its
+ * numNodes). */
 static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
 {
 	const char *rjob = tp__mstr(job, "name");
@@ -248,6 +312,8 @@ static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
 	return rc;
 }
 
+/* One replicated job of ctx->tmpl, with the trainer's settings and the
+ * Pod count written in. */
 static int check_job(tj_pods *t, const cJSON *job, int index)
 {
 	cJSON *copy;
@@ -258,17 +324,18 @@ static int check_job(tj_pods *t, const cJSON *job, int index)
 	tp__podv_reset(&t->built);
 	t->built.jobset_spec = tp_member(t->ctx->tmpl, "spec");
 	t->built.rjob = rjob;
+	t->built.pods = pods_of(t, job);
 	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
 	rc = t->built.rc;
 	if (!rc && t->built.n)
-		rc = attribute(t, job, index, copy != NULL);
+		rc = attribute(t, job, index, copy || t->nodes_written);
 	cJSON_Delete(copy);
 	return rc;
 }
 
 static int check_jobs(const tp_tj_ctx *ctx)
 {
-	tj_pods t = { .ctx = ctx };
+	tj_pods t = { .ctx = ctx, .ml = tp_get_object(ctx->runtime, "spec.mlPolicy") };
 	if (tp__podv_init(&t.built))
 		return TP_ENOMEM;
 	int rc = TP_OK, i = 0;
@@ -282,8 +349,20 @@ static int check_jobs(const tp_tj_ctx *ctx)
 	return rc;
 }
 
-/* The TrainJob's initializer env goes into the initializer containers in
- * the plugins' phase: its names are checked where the TrainJob holds them. */
+/* The initializer's secretRef becomes an envFrom of its containers
+ * (plugins/jobset.c): a Secret's name, a DNS-1123 subdomain. */
+static void check_initializer_secret(tp_podv *v, const cJSON *initializer)
+{
+	const char *name = tp_get_str(initializer, "secretRef.name");
+	const char *msg = name && *name ? tp_check_dns1123_subdomain(name) : NULL;
+	if (msg)
+		tp__podv_add(v, TP_FIELD_INVALID, ".secretRef.name", tp__podv_quote(v, name),
+			     "use the Secret's name", "%s", msg);
+}
+
+/* The TrainJob's initializer env and secret go into the initializer
+ * containers in the plugins' phase: they are checked where the TrainJob
+ * holds them. */
 static int check_initializer_env(const tp_tj_ctx *ctx)
 {
 	static const char *const which[] = { "dataset", "model" };
@@ -297,6 +376,7 @@ static int check_initializer_env(const tp_tj_ctx *ctx)
 		tp__podv_reset(&v);
 		tp__podv_push(&v, k ? "spec.initializer.model" : "spec.initializer.dataset");
 		tp__pod_check_env(&v, tp_member(tp_member(init, which[k]), "env"));
+		check_initializer_secret(&v, tp_member(init, which[k]));
 		for (size_t i = 0; !v.rc && i < v.n; i++)
 			v.rc = tp__pod_report(ctx->res, v.items[i].path, &v.items[i],
 					      "the %s-initializer's Pods would be invalid", which[k]);

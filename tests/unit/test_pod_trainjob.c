@@ -20,20 +20,26 @@
 #define SP TP_PROFILE_STRICT
 #define KF TP_PROFILE_KUBEFLOW
 
-/* A ClusterTrainingRuntime "rt" with one trainer job "node" whose Pod spec
- * is pod (single-quoted JSON). */
-static cJSON *runtime_with(const char *pod)
+/* A ClusterTrainingRuntime "rt" with mlPolicy ml, jobs before its trainer
+ * job (each "{...}," or ""), and one trainer job "node" whose Pod spec is
+ * pod (single-quoted JSON). */
+static cJSON *runtime_of(const char *ml, const char *jobs, const char *pod)
 {
 	char buf[4096];
 	snprintf(buf, sizeof(buf),
 		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
 		 "'metadata':{'name':'rt','labels':{'trainer.kubeflow.org/framework':'torch'}},"
-		 "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{'replicatedJobs':"
-		 "[{'name':'node','template':{'metadata':{'labels':"
+		 "'spec':{'mlPolicy':%s,'template':{'spec':{'replicatedJobs':"
+		 "[%s{'name':'node','template':{'metadata':{'labels':"
 		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
 		 "{'spec':%s}}}}]}}}}",
-		 pod);
+		 ml, jobs, pod);
 	return tt_jsq(buf);
+}
+
+static cJSON *runtime_with(const char *pod)
+{
+	return runtime_of("{'numNodes':1,'torch':{}}", "", pod);
 }
 
 #define GOOD_POD "{'containers':[{'name':'node','image':'pytorch'}]}"
@@ -243,6 +249,20 @@ static void finding_of_the_runtime_patches(void **state)
 }
 
 /* Env names are checked where the TrainJob holds them. */
+/* runtime_with(GOOD_POD) and a dataset-initializer job. */
+static cJSON *runtime_with_initializer(void)
+{
+	cJSON *rt = runtime_with(GOOD_POD);
+	cJSON *jobs = (cJSON *)tp_get_array(rt, "spec.template.spec.replicatedJobs");
+	cJSON_AddItemToArray(jobs, tt_jsq("{'name':'dataset-initializer','template':{'metadata':"
+					  "{'labels':{'trainer.kubeflow.org/trainjob-ancestor-step':"
+					  "'dataset-initializer'}},'spec':{'template':{'spec':"
+					  "{'containers':[{'name':'dataset-initializer','image':'i',"
+					  "'volumeMounts':[{'name':'initializer','mountPath':'/w'}]}],"
+					  "'volumes':[{'name':'initializer','emptyDir':{}}]}}}}}"));
+	return rt;
+}
+
 static void trainer_and_initializer_env(void **state)
 {
 	(void)state;
@@ -252,19 +272,34 @@ static void trainer_and_initializer_env(void **state)
 				 "consist only of printable ASCII characters other than '='"));
 	assert_int_equal(tp_result_error_count(r), 1);
 	tp_result_free(r);
-	cJSON *rt = runtime_with(GOOD_POD);
-	cJSON *jobs = (cJSON *)tp_get_array(rt, "spec.template.spec.replicatedJobs");
-	cJSON_AddItemToArray(jobs, tt_jsq("{'name':'dataset-initializer','template':{'metadata':"
-					  "{'labels':{'trainer.kubeflow.org/trainjob-ancestor-step':"
-					  "'dataset-initializer'}},'spec':{'template':{'spec':"
-					  "{'containers':[{'name':'dataset-initializer','image':'i',"
-					  "'volumeMounts':[{'name':'initializer','mountPath':'/w'}]}],"
-					  "'volumes':[{'name':'initializer','emptyDir':{}}]}}}}}"));
-	r = review(SP, rt, NULL, trainjob(NULL, "'initializer':{'dataset':{'env':[{'name':'X=1'}]}}"),
-		   NULL, NULL);
+	r = review(SP, runtime_with_initializer(), NULL,
+		   trainjob(NULL, "'initializer':{'dataset':{'env':[{'name':'X=1'}]}}"), NULL, NULL);
 	assert_true(tt_has_error(r, "spec.initializer.dataset.env[0].name",
 				 "the dataset-initializer's Pods would be invalid"));
 	assert_int_equal(tp_result_error_count(r), 1);
+	tp_result_free(r);
+}
+
+/* The initializer's secretRef becomes an envFrom of its Pods: a Secret's
+ * name, which the API server checks there. */
+static void initializer_secret_name(void **state)
+{
+	(void)state;
+	tp_result *r = review(SP, runtime_with_initializer(), NULL,
+			      trainjob(NULL, "'initializer':{'dataset':{'storageUri':'hf://x',"
+					     "'secretRef':{'name':'HF_Token'}}}"),
+			      NULL, NULL);
+	text_is(only_error(r),
+		"spec.initializer.dataset.secretRef.name: Invalid value: \"HF_Token\": a lowercase RFC "
+		"1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+		"must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+		"validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'): "
+		"the dataset-initializer's Pods would be invalid; use the Secret's name");
+	tp_result_free(r);
+	r = review(SP, runtime_with_initializer(), NULL,
+		   trainjob(NULL, "'initializer':{'dataset':{'secretRef':{'name':'hf-token'}}}"), NULL,
+		   NULL);
+	assert_true(tp_result_ok(r));
 	tp_result_free(r);
 }
 
@@ -390,6 +425,106 @@ static void default_level_for_every_namespace(void **state)
 	tp_result_free(r);
 }
 
+/* ---------------------------------------------------- counts, built JobSet */
+
+/* numNodes becomes the trainer Job's parallelism and completions: an
+ * Indexed Job runs at most 100000 Pods at once. */
+static void num_nodes_over_the_indexed_limit(void **state)
+{
+	(void)state;
+	tp_result *r = review(SP, runtime_with(GOOD_POD), NULL, trainjob("{'numNodes':100001}", NULL),
+			      NULL, NULL);
+	text_is(only_error(r),
+		"spec.trainer.numNodes: Invalid value: 100001: must be less than or equal to 100000 "
+		"when completion mode is Indexed: Job.batch \"train-node-0\" would be invalid at "
+		"spec.parallelism (replicated job \"node\"); run at most 100000 Pods of an Indexed Job "
+		"at once");
+	tp_result_free(r);
+	r = review(SP, runtime_with(GOOD_POD), NULL, trainjob("{'numNodes':100000}", NULL), NULL,
+		   NULL);
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+}
+
+/* The JobSet builder writes every job's count as both parallelism and
+ * completions: a job with parallelism alone is whole, in the runtime and in
+ * its TrainJobs. */
+static void counts_are_the_builders(void **state)
+{
+	(void)state;
+	const char *helper = "{'name':'helper','template':{'spec':{'parallelism':2,'template':{'spec':"
+			     "{'containers':[{'name':'helper','image':'busybox'}]}}}}},";
+	cJSON *rt = runtime_of("{'numNodes':1,'torch':{}}", helper, GOOD_POD);
+	tp_options opt = { .profile = SP };
+	tp_result *r;
+	assert_int_equal(tp_result_new(&r), TP_OK);
+	assert_int_equal(tp_validate_runtime(&opt, TP_OP_CREATE, rt, NULL, r), TP_OK);
+	tt_dump(r);
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+	r = review(SP, rt, NULL, trainjob("{'numNodes':3}", NULL), NULL, NULL);
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+}
+
+/* An MPI runtime as upstream's deepspeed-distributed: a node job (its
+ * container's resources are resources) and the trainer's launcher job. */
+static cJSON *mpi_runtime(const char *resources)
+{
+	char buf[2048];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		 "'metadata':{'name':'rt'},'spec':{'mlPolicy':{'numNodes':1,'mpi':"
+		 "{'numProcPerNode':1,'runLauncherAsNode':true}},'template':{'spec':{'replicatedJobs':["
+		 "{'name':'node','template':{'spec':{'template':{'spec':{'containers':[{'name':'node',"
+		 "'image':'mpi','resources':%s}]}}}}},"
+		 "{'name':'launcher','template':{'metadata':{'labels':"
+		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
+		 "{'spec':{'containers':[{'name':'node','image':'mpi'}]}}}}}]}}}}",
+		 resources);
+	return tt_jsq(buf);
+}
+
+/* MPI with runLauncherAsNode: a finding is told apart in each job, the
+ * runtime's at its path, the TrainJob's at its field in each job it
+ * reaches (the launcher runs as a node: both get resourcesPerNode); the
+ * Pod counts are MPI's. */
+static void mpi_counts_and_attribution(void **state)
+{
+	(void)state;
+	tp_result *r = review(SP, mpi_runtime("{'requests':{'memory':'8Gi'},'limits':{'memory':'4Gi'}}"),
+			      NULL, trainjob("{'numNodes':3}", NULL), NULL, NULL);
+	text_is(only_error(r),
+		"spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers[0]."
+		"resources.requests: Invalid value: \"8Gi\": must be less than or equal to memory limit "
+		"of 4Gi: in ClusterTrainingRuntime \"rt\" (replicated job \"node\", container "
+		"\"node\"), so Job.batch \"train-node-0\" would be invalid; request at most 4Gi of "
+		"memory, or raise its limit");
+	tp_result_free(r);
+	r = review(SP, mpi_runtime("{}"), NULL,
+		   trainjob("{'numNodes':3,'resourcesPerNode':{'requests':{'nvidia.com/gpu':1}}}",
+			    NULL),
+		   NULL, NULL);
+	assert_int_equal(tp_result_error_count(r), 2);
+	for (size_t i = 0; i < 2; i++)
+		assert_string_equal(tp_result_error_at(r, i)->path,
+				    "spec.trainer.resourcesPerNode.limits");
+	assert_true(tt_has_error(r, "spec.trainer.resourcesPerNode.limits",
+				 "Job.batch \"train-launcher-0\" would be invalid"));
+	tp_result_free(r);
+	/* MPI's counts: one launcher, numNodes - 1 nodes */
+	r = review(SP, mpi_runtime("{}"), NULL, trainjob("{'numNodes':100001}", NULL), NULL, NULL);
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+	r = review(SP, mpi_runtime("{}"), NULL, trainjob("{'numNodes':100002}", NULL), NULL, NULL);
+	text_is(only_error(r),
+		"spec.trainer.numNodes: Invalid value: 100001: must be less than or equal to 100000 "
+		"when completion mode is Indexed: Job.batch \"train-node-0\" would be invalid at "
+		"spec.parallelism (replicated job \"node\"); run at most 100000 Pods of an Indexed Job "
+		"at once");
+	tp_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,11 +535,15 @@ int main(void)
 		cmocka_unit_test(image_left_to_the_trainjob),
 		cmocka_unit_test(finding_of_the_runtime_patches),
 		cmocka_unit_test(trainer_and_initializer_env),
+		cmocka_unit_test(initializer_secret_name),
 		cmocka_unit_test(enforce_restricted_denies),
 		cmocka_unit_test(warn_and_audit_allow),
 		cmocka_unit_test(enforce_version_pins_checks),
 		cmocka_unit_test(namespace_that_cannot_be_read),
 		cmocka_unit_test(default_level_for_every_namespace),
+		cmocka_unit_test(num_nodes_over_the_indexed_limit),
+		cmocka_unit_test(counts_are_the_builders),
+		cmocka_unit_test(mpi_counts_and_attribution),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
