@@ -427,6 +427,13 @@ static void default_level_for_every_namespace(void **state)
 
 /* ---------------------------------------------------- counts, built JobSet */
 
+/* The trainer's node job asked for 100001 Pods. */
+#define OVER_THE_INDEXED_LIMIT                                                                \
+	"spec.trainer.numNodes: Invalid value: 100001: must be less than or equal to 100000 when " \
+	"completion mode is Indexed: Job.batch \"train-node-0\" would be invalid at "            \
+	"spec.parallelism (replicated job \"node\"); run at most 100000 Pods of an Indexed Job " \
+	"at once"
+
 /* numNodes becomes the trainer Job's parallelism and completions: an
  * Indexed Job runs at most 100000 Pods at once. */
 static void num_nodes_over_the_indexed_limit(void **state)
@@ -434,11 +441,7 @@ static void num_nodes_over_the_indexed_limit(void **state)
 	(void)state;
 	tp_result *r = review(SP, runtime_with(GOOD_POD), NULL, trainjob("{'numNodes':100001}", NULL),
 			      NULL, NULL);
-	text_is(only_error(r),
-		"spec.trainer.numNodes: Invalid value: 100001: must be less than or equal to 100000 "
-		"when completion mode is Indexed: Job.batch \"train-node-0\" would be invalid at "
-		"spec.parallelism (replicated job \"node\"); run at most 100000 Pods of an Indexed Job "
-		"at once");
+	text_is(only_error(r), OVER_THE_INDEXED_LIMIT);
 	tp_result_free(r);
 	r = review(SP, runtime_with(GOOD_POD), NULL, trainjob("{'numNodes':100000}", NULL), NULL,
 		   NULL);
@@ -517,11 +520,7 @@ static void mpi_counts_and_attribution(void **state)
 	assert_true(tp_result_ok(r));
 	tp_result_free(r);
 	r = review(SP, mpi_runtime("{}"), NULL, trainjob("{'numNodes':100002}", NULL), NULL, NULL);
-	text_is(only_error(r),
-		"spec.trainer.numNodes: Invalid value: 100001: must be less than or equal to 100000 "
-		"when completion mode is Indexed: Job.batch \"train-node-0\" would be invalid at "
-		"spec.parallelism (replicated job \"node\"); run at most 100000 Pods of an Indexed Job "
-		"at once");
+	text_is(only_error(r), OVER_THE_INDEXED_LIMIT);
 	tp_result_free(r);
 }
 
