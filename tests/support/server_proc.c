@@ -100,7 +100,37 @@ static int parse_port(const char *log, const char *key, unsigned short *out)
 	return *out ? 0 : -1;
 }
 
+/* The command line of `serve` under wrapper (NULL: none) into argv. */
+static int serve_argv(const char **argv, int max, const char *const *wrapper, const char *cert,
+		      const char *key, const char *const *extra)
+{
+	int n = 0;
+	for (int i = 0; wrapper && wrapper[i] && n < max - 16; i++)
+		argv[n++] = wrapper[i];
+	static const char *const fixed[] = { "serve", "--listen", "127.0.0.1:0", "--metrics-listen",
+					     "127.0.0.1:0", "--log-level", "info" };
+	argv[n++] = tt_bin();
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		argv[n++] = fixed[i];
+	if (cert) {
+		argv[n++] = "--tls-cert";
+		argv[n++] = cert;
+		argv[n++] = "--tls-key";
+		argv[n++] = key;
+	}
+	for (int i = 0; extra && extra[i] && n < max - 1; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	return n;
+}
+
 int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *const *extra)
+{
+	return sp_spawn_wrapped(s, NULL, certdir, logdir, extra);
+}
+
+int sp_spawn_wrapped(sp_server *s, const char *const *wrapper, const char *certdir,
+		     const char *logdir, const char *const *extra)
 {
 	memset(s, 0, sizeof(*s));
 	char cert[300], key[300];
@@ -108,18 +138,8 @@ int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *
 	snprintf(key, sizeof(key), "%s/tls.key", certdir ? certdir : "");
 	snprintf(s->ca, sizeof(s->ca), "%s/ca.crt", certdir ? certdir : logdir);
 	snprintf(s->log_path, sizeof(s->log_path), "%s/serve.log", logdir);
-	const char *argv[64] = { tt_bin(), "serve", "--listen", "127.0.0.1:0",
-				 "--metrics-listen", "127.0.0.1:0", "--log-level", "info" };
-	int n = 8;
-	if (certdir) {
-		argv[n++] = "--tls-cert";
-		argv[n++] = cert;
-		argv[n++] = "--tls-key";
-		argv[n++] = key;
-	}
-	for (int i = 0; extra && extra[i] && n < 63; i++)
-		argv[n++] = extra[i];
-	argv[n] = NULL;
+	const char *argv[64];
+	serve_argv(argv, 64, wrapper, certdir ? cert : NULL, key, extra);
 	int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -137,7 +157,7 @@ int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *
 		dup2(devnull, 0);
 		dup2(devnull, 1);
 		dup2(fd, 2);
-		execv(argv[0], (char *const *)argv);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(fd);
@@ -147,7 +167,12 @@ int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *
 
 int sp_wait_serving(sp_server *s)
 {
-	long long limit = now_ms() + 10000LL * sp_slow();
+	return sp_wait_serving_ms(s, 10000 * sp_slow());
+}
+
+int sp_wait_serving_ms(sp_server *s, int timeout_ms)
+{
+	long long limit = now_ms() + timeout_ms;
 	while (now_ms() < limit) {
 		char *log = sp_log(s);
 		int ok = parse_port(log, "serving https on", &s->port);

@@ -52,6 +52,12 @@ int sp_start(sp_server *s, const char *certdir, const char *logdir, const char *
 /* sp_start in two steps: fork and exec only, then wait for the log line. */
 int sp_spawn(sp_server *s, const char *certdir, const char *logdir, const char *const *extra);
 int sp_wait_serving(sp_server *s);
+/* The same with a bound of its own (a server under valgrind starts slowly). */
+int sp_wait_serving_ms(sp_server *s, int timeout_ms);
+/* sp_spawn with the command line after wrapper (NULL-terminated, e.g.
+ * valgrind and its options). */
+int sp_spawn_wrapped(sp_server *s, const char *const *wrapper, const char *certdir,
+		     const char *logdir, const char *const *extra);
 /* A loopback TCP port that was free a moment ago (bind port 0, close). */
 int sp_free_port(void);
 /* Signal the server. */
