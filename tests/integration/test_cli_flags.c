@@ -75,6 +75,7 @@ static const char *sample(const tw_flag *f, char *buf, size_t n)
 	static const char *const by_arg[][2] = {
 		{ "N", "8" }, { "SECONDS", "10" }, { "DURATION", "1h" }, { "BYTES", "65536" },
 		{ "RFC3339", "2026-01-01T00:00:00Z" }, { "LEVEL[:VERSION]", "restricted:v1.30" },
+		{ "SIZE", "64Mi" },
 	};
 	for (size_t i = 0; i < sizeof(by_arg) / sizeof(by_arg[0]); i++)
 		if (!strcmp(f->arg, by_arg[i][0]))

@@ -362,6 +362,23 @@ static void connection_limits(const tw_serve_args *a, tw_server_opts *so)
 	tw_metrics_connection_limit(so->max_conns);
 }
 
+/* The decision threads and the memory budget (serve_args.c's defaults
+ * need the CPUs and the container's limit), said once at start. */
+static void work_limits(const tw_serve_args *a, tw_server_opts *so)
+{
+	unsigned twice = 2 * (a->threads ? a->threads : 1);
+	so->deciders = a->deciders ? a->deciders : twice > 4 ? twice : 4;
+	char source[160] = "--memory-budget";
+	so->memory_budget = a->memory_budget ? a->memory_budget
+					     : tw_budget_default("", source, sizeof(source));
+	tw_log_line l;
+	tw_log_begin(&l, TW_LOG_INFO | TW_LOG_ALWAYS, "memory budget for requests in flight");
+	tw_log_int(&l, "limit", (long long)so->memory_budget);
+	tw_log_str(&l, "from", source);
+	tw_log_int(&l, "decision_threads", so->deciders);
+	tw_log_end(&l);
+}
+
 /* Load the store, open both ports, start the cluster's helpers. 0, or -1
  * with the reason printed. */
 static int start_all(tw_serve_args *a, struct running *r)
@@ -386,6 +403,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store, .handshake_timeout_s = a->handshake_s,
 			      .idle_timeout_s = a->idle_s };
+	work_limits(a, &so);
 	connection_limits(a, &so);
 	so.base.opt = a->cli.opt;
 	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */

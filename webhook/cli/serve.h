@@ -32,6 +32,8 @@ typedef struct tw_serve_args {
 	const char *listen, *metrics_listen, *cert, *key;
 	bool dev;
 	unsigned threads;
+	unsigned deciders;     /* --decision-threads (0: twice threads, at least 4) */
+	size_t memory_budget;  /* --memory-budget (0: from the container's limit) */
 	unsigned max_conns;    /* --max-connections (0: from RLIMIT_NOFILE) */
 	unsigned max_per_peer; /* --max-connections-per-peer (0: half of max_conns) */
 	unsigned handshake_s;  /* --handshake-timeout */

@@ -24,6 +24,15 @@ const char tw_serve_help[] =
 	"  --dev                  development certificates under " TW_SERVE_DEV_CERT_DIR
 	" (made when absent)\n"
 	"                         and the example runtimes of " TW_SERVE_DEV_RUNTIMES "\n"
+	"  --threads N            connection threads: TLS and HTTP (default: the CPUs)\n"
+	"  --decision-threads N   threads that decide admission requests, so that a long\n"
+	"                         decision never holds other connections (default: twice\n"
+	"                         --threads, at least 4)\n"
+	"  --memory-budget SIZE   memory the requests in flight may hold together: bodies\n"
+	"                         and what deciding them takes (9 times a body at first);\n"
+	"                         a request that does not fit is answered 503 with\n"
+	"                         Retry-After before its body is read (default: half the\n"
+	"                         container's memory limit; 64Mi, 1Gi or bytes)\n"
 	"  --max-connections N    open connections at most (default: the open-files limit,\n"
 	"                         raised to its hard limit at start, less 64 kept for files,\n"
 	"                         the metrics port and the API-server client); past it a new\n"
@@ -92,6 +101,30 @@ static int number(tw_cli *c, const char *flag, const char *v, unsigned long long
 				    lo, hi);
 	*out = n;
 	return 0;
+}
+
+/* A size: bytes, or a number with Ki, Mi, Gi (or K, M, G: powers of ten),
+ * from 1 MiB to 1 TiB. */
+static int size_arg(tw_cli *c, const char *flag, const char *v, size_t *out)
+{
+	static const struct { const char *suffix; unsigned long long mult; } units[] = {
+		{ "", 1 }, { "Ki", 1ull << 10 }, { "Mi", 1ull << 20 }, { "Gi", 1ull << 30 },
+		{ "K", 1000 }, { "M", 1000000 }, { "G", 1000000000 },
+	};
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	for (size_t i = 0; !errno && end != v && v[0] != '-' && i < sizeof(units) / sizeof(*units);
+	     i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n > (1ull << 40) / units[i].mult || n * units[i].mult < (1ull << 20))
+			break;
+		*out = (size_t)(n * units[i].mult);
+		return 0;
+	}
+	return tw_cli_usage(c, "%s \"%s\": want a size from 1Mi to 1024Gi, like 48Mi, 1Gi or "
+			       "50000000", flag, v);
 }
 
 /* A Go duration of at least a second and at most 100 years, in seconds. */
@@ -167,6 +200,10 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 		a->strict_warn = !strcmp(v, "warn");
 	else if (!strcmp(f, "--threads") && !(rc = number(&a->cli, f, v, 1, 256, &n)))
 		a->threads = (unsigned)n;
+	else if (!strcmp(f, "--decision-threads") && !(rc = number(&a->cli, f, v, 1, 1024, &n)))
+		a->deciders = (unsigned)n;
+	else if (!strcmp(f, "--memory-budget"))
+		rc = size_arg(&a->cli, f, v, &a->memory_budget);
 	else if (!strcmp(f, "--max-connections") && !(rc = number(&a->cli, f, v, 8, 1000000, &n)))
 		a->max_conns = (unsigned)n;
 	else if (!strcmp(f, "--max-connections-per-peer") &&
@@ -190,6 +227,7 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 
 static const char *const valued[] = {
 	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
+	"--decision-threads", "--memory-budget",
 	"--max-connections", "--max-connections-per-peer", "--handshake-timeout", "--idle-timeout",
 	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
 	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",

@@ -62,11 +62,14 @@ static struct {
 	atomic_uint_fast64_t cabundle_writes;
 	atomic_uint_fast64_t secret_writes;
 	atomic_bool certmgr_ready;
+	/* hostile load (server/): the memory budget */
+	atomic_int_fast64_t budget_bytes, budget_held;
+	atomic_uint_fast64_t budget_refused;
 } reg;
 
 static const char *const error_names[TW_ERR__COUNT] = {
 	"lookup_failed", "internal", "bad_request", "not_found", "method_not_allowed",
-	"too_large", "unsupported_media_type", "not_ready", "timeout",
+	"too_large", "unsupported_media_type", "not_ready", "timeout", "over_budget",
 };
 static const char *const lookup_results[3] = { "found", "not_found", "error" };
 
@@ -297,6 +300,43 @@ void tw_metrics_connection_refused(void)
 void tw_metrics_connection_limit(int64_t max)
 {
 	atomic_store(&reg.conns_max, max);
+}
+
+/* ------------------------------------------------- hostile load (server/) */
+
+void tw_metrics_budget_set(uint64_t limit)
+{
+	SET(reg.budget_bytes, (int_fast64_t)limit);
+}
+
+void tw_metrics_budget_held(int64_t delta)
+{
+	ADD(reg.budget_held, delta);
+}
+
+void tw_metrics_budget_refused(void)
+{
+	ADD(reg.budget_refused, 1);
+}
+
+static int render_hostile(tp_buf *o)
+{
+	return tp_buf_addf(
+		o,
+		"# HELP trainer_webhook_memory_budget_bytes Memory the requests in flight may hold "
+		"together (bodies and decisions; --memory-budget, 0: no limit).\n"
+		"# TYPE trainer_webhook_memory_budget_bytes gauge\n"
+		"trainer_webhook_memory_budget_bytes %lld\n"
+		"# HELP trainer_webhook_memory_budget_used_bytes Memory of the budget held by the "
+		"requests in flight now.\n"
+		"# TYPE trainer_webhook_memory_budget_used_bytes gauge\n"
+		"trainer_webhook_memory_budget_used_bytes %lld\n"
+		"# HELP trainer_webhook_memory_budget_refused_total Requests answered at once, "
+		"unread, because their share of the memory budget did not fit.\n"
+		"# TYPE trainer_webhook_memory_budget_refused_total counter\n"
+		"trainer_webhook_memory_budget_refused_total %llu\n",
+		(long long)GET(reg.budget_bytes), (long long)GET(reg.budget_held),
+		(unsigned long long)GET(reg.budget_refused));
 }
 
 /* ------------------------------------------------------------ rendering */
@@ -540,6 +580,8 @@ int tw_metrics_render(tp_buf *out)
 		rc = render_certmgr(out);
 	if (!rc)
 		rc = render_misc(out);
+	if (!rc)
+		rc = render_hostile(out);
 	/* Families kept in their own files: denials by reason, the process. */
 	if (!rc)
 		rc = tw_metrics_render_denials(out);

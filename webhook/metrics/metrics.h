@@ -79,6 +79,7 @@ typedef enum tw_error_reason {
 	TW_ERR_MEDIA_TYPE,   /* 415 */
 	TW_ERR_NOT_READY,    /* 503: no store yet */
 	TW_ERR_TIMEOUT,      /* 504: past the request's ?timeout= */
+	TW_ERR_BUSY,         /* 503: over the memory budget (Retry-After) */
 	TW_ERR__COUNT
 } tw_error_reason;
 void tw_metrics_error_answer(tw_error_reason r);
@@ -103,6 +104,13 @@ void tw_metrics_cert_reload(bool ok);
 /* A connection closed at once by the connection limits; the limit in force. */
 void tw_metrics_connection_refused(void);
 void tw_metrics_connection_limit(int64_t max);
+
+/* What requests may hold and hold now (server/budget.c): the budget in
+ * bytes (0: none), bytes taken (+) and given back (-), and a request
+ * answered at once because its share did not fit. */
+void tw_metrics_budget_set(uint64_t limit);
+void tw_metrics_budget_held(int64_t delta);
+void tw_metrics_budget_refused(void);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);

@@ -1,136 +1,53 @@
 /*
  * http.c — libmicrohttpd's callbacks: one HTTP request from its headers to
- * its answer.
+ * its answer, on the connection's thread.
  *
- * A request takes an arena from its worker thread's small pool when its
- * headers arrive, gathers the body into one buffer sized from
- * Content-Length, is decided once (tw_admission_handle), and gives the
- * arena back, reset, when libmicrohttpd reports it complete. Nothing a
- * request made outlives it.
+ * The headers decide whether the request is read at all: route, method,
+ * Content-Type, Content-Length against --max-body, and its share of the
+ * memory budget (the body and its decision's arena, budget.h), all answered
+ * at once, before one byte of the body is read. The body goes into one
+ * buffer sized from Content-Length; the connection is then suspended and
+ * the decision queued on a decider (http_decide.c), so a long decision
+ * never holds the other connections of this thread; resumed, the answer is
+ * sent. Its budget goes back when libmicrohttpd reports the request
+ * complete. Nothing a request made outlives it.
  *
  * HTTP errors (admission-protocol.md §1.1): 404 unknown path, 405 wrong
- * method, 415 a content type other than JSON, 413 past --max-body, 400 a body
- * that is not an AdmissionReview, 504 past the API server's ?timeout=. Each
- * has a JSON body {"error": "..."}; none of them allows anything.
+ * method, 415 a content type other than JSON, 413 past --max-body, 411 a body
+ * without Content-Length, 400 a body that is not an AdmissionReview, 503 over
+ * the memory budget (with Retry-After), 504 past the API server's ?timeout=.
+ * Each has a JSON body {"error": "..."}; none of them allows anything. An
+ * error answered before the body was read closes the connection.
  */
+#include <malloc.h>
 #include <microhttpd.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "webhook/admission/expand_api.h"
 #include "webhook/server/http.h"
+#include "webhook/server/http_internal.h"
 #include "webhook/core/duration.h"
 #include "webhook/core/log.h"
 #include "webhook/metrics/metrics.h"
 
-/* ------------------------------------------------------------ arenas */
-
-/* Requests of one worker thread share a few arenas; a thread's pool is
- * freed when the thread ends (pthread key destructor). */
-#define POOL_SIZE 8
-
-struct arena_pool {
-	tp_arena *free[POOL_SIZE];
-	int n;
-};
-
-static pthread_key_t pool_key;
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-
-static void pool_destroy(void *p)
-{
-	struct arena_pool *pool = p;
-	for (int i = 0; pool && i < pool->n; i++)
-		tp_arena_free(pool->free[i]);
-	free(pool);
-}
-
-static void pool_key_make(void)
-{
-	pthread_key_create(&pool_key, pool_destroy);
-}
-
-static struct arena_pool *pool_get(void)
-{
-	pthread_once(&pool_once, pool_key_make);
-	struct arena_pool *pool = pthread_getspecific(pool_key);
-	if (!pool && (pool = calloc(1, sizeof(*pool))) != NULL)
-		pthread_setspecific(pool_key, pool);
-	return pool;
-}
-
-static tp_arena *arena_take(void)
-{
-	struct arena_pool *pool = pool_get();
-	if (pool && pool->n)
-		return pool->free[--pool->n];
-	tp_arena *a = NULL;
-	tp_arena_new(&a, 0);
-	return a;
-}
-
-static void arena_give(tp_arena *a)
-{
-	struct arena_pool *pool = pool_get();
-	if (!a)
-		return;
-	tp_arena_reset(a);
-	if (pool && pool->n < POOL_SIZE)
-		pool->free[pool->n++] = a;
-	else
-		tp_arena_free(a);
-}
-
-void tw_http_thread_cleanup(void)
-{
-	pthread_once(&pool_once, pool_key_make);
-	pool_destroy(pthread_getspecific(pool_key));
-	pthread_setspecific(pool_key, NULL);
-}
-
 /* ------------------------------------------------------------ request */
-
-/* Body bytes read and thrown away after an early error before the
- * connection is simply closed: enough for any honest client to get its
- * 413/415 answer, little work for one that sends gigabytes. */
-#define DROP_LIMIT ((size_t)16 * 1024 * 1024)
-
-typedef struct request {
-	const tw_route *route;
-	struct timespec t0;
-	long long deadline_us; /* from ?timeout=; 0: none */
-	tp_arena *arena;
-	tp_buf body;
-	tp_buf out;
-	size_t dropped;        /* body bytes read and thrown away after an early error */
-	int status;            /* 0 until an early answer is chosen */
-	const char *error;     /* that answer's text */
-	tw_store_ref *store;
-	tp_crds *crds; /* the CRDs current when the request started */
-	bool json_body; /* sent as application/json */
-	bool corked;    /* the answer waits in GnuTLS for tw_tls_flush */
-	tw_outcome oc;
-} request;
-
-static long long micros_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000000LL + (t.tv_nsec - t0->tv_nsec) / 1000;
-}
 
 static void request_free(request *r)
 {
+	tw_budget_give(&r->s->budget, r->reserved);
+	/* Only after big requests: their pages go back to the system at once,
+	 * whatever malloc kept of them (trims of every arena, some
+	 * milliseconds, never on the path of the API server's small reviews). */
+	bool big = r->body.cap > TW_HTTP_TRIM_AFTER || r->out.cap > TW_HTTP_TRIM_AFTER;
 	tp_buf_free(&r->body);
 	tp_buf_free(&r->out);
-	tw_server_store_release(r->store);
-	tp_crds_unref(r->crds);
-	arena_give(r->arena);
+	tp_buf_free(&r->kept);
 	free(r);
+	if (big)
+		malloc_trim(0);
 }
 
 /* ------------------------------------------------------------ answers */
@@ -143,6 +60,8 @@ static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request 
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (r->retry_after)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	/* While draining, tell the API server to stop reusing this connection
 	 * (kubernetes#127335): its next call goes to a replica that stays. */
 	if (atomic_load(&s->draining))
@@ -154,15 +73,16 @@ static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request 
 	return ok;
 }
 
-static tw_error_reason reason_of(int status)
+static tw_error_reason reason_of(const request *r, int status)
 {
 	switch (status) {
 	case 400: return TW_ERR_BAD_REQUEST;
 	case 404: return TW_ERR_NOT_FOUND;
 	case 405: return TW_ERR_METHOD;
+	case 411: return TW_ERR_BAD_REQUEST;
 	case 413: return TW_ERR_TOO_LARGE;
 	case 415: return TW_ERR_MEDIA_TYPE;
-	case 503: return TW_ERR_NOT_READY;
+	case 503: return r->retry_after ? TW_ERR_BUSY : TW_ERR_NOT_READY;
 	case 504: return TW_ERR_TIMEOUT;
 	default: return TW_ERR_INTERNAL;
 	}
@@ -172,8 +92,7 @@ static enum MHD_Result send_error(tw_server *s, struct MHD_Connection *c, reques
 				  const char *msg)
 {
 	tp_buf_reset(&r->out);
-	/* Outside the request's arena: the answer must be written even when the
-	 * request used that arena up (the error is a small tree, freed at once). */
+	/* Outside any arena: the error is a small tree, freed at once. */
 	tp_arena *prev = tp_arena_enter(NULL);
 	int rc = tw_json_error(msg, &r->out);
 	tp_arena_leave(prev);
@@ -198,8 +117,31 @@ static bool json_type(const char *ct, bool yaml_too)
 			     !strncasecmp(ct, "application/x-yaml", n)));
 }
 
+/* The body's share of the memory budget, taken before it is read: its
+ * Content-Length and its decision's first arena allowance. */
+static void take_budget(tw_server *s, request *r, size_t len)
+{
+	size_t arena = tw_budget_arena_for(len);
+	if (tw_budget_take(&s->budget, len + arena)) {
+		r->reserved = len + arena;
+		r->allow = arena;
+		return;
+	}
+	tw_metrics_budget_refused();
+	if (len + arena > s->budget.limit) {
+		r->status = 413;
+		r->error = "the body and the memory to decide it (9 times its size) are more than "
+			   "the whole --memory-budget: send a smaller object or raise the budget";
+		return;
+	}
+	r->status = 503;
+	r->retry_after = true;
+	r->error = "the server's memory budget (--memory-budget) is taken by the requests in "
+		   "flight: retry in a second";
+}
+
 /* The answer a request gets before its body is read, if any: method, type,
- * size and timeout checks. Sets r->status and r->error. */
+ * size, budget and timeout checks. Sets r->status and r->error. */
 static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, const char *method)
 {
 	bool health = r->route->type == TW_ROUTE_HEALTH;
@@ -222,6 +164,13 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 				   : "Content-Type must be application/json";
 		return;
 	}
+	/* A body is budgeted by its length before it is read: one that comes
+	 * without (chunked) cannot be, and the API server always sends it. */
+	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		r->status = 411;
+		r->error = "send the body with a Content-Length, not a Transfer-Encoding";
+		return;
+	}
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 	unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
@@ -240,8 +189,9 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 		}
 		r->deadline_us = us ? us : 1;
 	}
+	take_budget(s, r, (size_t)len);
 	/* One allocation for the whole body when its size is known. */
-	if (len && tp_buf_reserve(&r->body, (size_t)len)) {
+	if (!r->status && len && tp_buf_reserve(&r->body, (size_t)len)) {
 		r->status = 500;
 		r->error = "out of memory for the request body";
 	}
@@ -262,46 +212,21 @@ static enum MHD_Result answer_health(tw_server *s, struct MHD_Connection *c, req
 	return send_buf(s, c, r, ready ? 200 : 503, "text/plain; charset=utf-8");
 }
 
-/* /expand is a preview API with its own answers; the rest is admission. */
-static int route_answer(const tw_config *cfg, const tw_route *route, const char *body, size_t len,
-			tp_arena *arena, tp_buf *out, tw_outcome *oc)
+/* The body is in: the decision goes to a decider, and this connection
+ * waits suspended (its thread goes on with the others) until it resumes. */
+static enum MHD_Result queue_decision(tw_server *s, struct MHD_Connection *c, request *r)
 {
-	if (route->type == TW_ROUTE_EXPAND)
-		return tw_expand_handle(cfg, body, len, arena, out, oc);
-	return tw_admission_handle(cfg, route, body, len, arena, out, oc);
+	atomic_store(&r->state, REQ_DECIDING);
+	r->job.run = tw_http_decide;
+	MHD_suspend_connection(c);
+	tw_deciders_submit(s->deciders, &r->job);
+	return MHD_YES;
 }
 
-static enum MHD_Result answer_admission(tw_server *s, struct MHD_Connection *c, request *r)
+static enum MHD_Result answer_decided(tw_server *s, struct MHD_Connection *c, request *r)
 {
-	/* A body that took the whole budget to arrive is not worth deciding:
-	 * the API server has given up on it already. */
-	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
-		return send_error(s, c, r, 504, "the request's ?timeout= passed before its body "
-						"arrived");
-	r->store = tw_server_store_acquire(s);
-	if (!r->store)
-		return send_error(s, c, r, 503, "the runtime store is not loaded yet");
-	tw_config cfg = s->opt.base;
-	cfg.store = r->store->store;
-	cfg.opt.crds = r->crds = tw_server_crds_acquire(s);
-	cfg.json_only = r->json_body;
-	/* Lookups (the cache, then the API server) end inside the request's
-	 * ?timeout=, and hold nothing once the answer is written. */
-	tw_resolver rs;
-	long long t0_ms = (long long)r->t0.tv_sec * 1000 + r->t0.tv_nsec / 1000000;
-	tw_resolver_init(&rs, &s->opt.cluster, cfg.store, r->arena,
-			 r->deadline_us ? t0_ms + r->deadline_us / 1000 : 0);
-	cfg.opt.lookup = &rs.lookup;
-	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
-				 r->arena, &r->out, &r->oc);
-	tw_resolver_done(&rs);
-	if (rc == TP_ENOMEM) /* the per-request memory bound: the body is too big to decide */
-		return send_error(s, c, r, 413, "the request needs more memory than one request may "
-					       "use (64 MiB): send a smaller object");
-	if (rc)
-		return send_error(s, c, r, 500, tp_strerror(rc));
-	if (r->deadline_us && micros_since(&r->t0) > r->deadline_us)
-		return send_error(s, c, r, 504, "the request's ?timeout= passed before the answer");
+	if (r->status)
+		return send_error(s, c, r, r->status, r->error);
 	return send_buf(s, c, r, r->oc.http_status, "application/json");
 }
 
@@ -320,20 +245,19 @@ static void conn_in_use(tw_server *s, struct MHD_Connection *c)
 					  s->opt.idle_timeout_s);
 }
 
-static request *request_new(tw_server *s, const char *url)
+static request *request_new(tw_server *s, struct MHD_Connection *c, const char *url)
 {
 	request *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->s = s;
+	r->conn = c;
 	r->route = tw_route_find(url);
-	r->arena = arena_take();
 	tp_buf_init(&r->body, s->opt.base.max_body);
 	tp_buf_init(&r->out, 0);
-	if (!r->arena) {
-		free(r);
-		return NULL;
-	}
+	tp_buf_init(&r->kept, 0);
+	atomic_init(&r->state, REQ_READING);
 	atomic_fetch_add(&s->in_flight, 1);
 	tw_metrics_in_flight(1);
 	return r;
@@ -347,7 +271,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 	tw_server *s = cls;
 	request *r = *req;
 	if (!r) {
-		if (!(r = request_new(s, url)))
+		if (!(r = request_new(s, c, url)))
 			return MHD_NO;
 		*req = r;
 		conn_in_use(s, c);
@@ -357,26 +281,22 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		} else {
 			check_headers(s, c, r, method);
 		}
-		return MHD_YES;
+		/* Answered now, before the body: libmicrohttpd then reads none
+		 * of it and closes the connection after the answer. */
+		return r->status ? send_error(s, c, r, r->status, r->error) : MHD_YES;
 	}
+	if (atomic_load(&r->state) == REQ_DECIDED)
+		return answer_decided(s, c, r);
 	if (*upload_size) {
-		/* Past the limit the rest is read and dropped, so that the error
-		 * can still be sent on a connection in a known state; but only up
-		 * to DROP_LIMIT: a client that goes on is cut off. */
-		if (!r->status && tp_buf_add(&r->body, upload_data, *upload_size)) {
-			r->status = 413;
-			r->error = "the body is larger than --max-body";
-		}
-		if (r->status && (r->dropped += *upload_size) > DROP_LIMIT)
+		/* Content-Length bounds the body, and the buffer holds that much */
+		if (tp_buf_add(&r->body, upload_data, *upload_size))
 			return MHD_NO;
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (r->status)
-		return send_error(s, c, r, r->status, r->error);
 	if (r->route->type == TW_ROUTE_HEALTH)
 		return answer_health(s, c, r);
-	return answer_admission(s, c, r);
+	return queue_decision(s, c, r);
 }
 
 static tw_verdict verdict_of(const request *r)
@@ -431,7 +351,7 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		return;
 	/* Counted before the answer leaves: whoever has read an answer finds
 	 * it in /metrics. The log line, the slower part, waits until after. */
-	long long us = micros_since(&r->t0);
+	long long us = tw_http_micros_since(&r->t0);
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
 				   r->oc.warnings);
@@ -440,7 +360,7 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		if (r->oc.unavailable)
 			tw_metrics_error_answer(TW_ERR_LOOKUP);
 		else if (r->oc.http_status != 200 && !(r->route && r->route->type == TW_ROUTE_HEALTH))
-			tw_metrics_error_answer(reason_of(r->oc.http_status));
+			tw_metrics_error_answer(reason_of(r, r->oc.http_status));
 		if (r->oc.strict_warned)
 			tw_metrics_strict_warned(r->route, r->oc.strict_warned);
 	}

@@ -16,8 +16,5 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 			       size_t *upload_size, void **req);
 void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		       enum MHD_RequestTerminationCode toe);
-/* Frees the calling thread's cached request arena (worker threads free
- * theirs when they exit). */
-void tw_http_thread_cleanup(void);
 
 #endif /* TW_HTTP_H */

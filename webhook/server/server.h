@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 #include "webhook/cluster/resolver.h"
+#include "webhook/server/budget.h"
+#include "webhook/server/deciders.h"
 #include "webhook/server/tls.h"
 #include "webhook/admission/admission.h"
 
@@ -33,7 +35,10 @@ enum { TW_READY_WATCH = 0, TW_READY_CERTS, TW_READY_CRDS, TW_READY__COUNT };
 
 typedef struct tw_server_opts {
 	const char *listen;   /* "HOST:PORT", ":PORT", "[::1]:PORT" */
-	unsigned threads;     /* worker threads, each with its own poll loop */
+	unsigned threads;     /* connection threads, each with its own poll loop */
+	unsigned deciders;    /* threads that decide admission requests (0: 4) */
+	size_t memory_budget; /* bytes the requests in flight may hold together (0: no
+			       * limit) */
 	unsigned max_conns;   /* open connections at most (0: 1024) */
 	unsigned max_per_peer; /* from one address at most (0: no limit) */
 	unsigned handshake_timeout_s; /* silence allowed before the first request (0: default) */
@@ -63,6 +68,8 @@ typedef struct tw_server {
 	tp_crds *crds;              /* the CRDs requests check with (guarded by store_lock) */
 	atomic_bool draining;       /* answers say Connection: close */
 	atomic_int in_flight;       /* requests between headers and completion */
+	tw_budget budget;           /* memory held by the requests in flight */
+	tw_deciders *deciders;      /* where requests are decided */
 	tw_ready_fn ready[TW_READY__COUNT]; /* more conditions for /readyz */
 	void *ready_arg[TW_READY__COUNT];   /* (both guarded by store_lock) */
 } tw_server;

@@ -1,0 +1,139 @@
+/*
+ * webhook/server/http_decide.c — a request's decision, on a decider thread
+ * (deciders.h), never on the connection thread that read it.
+ *
+ * The decision gets an arena of its own, limited to the allowance the
+ * request took from the memory budget with its headers; a decision that
+ * needs more asks the budget for twice as much and runs again (rare:
+ * bodies whose JSON takes more than 8 times their size), and is answered
+ * 503 when the budget has no room now, 413 past the most one decision may
+ * use. What the answer's log line needs is copied out, and the arena freed,
+ * before the connection resumes: nothing of a decision waits for its
+ * answer to be sent.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "webhook/admission/expand_api.h"
+#include "webhook/server/http_internal.h"
+
+long long tw_http_micros_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000LL + (t.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+static void fail(request *r, int status, const char *msg)
+{
+	r->status = status;
+	r->error = msg;
+}
+
+/* /expand is a preview API with its own answers; the rest is admission. */
+static int route_answer(const tw_config *cfg, const tw_route *route, const char *body, size_t len,
+			tp_arena *arena, tp_buf *out, tw_outcome *oc)
+{
+	if (route->type == TW_ROUTE_EXPAND)
+		return tw_expand_handle(cfg, body, len, arena, out, oc);
+	return tw_admission_handle(cfg, route, body, len, arena, out, oc);
+}
+
+/* One run of the decision in an arena of r->allow bytes. */
+static int decide_once(request *r, const tw_config *base, tp_arena **arena)
+{
+	tw_server *s = r->s;
+	if (tp_arena_new(arena, r->allow))
+		return TP_ENOMEM;
+	tw_config cfg = *base;
+	tw_resolver rs;
+	long long t0_ms = (long long)r->t0.tv_sec * 1000 + r->t0.tv_nsec / 1000000;
+	/* Lookups (the cache, then the API server) end inside the request's
+	 * ?timeout=, and hold nothing once the answer is written. */
+	tw_resolver_init(&rs, &s->opt.cluster, cfg.store, *arena,
+			 r->deadline_us ? t0_ms + r->deadline_us / 1000 : 0);
+	cfg.opt.lookup = &rs.lookup;
+	tp_buf_reset(&r->out);
+	memset(&r->oc, 0, sizeof(r->oc));
+	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
+			      *arena, &r->out, &r->oc);
+	tw_resolver_done(&rs);
+	return rc;
+}
+
+/* The outcome's strings into r->kept (they point into the arena). */
+static void keep_outcome(request *r)
+{
+	const char **f[] = { &r->oc.uid,       &r->oc.kind,  &r->oc.namespace_,
+			     &r->oc.name,      &r->oc.operation, &r->oc.error,
+			     &r->oc.user,      &r->oc.reason,    &r->oc.reason_class };
+	size_t at[sizeof(f) / sizeof(*f)];
+	tp_buf_reset(&r->kept);
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++) {
+		at[i] = r->kept.len;
+		if (*f[i] && tp_buf_add(&r->kept, *f[i], strlen(*f[i]) + 1))
+			*f[i] = NULL;
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+		if (*f[i])
+			*f[i] = r->kept.data + at[i];
+}
+
+/* Decide within the budget, asking for more arena when it runs out. */
+static void decide(request *r)
+{
+	tw_server *s = r->s;
+	tw_store_ref *store = tw_server_store_acquire(s);
+	if (!store)
+		return fail(r, 503, "the runtime store is not loaded yet");
+	tp_crds *crds = tw_server_crds_acquire(s);
+	tw_config cfg = s->opt.base;
+	cfg.store = store->store;
+	cfg.opt.crds = crds;
+	cfg.json_only = r->json_body;
+	for (;;) {
+		tp_arena *arena = NULL;
+		int rc = decide_once(r, &cfg, &arena);
+		if (rc == TP_ENOMEM && arena) {
+			int more = tw_budget_more_arena(&s->budget, &r->allow, &r->reserved);
+			tp_arena_free(arena);
+			if (more > 0)
+				continue;
+			if (more == 0) {
+				r->retry_after = true;
+				fail(r, 503, "the server's memory budget (--memory-budget) is taken "
+					     "by other requests in flight and this one needs more to "
+					     "decide: retry in a second");
+			} else {
+				fail(r, 413, "the request needs more memory to decide than one "
+					     "request may use (64 MiB, and at most --memory-budget): "
+					     "send a smaller object");
+			}
+		} else if (rc) {
+			tp_arena_free(arena);
+			fail(r, 500, tp_strerror(rc));
+		} else {
+			keep_outcome(r);
+			tp_arena_free(arena);
+		}
+		break;
+	}
+	tp_crds_unref(crds);
+	tw_server_store_release(store);
+}
+
+void tw_http_decide(tw_job *job, bool cancelled)
+{
+	request *r = (request *)((char *)job - offsetof(request, job));
+	if (cancelled)
+		fail(r, 503, "the server is shutting down: retry (another replica answers)");
+	else if (r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us)
+		fail(r, 504, "the request's ?timeout= passed before it could be decided");
+	else
+		decide(r);
+	if (!r->status && r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us)
+		fail(r, 504, "the request's ?timeout= passed before the answer");
+	atomic_store(&r->state, REQ_DECIDED);
+	MHD_resume_connection(r->conn);
+}

@@ -1,0 +1,53 @@
+/*
+ * webhook/server/http_internal.h — one request as http.c (the
+ * libmicrohttpd callbacks, on a connection thread) and http_decide.c (its
+ * decision, on a decider) share it. Not for other files.
+ */
+#ifndef TW_HTTP_INTERNAL_H
+#define TW_HTTP_INTERNAL_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "webhook/server/deciders.h"
+#include "webhook/server/server.h"
+
+typedef enum req_state {
+	REQ_READING = 0, /* headers and body on the connection's thread */
+	REQ_DECIDING,    /* suspended, queued or being decided */
+	REQ_DECIDED,     /* resumed: the answer is ready to be sent */
+} req_state;
+
+typedef struct request {
+	tw_job job;            /* the decision, queued on the deciders */
+	tw_server *s;
+	struct MHD_Connection *conn;
+	const tw_route *route;
+	struct timespec t0;
+	long long deadline_us; /* from ?timeout=; 0: none */
+	tp_buf body;
+	tp_buf out;            /* the answer's body once decided */
+	size_t reserved;       /* bytes of the memory budget held: body and arena */
+	size_t allow;          /* of which the decision's arena may use */
+	int status;            /* 0, or an error answer chosen (early, or by the decision) */
+	const char *error;     /* that answer's text (static) */
+	bool retry_after;      /* that answer says Retry-After (503 over the budget) */
+	bool json_body;        /* sent as application/json */
+	bool corked;           /* the answer waits in GnuTLS for tw_tls_flush */
+	atomic_int state;      /* req_state */
+	tw_outcome oc;         /* its strings in kept, outliving the decision's arena */
+	tp_buf kept;
+} request;
+
+/* The decision of r on a decider (http_decide.c): fills r->out and r->oc,
+ * or r->status and r->error; then resumes the connection. */
+void tw_http_decide(tw_job *job, bool cancelled);
+long long tw_http_micros_since(const struct timespec *t0);
+
+/* Answers of more than this (Content-Length) give their memory back to the
+ * system when they end (malloc_trim): 1 MiB, far above what the API
+ * server's own requests send, so it costs nothing on their path. */
+#define TW_HTTP_TRIM_AFTER ((size_t)1 << 20)
+
+#endif /* TW_HTTP_INTERNAL_H */
