@@ -33,6 +33,8 @@ static const char *const bucket_le[TW_METRICS_BUCKETS] = {
 };
 static const char *const verdict_names[TW_VERDICT__COUNT] = { "allowed", "denied", "none" };
 
+#define MALFORMED_CODES 7 /* malformed_codes[] */
+
 static struct {
 	atomic_uint_fast64_t requests[MAX_ROUTES][TW_VERDICT__COUNT][NCODES];
 	atomic_uint_fast64_t buckets[MAX_ROUTES][TW_METRICS_BUCKETS + 1];
@@ -62,14 +64,18 @@ static struct {
 	atomic_uint_fast64_t cabundle_writes;
 	atomic_uint_fast64_t secret_writes;
 	atomic_bool certmgr_ready;
-	/* hostile load (server/): the memory budget */
+	/* hostile load (server/): the memory budget, malformed requests */
 	atomic_int_fast64_t budget_bytes, budget_held;
 	atomic_uint_fast64_t budget_refused;
+	atomic_uint_fast64_t malformed[MALFORMED_CODES];
 } reg;
+
+static const int malformed_codes[] = { 400, 411, 413, 414, 431, 501, 505 };
 
 static const char *const error_names[TW_ERR__COUNT] = {
 	"lookup_failed", "internal", "bad_request", "not_found", "method_not_allowed",
 	"too_large", "unsupported_media_type", "not_ready", "timeout", "over_budget",
+	"malformed_http",
 };
 static const char *const lookup_results[3] = { "found", "not_found", "error" };
 
@@ -319,9 +325,22 @@ void tw_metrics_budget_refused(void)
 	ADD(reg.budget_refused, 1);
 }
 
+void tw_metrics_malformed(int status)
+{
+	for (size_t i = 0; i < MALFORMED_CODES; i++)
+		if (malformed_codes[i] == status)
+			ADD(reg.malformed[i], 1);
+}
+
 static int render_hostile(tp_buf *o)
 {
-	return tp_buf_addf(
+	int rc = tp_buf_adds(o, "# HELP trainer_webhook_malformed_requests_total Requests refused "
+				"for their HTTP framing (RFC 9112) and closed, by status.\n"
+				"# TYPE trainer_webhook_malformed_requests_total counter\n");
+	for (size_t i = 0; i < MALFORMED_CODES && !rc; i++)
+		rc = tp_buf_addf(o, "trainer_webhook_malformed_requests_total{code=\"%d\"} %llu\n",
+				 malformed_codes[i], (unsigned long long)GET(reg.malformed[i]));
+	return rc ? rc : tp_buf_addf(
 		o,
 		"# HELP trainer_webhook_memory_budget_bytes Memory the requests in flight may hold "
 		"together (bodies and decisions; --memory-budget, 0: no limit).\n"

@@ -80,6 +80,7 @@ typedef enum tw_error_reason {
 	TW_ERR_NOT_READY,    /* 503: no store yet */
 	TW_ERR_TIMEOUT,      /* 504: past the request's ?timeout= */
 	TW_ERR_BUSY,         /* 503: over the memory budget (Retry-After) */
+	TW_ERR_MALFORMED,    /* 400, 411, 413, 414, 431, 501, 505: framing refused */
 	TW_ERR__COUNT
 } tw_error_reason;
 void tw_metrics_error_answer(tw_error_reason r);
@@ -111,6 +112,8 @@ void tw_metrics_connection_limit(int64_t max);
 void tw_metrics_budget_set(uint64_t limit);
 void tw_metrics_budget_held(int64_t delta);
 void tw_metrics_budget_refused(void);
+/* A request refused for its framing (server/http_head.c), by status. */
+void tw_metrics_malformed(int status);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);

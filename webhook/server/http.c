@@ -258,6 +258,7 @@ static request *request_new(tw_server *s, struct MHD_Connection *c, const char *
 	tp_buf_init(&r->out, 0);
 	tp_buf_init(&r->kept, 0);
 	atomic_init(&r->state, REQ_READING);
+	tw_tls_conn_busy(c, 1);
 	atomic_fetch_add(&s->in_flight, 1);
 	tw_metrics_in_flight(1);
 	return r;
@@ -368,6 +369,7 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		tw_tls_flush(c);
 	if (r->oc.http_status)
 		log_request(r, us);
+	tw_tls_conn_busy(c, -1);
 	atomic_fetch_sub(&s->in_flight, 1);
 	tw_metrics_in_flight(-1);
 	request_free(r);

@@ -36,10 +36,9 @@
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
-	(void)c;
 	tw_server *s = cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED)
-		tw_tls_conn_started(s->opt.tls, socket_context);
+		tw_tls_conn_started(s->opt.tls, c, socket_context);
 	else
 		tw_tls_conn_closed(socket_context);
 }
@@ -177,6 +176,11 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 		tw_server_free(s);
 		return -1;
 	}
+	if (!tw_tls_recv_active())
+		tw_log(TW_LOG_ERROR | TW_LOG_ALWAYS, "the HTTP framing check is not in the path of "
+		       "requests (this binary's gnutls_record_recv is not the one libmicrohttpd "
+		       "calls): malformed requests reach libmicrohttpd's lenient parser; build "
+		       "with the Makefile (dynamic linking)");
 	s->daemon = start_daemon(s, fd);
 	if (!s->daemon) {
 		close(fd);

@@ -419,25 +419,37 @@ void tw_tls_serial(tw_tls *t, char *out, size_t n)
 
 /* ---------------------------------------------------------- MHD hooks */
 
-void tw_tls_conn_started(tw_tls *t, void **socket_context)
+void tw_tls_conn_started(tw_tls *t, struct MHD_Connection *c, void **socket_context)
 {
 	tw_tls_conn *conn = calloc(1, sizeof(*conn));
 	*socket_context = conn;
 	if (!conn)
 		return; /* no pair for it: its handshake fails */
 	pthread_mutex_lock(&t->lock);
-	struct creds *c = t->cur;
-	if (c)
-		atomic_fetch_add(&c->refs, 1);
+	struct creds *cr = t->cur;
+	if (cr)
+		atomic_fetch_add(&cr->refs, 1);
 	pthread_mutex_unlock(&t->lock);
-	conn->creds = c;
+	conn->creds = cr;
+	const union MHD_ConnectionInfo *si =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	const union MHD_ConnectionInfo *fi =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	conn->session = si ? (gnutls_session_t)si->tls_session : NULL;
+	conn->fd = fi ? fi->connect_fd : -1;
+	conn->mhd = c;
+	tw_head_init(&conn->head);
+	if (conn->session)
+		tw_tls_recv_register(conn);
 }
 
 void tw_tls_conn_closed(void **socket_context)
 {
 	tw_tls_conn *conn = *socket_context;
-	if (conn)
+	if (conn) {
+		tw_tls_recv_unregister(conn);
 		creds_release(conn->creds);
+	}
 	free(conn);
 	*socket_context = NULL;
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "webhook/server/http_head.h"
+
 /* TLS 1.2 minimum, TLS 1.3 preferred, AEAD ciphers with forward secrecy only
  * (what Go's crypto/tls, the API server's client, negotiates).
  *
@@ -78,16 +80,37 @@ bool tw_tls_covers(tw_tls *t, const char *host);
 int64_t tw_tls_not_after(tw_tls *t);
 void tw_tls_serial(tw_tls *t, char *out, size_t n);
 
+struct MHD_Connection;
 /* MHD_OPTION_NOTIFY_CONNECTION hooks: take / drop the connection's
- * reference on the current pair (kept in *socket_context). */
-void tw_tls_conn_started(tw_tls *t, void **socket_context);
+ * reference on the current pair (kept in *socket_context), and register its
+ * TLS session for the framing check (tls_recv.c). */
+void tw_tls_conn_started(tw_tls *t, struct MHD_Connection *c, void **socket_context);
 void tw_tls_conn_closed(void **socket_context);
 
 /* What the server keeps per connection (libmicrohttpd's socket context). */
 typedef struct tw_tls_conn {
 	struct creds *creds; /* the pair current when it connected (a reference) */
 	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
+	/* the framing check (tls_recv.c), on the connection's thread: */
+	struct tw_tls_conn *next;   /* the session registry's chain */
+	gnutls_session_t session;
+	struct MHD_Connection *mhd; /* the session's pointer: proof it is this one */
+	bool stale;                 /* its session's address was taken by a newer one */
+	int fd;
+	int busy;                   /* requests between headers and completion */
+	tw_head head;
 } tw_tls_conn;
+
+/* The framing check of every request's bytes as libmicrohttpd reads them
+ * out of TLS (tls_recv.c): a session is checked between these two. */
+void tw_tls_recv_register(tw_tls_conn *conn);
+void tw_tls_recv_unregister(tw_tls_conn *conn);
+/* False when libmicrohttpd does not read through the check (the binary was
+ * linked so that its gnutls_record_recv does not come first). */
+bool tw_tls_recv_active(void);
+/* A request of c began / ended (http.c): a malformed one that follows a
+ * request still in flight (pipelined) is not answered, only closed. */
+void tw_tls_conn_busy(struct MHD_Connection *c, int delta);
 
 /* One TLS record per answer (webhook/server/tls_record.c). libmicrohttpd sends an
  * answer's headers and body as two records (two sendmsg calls, two
@@ -96,7 +119,6 @@ typedef struct tw_tls_conn {
  * Only for answers of at most TW_TLS_CORK_MAX bytes: a bigger one goes out as
  * libmicrohttpd writes it, so a slow reader never holds it in our memory. */
 #define TW_TLS_CORK_MAX ((size_t)8192)
-struct MHD_Connection;
 /* Cork the connection's TLS session for an answer of len body bytes; true
  * when it was corked (tw_tls_flush must follow once the answer is queued). */
 bool tw_tls_cork(struct MHD_Connection *c, size_t len);

@@ -1,0 +1,203 @@
+/*
+ * test_http_head.c — the framing check of webhook/server/http_head.c:
+ * requests it lets through (whole, a byte at a time, kept-alive one after
+ * another with their bodies), and each malformed framing with the status
+ * and error it is refused with, and where the refused request began.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webhook/server/http_head.h"
+
+#define OK_POST                                                                          \
+	"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Type: application/json\r\n"        \
+	"Content-Length: 5\r\n\r\n{\"a\":"
+
+/* Feed text whole; the return value. */
+static size_t feed(tw_head *h, const char *text, size_t len)
+{
+	tw_head_init(h);
+	return tw_head_feed(h, text, len);
+}
+
+/* Feed text a byte at a time: every call returns 1 until a refusal. */
+static int feed_bytes(tw_head *h, const char *text, size_t len)
+{
+	tw_head_init(h);
+	for (size_t i = 0; i < len; i++)
+		if (tw_head_feed(h, text + i, 1) != 1)
+			return h->status;
+	return 0;
+}
+
+static void passes(const char *text)
+{
+	tw_head h;
+	size_t n = strlen(text);
+	if (feed(&h, text, n) != n || h.status)
+		fail_msg("refused %d (%s): %s", h.status, h.error, text);
+	assert_int_equal(feed_bytes(&h, text, n), 0);
+}
+
+static void refused(const char *text, int status, const char *part)
+{
+	tw_head h;
+	size_t n = strlen(text);
+	size_t at = feed(&h, text, n);
+	if (h.status != status || !h.error || !strstr(h.error, part))
+		fail_msg("%s\n-> %d %s (want %d \"%s\")", text, h.status, h.error ? h.error : "",
+			 status, part);
+	assert_int_equal(at, 0);
+	assert_int_equal(tw_head_feed(&h, "GET / HTTP/1.1\r\n", 16), 0); /* stays refused */
+	assert_int_equal(feed_bytes(&h, text, n), status);
+}
+
+static void good_requests(void **state)
+{
+	(void)state;
+	passes("GET /healthz HTTP/1.1\r\nHost: localhost:9443\r\n\r\n");
+	passes("GET /healthz HTTP/1.0\r\n\r\n"); /* no Host needed */
+	passes(OK_POST);
+	passes("\r\nGET / HTTP/1.1\r\nHost: x\r\nX-Empty:\r\nX-Tab:\tv\t\r\n\r\n");
+	passes("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-length: 3\r\n\r\n"
+	       "abc"); /* the same length twice */
+	passes("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+	passes("GET /x?timeout=10s&a=%20 HTTP/1.1\r\nHOST: h\r\nUser-Agent: kube-apiserver-"
+	       "admission\r\nAccept-Encoding: gzip\r\nX-Obs: caf\xc3\xa9\r\n\r\n");
+}
+
+/* Requests on one connection: the body is skipped by its length, and the
+ * next head checked; the return value says where a refused one began. */
+static void keep_alive_stream(void **state)
+{
+	(void)state;
+	const char *good = OK_POST OK_POST "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+	tw_head h;
+	assert_int_equal(feed(&h, good, strlen(good)), strlen(good));
+	assert_int_equal(feed_bytes(&h, good, strlen(good)), 0);
+	const char *bad = OK_POST "GET /\0x HTTP/1.1\r\nHost: h\r\n\r\n";
+	size_t n = strlen(OK_POST) + 30;
+	assert_int_equal(feed(&h, bad, n), strlen(OK_POST));
+	assert_int_equal(h.status, 400);
+	/* a bad head after a body that came in another call: it began here */
+	tw_head_init(&h);
+	assert_int_equal(tw_head_feed(&h, OK_POST, strlen(OK_POST) - 2), strlen(OK_POST) - 2);
+	assert_int_equal(tw_head_feed(&h, "a}GET / HTTP/1.1\n", 17), 2);
+	assert_int_equal(h.status, 400);
+	const char *second = "GET / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\n\r\n";
+	assert_int_equal(feed(&h, second, strlen(second)), 27);
+	assert_non_null(strstr(h.error, "must have a Host"));
+}
+
+static void line_ends(void **state)
+{
+	(void)state;
+	refused("GET / HTTP/1.1\nHost: h\n\n", 400, "bare LF");
+	refused("GET / HTTP/1.1\r\nHost: h\n\r\n", 400, "bare LF");
+	refused("GET / HTTP/1.1\r\nHost: h\r\n\n", 400, "bare LF");
+	refused("\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bare LF");
+	refused("GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n", 400, "not followed by LF");
+	refused("GET / HTTP/1.1\r\nHost: h\r\n X: folded\r\n\r\n", 400, "line folding");
+	refused("GET / HTTP/1.1\r\nHost: h\r\n\tfolded\r\n\r\n", 400, "line folding");
+}
+
+static void request_lines(void **state)
+{
+	(void)state;
+	static const char nul[] = "GET /healthz\0/x HTTP/1.1\r\nHost: h\r\n\r\n";
+	tw_head h;
+	feed(&h, nul, sizeof(nul) - 1);
+	assert_int_equal(h.status, 400);
+	assert_non_null(strstr(h.error, "NUL"));
+	refused("GET /a b HTTP/1.1\r\nHost: h\r\n\r\n", 400, "HTTP version");
+	refused("GET /\x01 HTTP/1.1\r\nHost: h\r\n\r\n", 400, "percent-encode");
+	refused("GET /caf\xc3\xa9 HTTP/1.1\r\nHost: h\r\n\r\n", 400, "percent-encode");
+	refused("GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "percent-encode");
+	refused("G(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "method");
+	refused("GET / HTTP/2.0\r\nHost: h\r\n\r\n", 505, "HTTP/1.1");
+	refused("GET / HTTP/1.2\r\nHost: h\r\n\r\n", 505, "HTTP/1.1");
+	refused("GET / HTTX/1.1\r\nHost: h\r\n\r\n", 400, "HTTP version");
+	refused("GET / HTTP/1.1 x\r\nHost: h\r\n\r\n", 400, "goes on");
+	refused("GET /\r\nHost: h\r\n\r\n", 400, "no HTTP version");
+}
+
+static void header_lines(void **state)
+{
+	(void)state;
+	refused("GET / HTTP/1.1\r\nHost : h\r\n\r\n", 400, "whitespace before its colon");
+	refused("GET / HTTP/1.1\r\nHost: h\r\nNoColon\r\n\r\n", 400, "no colon");
+	refused("GET / HTTP/1.1\r\nHost: h\r\n: v\r\n\r\n", 400, "no name");
+	refused("GET / HTTP/1.1\r\nHost: h\r\nX(y: v\r\n\r\n", 400, "token");
+	refused("GET / HTTP/1.1\r\nHost: h\r\nX: a\x01" "b\r\n\r\n", 400, "control");
+	refused("GET / HTTP/1.1\r\n\r\n", 400, "must have a Host");
+	refused("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "more than one Host");
+}
+
+static void lengths_and_codings(void **state)
+{
+	(void)state;
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: "
+		"chunked\r\n\r\n", 400, "both Content-Length and Transfer-Encoding");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: identity\r\nContent-Length: "
+		"5\r\n\r\n", 400, "both");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+		400, "different values");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5x\r\n\r\n", 400,
+		"not a number");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", 400, "not a number");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n\r\n", 400,
+		"not a number");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length:\r\n\r\n", 400, "not a number");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n",
+		413, "larger");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", 411,
+		"Content-Length");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501,
+		"not implemented");
+	refused("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: "
+		"chunked\r\n\r\n", 501, "not implemented");
+}
+
+static void limits(void **state)
+{
+	(void)state;
+	char *big = malloc(TW_HEAD_MAX_BYTES + 100);
+	assert_non_null(big);
+	/* a head of exactly the limit passes, one byte more is 431 */
+	int n = snprintf(big, TW_HEAD_MAX_BYTES + 100, "GET / HTTP/1.1\r\nHost: h\r\nX: ");
+	int pad = TW_HEAD_MAX_BYTES - n - 4;
+	memset(big + n, 'a', (size_t)pad);
+	memcpy(big + n + pad, "\r\n\r\n", 5);
+	passes(big);
+	memcpy(big + n + pad, "a\r\n\r\n", 6);
+	refused(big, 431, "larger than 8 KiB");
+	memcpy(big, "GET /", 5);
+	memset(big + 5, 'a', TW_HEAD_MAX_BYTES);
+	memcpy(big + 5 + TW_HEAD_MAX_BYTES, " HTTP/1.1\r\n\r\n", 14);
+	refused(big, 414, "request line");
+	free(big);
+	char many[4096] = "GET / HTTP/1.1\r\nHost: h\r\n";
+	for (int i = 0; i < TW_HEAD_MAX_FIELDS; i++)
+		strcat(many, "X: y\r\n");
+	strcat(many, "\r\n");
+	refused(many, 431, "more than 100 header lines");
+	assert_string_equal(tw_head_reason(431), "Request Header Fields Too Large");
+	assert_string_equal(tw_head_reason(501), "Not Implemented");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(good_requests),   cmocka_unit_test(keep_alive_stream),
+		cmocka_unit_test(line_ends),	   cmocka_unit_test(request_lines),
+		cmocka_unit_test(header_lines),	   cmocka_unit_test(lengths_and_codings),
+		cmocka_unit_test(limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+/*
+ * tls_recv.c — every byte of a request passes the framing check
+ * (http_head.h) on its way from TLS to libmicrohttpd's parser.
+ *
+ * libmicrohttpd 0.9.75 offers no hook between the socket and its parser,
+ * and no option for what it lets through (http_head.h lists it); with TLS
+ * the only place a request's bytes pass through code we can reach is
+ * GnuTLS's gnutls_record_recv, which libmicrohttpd calls (connection_https.c,
+ * recv_tls_adapter) through its dynamic symbol. This file defines that
+ * symbol in the binary, which the dynamic linker binds before GnuTLS's own
+ * (an executable's definition comes first); it calls GnuTLS's with dlsym
+ * (RTLD_NEXT) and hands the bytes to the check when the session is one of
+ * the server's, registered when its connection started. Any other session
+ * (libcurl's, to the API server) passes untouched. tw_tls_recv_active says
+ * whether the binding took, and the server says so at start when not.
+ *
+ * A request the check refuses is answered here, on the session, before
+ * libmicrohttpd has seen its head: the status the check chose, a JSON
+ * error, Connection: close; then libmicrohttpd reads an end of stream and
+ * closes the connection. A refused request that follows one still in
+ * flight (pipelined) is not answered, as its answer would overtake the
+ * other's: the connection is only closed.
+ */
+#include <dlfcn.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "webhook/admission/admission.h"
+#include "webhook/core/log.h"
+#include "webhook/metrics/metrics.h"
+#include "webhook/server/tls.h"
+
+/* -------------------------------------------------------------- registry */
+
+#define BUCKETS 1024
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static tw_tls_conn *buckets[BUCKETS];
+
+static size_t bucket_of(const void *session)
+{
+	return ((uintptr_t)session >> 4) % BUCKETS;
+}
+
+void tw_tls_recv_register(tw_tls_conn *conn)
+{
+	pthread_mutex_lock(&reg_lock);
+	tw_tls_conn **b = &buckets[bucket_of(conn->session)];
+	/* A session freed by a connection still closing may have left its
+	 * address to this one: the older entry no longer answers for it. */
+	for (tw_tls_conn *o = *b; o; o = o->next)
+		if (o->session == conn->session)
+			o->stale = true;
+	conn->next = *b;
+	*b = conn;
+	pthread_mutex_unlock(&reg_lock);
+}
+
+void tw_tls_recv_unregister(tw_tls_conn *conn)
+{
+	if (!conn->session)
+		return; /* never registered */
+	pthread_mutex_lock(&reg_lock);
+	for (tw_tls_conn **p = &buckets[bucket_of(conn->session)]; *p; p = &(*p)->next) {
+		if (*p == conn) {
+			*p = conn->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+}
+
+/* The server's connection of session s, or NULL (not one of ours). */
+static tw_tls_conn *lookup(gnutls_session_t s)
+{
+	pthread_mutex_lock(&reg_lock);
+	tw_tls_conn *c = buckets[bucket_of(s)];
+	while (c && (c->session != s || c->stale))
+		c = c->next;
+	pthread_mutex_unlock(&reg_lock);
+	/* A registered address is ours only while libmicrohttpd's connection
+	 * is the session's own pointer (a session of libcurl never is). */
+	return c && gnutls_session_get_ptr(s) == c->mhd ? c : NULL;
+}
+
+void tw_tls_conn_busy(struct MHD_Connection *c, int delta)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	tw_tls_conn *conn = ci ? ci->socket_context : NULL;
+	if (conn)
+		conn->busy += delta;
+}
+
+/* -------------------------------------------------------------- answers */
+
+/* The refusal as one HTTP answer on the session; then the stream ends. */
+static void answer(tw_tls_conn *conn)
+{
+	const tw_head *h = &conn->head;
+	tp_buf body = TP_BUF_INIT(0), msg = TP_BUF_INIT(0);
+	tp_arena *prev = tp_arena_enter(NULL);
+	int rc = tw_json_error(h->error, &body);
+	tp_arena_leave(prev);
+	if (!rc)
+		rc = tp_buf_addf(&msg, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+				       "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+				 h->status, tw_head_reason(h->status), body.len, body.data);
+	if (!rc) {
+		gnutls_record_cork(conn->session);
+		gnutls_record_send(conn->session, msg.data, msg.len);
+		tw_tls_flush_session(conn->session, conn->fd, TW_TLS_FLUSH_MS);
+	}
+	tp_buf_free(&body);
+	tp_buf_free(&msg);
+}
+
+static void refused(tw_tls_conn *conn, bool answered)
+{
+	const tw_head *h = &conn->head;
+	tw_metrics_malformed(h->status);
+	tw_metrics_request(NULL, TW_VERDICT_NONE, h->status, 0, 0);
+	tw_metrics_error_answer(TW_ERR_MALFORMED);
+	tw_log_line l;
+	tw_log_begin(&l, TW_LOG_WARN, answered ? "malformed request refused; connection closed"
+					       : "malformed request after one still in flight; "
+						 "connection closed unanswered");
+	tw_log_int(&l, "code", h->status);
+	tw_log_str(&l, "error", h->error);
+	tw_log_end(&l);
+}
+
+/* ----------------------------------------------------------------- hook */
+
+typedef ssize_t (*recv_fn)(gnutls_session_t, void *, size_t);
+static recv_fn gnutls_own;
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+static void find_own(void)
+{
+	/* RTLD_NEXT: the definition after this one, GnuTLS's. */
+	gnutls_own = (recv_fn)dlsym(RTLD_NEXT, "gnutls_record_recv");
+}
+
+ssize_t gnutls_record_recv(gnutls_session_t session, void *data, size_t data_size)
+{
+	pthread_once(&own_once, find_own);
+	recv_fn own = gnutls_own;
+	if (!own)
+		return GNUTLS_E_INTERNAL_ERROR;
+	tw_tls_conn *conn = lookup(session);
+	if (conn && conn->head.status)
+		return 0; /* refused: the stream has ended */
+	ssize_t n = own(session, data, data_size);
+	if (!conn || n <= 0)
+		return n;
+	size_t ok = tw_head_feed(&conn->head, data, (size_t)n);
+	if (!conn->head.status)
+		return n;
+	bool first = ok == 0 && conn->busy == 0;
+	if (first)
+		answer(conn);
+	refused(conn, first);
+	return 0;
+}
+
+bool tw_tls_recv_active(void)
+{
+	return dlsym(RTLD_DEFAULT, "gnutls_record_recv") == (void *)gnutls_record_recv;
+}
