@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/support/server_proc.h"
@@ -28,18 +27,13 @@
 
 #define V_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 
-static char tmp[64], certdir[128], rtdir[128];
+static char tmp[128], certdir[128], rtdir[128];
 static sp_server srv;
 
 static int group_setup(void **state)
 {
 	(void)state;
-	if (sp_mkdtemp(tmp, sizeof(tmp), "tw-framing"))
-		return -1;
-	snprintf(certdir, sizeof(certdir), "%s/certs", tmp);
-	snprintf(rtdir, sizeof(rtdir), "%s/runtimes", tmp);
-	if (mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
-	    sp_copy_runtimes(rtdir))
+	if (sp_fixture("tw-framing", tmp, certdir, rtdir, sizeof(tmp)))
 		return -1;
 	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--max-body", "1048576",
 				NULL };

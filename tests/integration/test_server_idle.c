@@ -16,7 +16,6 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/support/server_proc.h"
@@ -29,20 +28,13 @@
 static const unsigned char half_hello[45] = { 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00,
 					      0x01, 0xfc, 0x03, 0x03 };
 
-static char tmp[256], certdir[300], rtdir[300];
+static char tmp[300], certdir[300], rtdir[300];
 static sp_server srv;
 
 static int setup(void **state)
 {
 	(void)state;
-	if (sp_mkdtemp(tmp, sizeof(tmp), "tw-idle"))
-		return -1;
-	snprintf(certdir, sizeof(certdir), "%s/certs", tmp);
-	snprintf(rtdir, sizeof(rtdir), "%s/runtimes", tmp);
-	return mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
-			       sp_copy_runtimes(rtdir)
-		       ? -1
-		       : 0;
+	return sp_fixture("tw-idle", tmp, certdir, rtdir, sizeof(tmp));
 }
 
 static int teardown(void **state)

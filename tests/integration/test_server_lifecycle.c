@@ -28,7 +28,7 @@
 
 #define R_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 
-static char tmp[64], certdir[128], rtdir[128];
+static char tmp[128], certdir[128], rtdir[128];
 static sp_server srv;
 
 static void contains(const char *hay, const char *needle)
@@ -54,14 +54,7 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&srv, 0, sizeof(srv));
-	if (sp_mkdtemp(tmp, sizeof(tmp), "tw-life"))
-		return -1;
-	snprintf(certdir, sizeof(certdir), "%s/certs", tmp);
-	snprintf(rtdir, sizeof(rtdir), "%s/runtimes", tmp);
-	if (mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
-	    sp_copy_runtimes(rtdir))
-		return -1;
-	return 0;
+	return sp_fixture("tw-life", tmp, certdir, rtdir, sizeof(tmp));
 }
 
 static int teardown(void **state)

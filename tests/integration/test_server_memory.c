@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
@@ -22,21 +21,14 @@
 #define V_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 #define PEERS 30
 
-static char tmp[64], certdir[128], rtdir[128];
+static char tmp[128], certdir[128], rtdir[128];
 static sp_server srv;
 
 static int setup(void **state)
 {
 	(void)state;
 	memset(&srv, 0, sizeof(srv));
-	if (sp_mkdtemp(tmp, sizeof(tmp), "tw-mem"))
-		return -1;
-	snprintf(certdir, sizeof(certdir), "%s/certs", tmp);
-	snprintf(rtdir, sizeof(rtdir), "%s/runtimes", tmp);
-	return mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
-			       sp_copy_runtimes(rtdir)
-		       ? -1
-		       : 0;
+	return sp_fixture("tw-mem", tmp, certdir, rtdir, sizeof(tmp));
 }
 
 static int teardown(void **state)

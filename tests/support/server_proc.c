@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +73,18 @@ int sp_copy_runtimes(const char *dir)
 	char cmd[400];
 	snprintf(cmd, sizeof(cmd), "cp deploy/runtimes/* '%s'/", dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+int sp_fixture(const char *prefix, char *tmp, char *certdir, char *rtdir, size_t n)
+{
+	if (sp_mkdtemp(tmp, n, prefix))
+		return -1;
+	snprintf(certdir, n, "%s/certs", tmp);
+	snprintf(rtdir, n, "%s/runtimes", tmp);
+	return mkdir(certdir, 0700) || mkdir(rtdir, 0700) || sp_certs(certdir, false) ||
+			       sp_copy_runtimes(rtdir)
+		       ? -1
+		       : 0;
 }
 
 int sp_write(const char *dir, const char *name, const char *text)

@@ -27,6 +27,10 @@ void sp_rmtree(const char *dir);
 int sp_certs(const char *dir, bool force);
 /* Copy every file of deploy/runtimes into dir; 0 or -1. */
 int sp_copy_runtimes(const char *dir);
+/* A test's folders: a fresh tmp (sp_mkdtemp with prefix), tmp/certs with a
+ * pair (sp_certs) and tmp/runtimes with deploy/runtimes' files; each buffer
+ * n bytes. 0 or -1. */
+int sp_fixture(const char *prefix, char *tmp, char *certdir, char *rtdir, size_t n);
 /* Write text to dir/name; 0 or -1. */
 int sp_write(const char *dir, const char *name, const char *text);
 
