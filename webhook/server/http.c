@@ -165,7 +165,8 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 		return;
 	}
 	/* A body is budgeted by its length before it is read: one that comes
-	 * without (chunked) cannot be, and the API server always sends it. */
+	 * without (chunked) cannot be, and the API server always sends it. The
+	 * framing check (http_head.c) refuses it first; this holds without. */
 	if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
 		r->status = 411;
 		r->error = "send the body with a Content-Length, not a Transfer-Encoding";
@@ -176,7 +177,7 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 	unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
 	if (len > s->opt.base.max_body) {
 		r->status = 413;
-		r->error = "the body is larger than --max-body";
+		r->error = "the body is larger than --max-body: send a smaller object";
 		return;
 	}
 	const char *to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeout");
