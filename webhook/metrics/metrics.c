@@ -33,8 +33,6 @@ static const char *const bucket_le[TW_METRICS_BUCKETS] = {
 };
 static const char *const verdict_names[TW_VERDICT__COUNT] = { "allowed", "denied", "none" };
 
-#define MALFORMED_CODES 7 /* malformed_codes[] */
-
 static struct {
 	atomic_uint_fast64_t requests[MAX_ROUTES][TW_VERDICT__COUNT][NCODES];
 	atomic_uint_fast64_t buckets[MAX_ROUTES][TW_METRICS_BUCKETS + 1];
@@ -64,13 +62,7 @@ static struct {
 	atomic_uint_fast64_t cabundle_writes;
 	atomic_uint_fast64_t secret_writes;
 	atomic_bool certmgr_ready;
-	/* hostile load (server/): the memory budget, malformed requests */
-	atomic_int_fast64_t budget_bytes, budget_held;
-	atomic_uint_fast64_t budget_refused;
-	atomic_uint_fast64_t malformed[MALFORMED_CODES];
 } reg;
-
-static const int malformed_codes[] = { 400, 411, 413, 414, 431, 501, 505 };
 
 static const char *const error_names[TW_ERR__COUNT] = {
 	"lookup_failed", "internal", "bad_request", "not_found", "method_not_allowed",
@@ -87,6 +79,7 @@ void tw_metrics_reset(void)
 {
 	memset(&reg, 0, sizeof(reg)); /* atomics of integer type: zero bytes are zero */
 	tw_metrics_denials_reset();
+	tw_metrics_limits_reset();
 }
 
 static size_t route_count(void)
@@ -306,56 +299,6 @@ void tw_metrics_connection_refused(void)
 void tw_metrics_connection_limit(int64_t max)
 {
 	atomic_store(&reg.conns_max, max);
-}
-
-/* ------------------------------------------------- hostile load (server/) */
-
-void tw_metrics_budget_set(uint64_t limit)
-{
-	SET(reg.budget_bytes, (int_fast64_t)limit);
-}
-
-void tw_metrics_budget_held(int64_t delta)
-{
-	ADD(reg.budget_held, delta);
-}
-
-void tw_metrics_budget_refused(void)
-{
-	ADD(reg.budget_refused, 1);
-}
-
-void tw_metrics_malformed(int status)
-{
-	for (size_t i = 0; i < MALFORMED_CODES; i++)
-		if (malformed_codes[i] == status)
-			ADD(reg.malformed[i], 1);
-}
-
-static int render_hostile(tp_buf *o)
-{
-	int rc = tp_buf_adds(o, "# HELP trainer_webhook_malformed_requests_total Requests refused "
-				"for their HTTP framing (RFC 9112) and closed, by status.\n"
-				"# TYPE trainer_webhook_malformed_requests_total counter\n");
-	for (size_t i = 0; i < MALFORMED_CODES && !rc; i++)
-		rc = tp_buf_addf(o, "trainer_webhook_malformed_requests_total{code=\"%d\"} %llu\n",
-				 malformed_codes[i], (unsigned long long)GET(reg.malformed[i]));
-	return rc ? rc : tp_buf_addf(
-		o,
-		"# HELP trainer_webhook_memory_budget_bytes Memory the requests in flight may hold "
-		"together (bodies and decisions; --memory-budget, 0: no limit).\n"
-		"# TYPE trainer_webhook_memory_budget_bytes gauge\n"
-		"trainer_webhook_memory_budget_bytes %lld\n"
-		"# HELP trainer_webhook_memory_budget_used_bytes Memory of the budget held by the "
-		"requests in flight now.\n"
-		"# TYPE trainer_webhook_memory_budget_used_bytes gauge\n"
-		"trainer_webhook_memory_budget_used_bytes %lld\n"
-		"# HELP trainer_webhook_memory_budget_refused_total Requests answered at once, "
-		"unread, because their share of the memory budget did not fit.\n"
-		"# TYPE trainer_webhook_memory_budget_refused_total counter\n"
-		"trainer_webhook_memory_budget_refused_total %llu\n",
-		(long long)GET(reg.budget_bytes), (long long)GET(reg.budget_held),
-		(unsigned long long)GET(reg.budget_refused));
 }
 
 /* ------------------------------------------------------------ rendering */
@@ -599,12 +542,13 @@ int tw_metrics_render(tp_buf *out)
 		rc = render_certmgr(out);
 	if (!rc)
 		rc = render_misc(out);
-	if (!rc)
-		rc = render_hostile(out);
-	/* Families kept in their own files: denials by reason, the process. */
+	/* Families kept in their own files: denials by reason, the process,
+	 * the server's limits. */
 	if (!rc)
 		rc = tw_metrics_render_denials(out);
 	if (!rc)
 		rc = tw_metrics_render_process(out);
+	if (!rc)
+		rc = tw_metrics_render_limits(out);
 	return rc;
 }

@@ -106,14 +106,16 @@ void tw_metrics_cert_reload(bool ok);
 void tw_metrics_connection_refused(void);
 void tw_metrics_connection_limit(int64_t max);
 
-/* What requests may hold and hold now (server/budget.c): the budget in
- * bytes (0: none), bytes taken (+) and given back (-), and a request
- * answered at once because its share did not fit. */
+/* (limits.c) What requests may hold and hold now (server/budget.c): the
+ * budget in bytes (0: none), bytes taken (+) and given back (-), and a
+ * request answered at once because its share did not fit; a request
+ * refused for its framing (server/http_head.c), by status. */
 void tw_metrics_budget_set(uint64_t limit);
 void tw_metrics_budget_held(int64_t delta);
 void tw_metrics_budget_refused(void);
-/* A request refused for its framing (server/http_head.c), by status. */
 void tw_metrics_malformed(int status);
+int tw_metrics_render_limits(tp_buf *out);
+void tw_metrics_limits_reset(void);
 
 /* The whole exposition, Prometheus text format 0.0.4. */
 int tw_metrics_render(tp_buf *out);
