@@ -48,6 +48,8 @@ typedef enum tp_error {
 	TP_EIO = -8,          /* reserved for callers that read files */
 	TP_EUNAVAILABLE = -9, /* the cluster could not be asked (API server down, timeout):
 			       * nothing can be decided, the request can be retried */
+	TP_ETIMEDOUT = -10,   /* the caller's deadline (tp_deadline) passed before the work
+			       * was done: nothing was decided */
 } tp_error;
 
 /* A static, human-readable sentence for a TP_E* code. Never NULL. */
@@ -80,6 +82,32 @@ void tp_json_init(void);
 tp_arena *tp_arena_enter(tp_arena *a);
 void tp_arena_leave(tp_arena *previous);
 tp_arena *tp_arena_current(void);
+
+/* ---------------------------------------------------------------- deadline */
+
+/*
+ * A bound on the work of the calls a thread makes while a deadline is
+ * entered (thread-local, like the arena). The library counts steps, one per
+ * element its loops and lookups visit, and every few thousand steps
+ * compares them with the budget and reads the monotonic clock; once either
+ * limit has passed, the long loops stop and the call returns TP_ETIMEDOUT:
+ * no verdict and no output, which a caller must never read as an allow.
+ * The server enters one per request, at the API server's ?timeout=.
+ */
+typedef struct tp_deadline {
+	int64_t at_ns;        /* tp_monotonic_ns() past which work stops; 0: no time limit */
+	uint64_t budget;      /* most steps; 0: no limit */
+	uint64_t steps;       /* steps counted while entered */
+	bool expired;         /* a limit has passed; stays set */
+	uint64_t next_check;  /* private: the step count at which the limits are read next */
+} tp_deadline;
+
+/* CLOCK_MONOTONIC in nanoseconds, the clock of tp_deadline.at_ns. */
+int64_t tp_monotonic_ns(void);
+/* Count this thread's work into d (NULL: no bound) until tp_deadline_leave.
+ * Returns the deadline that was current, to give back to tp_deadline_leave. */
+tp_deadline *tp_deadline_enter(tp_deadline *d);
+void tp_deadline_leave(tp_deadline *previous);
 
 /* ------------------------------------------------------------------ buffer */
 

@@ -18,6 +18,7 @@ const char *tp_strerror(int code)
 	case TP_ECONFLICT: return "JSON Patch operation does not apply";
 	case TP_EIO: return "input/output error";
 	case TP_EUNAVAILABLE: return "the cluster could not be asked; the request can be retried";
+	case TP_ETIMEDOUT: return "the request's deadline passed before a decision";
 	}
 	return "unknown error";
 }

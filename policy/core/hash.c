@@ -1,0 +1,225 @@
+/*
+ * core/hash.c — SipHash-1-3 (Aumasson and Bernstein's design, one
+ * compression round a word and three at the end) under a per-process key,
+ * the hash of a JSON value built on it, and the pointer table of
+ * core/hash.h.
+ */
+#include "policy/core/hash.h"
+#include "policy/core/deadline.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+/* ------------------------------------------------------------ the key */
+
+static uint64_t key[2];
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void key_init(void)
+{
+	if (getrandom(key, sizeof(key), GRND_NONBLOCK) == (ssize_t)sizeof(key))
+		return;
+	/* No entropy yet (early boot): the clock and where this process was
+	 * loaded are still unknown to whoever writes the input. */
+	key[0] = (uint64_t)tp_monotonic_ns() ^ (uint64_t)(uintptr_t)&key;
+	key[1] = (uint64_t)(uintptr_t)&key_init * 0x9e3779b97f4a7c15ull ^ key[0] << 17;
+}
+
+/* ------------------------------------------------------------ SipHash */
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+
+struct sip {
+	uint64_t v0, v1, v2, v3;
+};
+
+static inline void round1(struct sip *s)
+{
+	s->v0 += s->v1;
+	s->v1 = ROTL(s->v1, 13);
+	s->v1 ^= s->v0;
+	s->v0 = ROTL(s->v0, 32);
+	s->v2 += s->v3;
+	s->v3 = ROTL(s->v3, 16);
+	s->v3 ^= s->v2;
+	s->v0 += s->v3;
+	s->v3 = ROTL(s->v3, 21);
+	s->v3 ^= s->v0;
+	s->v2 += s->v1;
+	s->v1 = ROTL(s->v1, 17);
+	s->v1 ^= s->v2;
+	s->v2 = ROTL(s->v2, 32);
+}
+
+static inline void absorb(struct sip *s, uint64_t m)
+{
+	s->v3 ^= m;
+	round1(s);
+	s->v0 ^= m;
+}
+
+static uint64_t little_endian(const unsigned char *p, size_t n)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m |= (uint64_t)p[i] << (8 * i);
+	return m;
+}
+
+uint64_t tp_hash_bytes(const void *p, size_t n)
+{
+	pthread_once(&key_once, key_init);
+	struct sip s = { key[0] ^ 0x736f6d6570736575ull, key[1] ^ 0x646f72616e646f6dull,
+			 key[0] ^ 0x6c7967656e657261ull, key[1] ^ 0x7465646279746573ull };
+	const unsigned char *b = p;
+	size_t words = n / 8;
+	for (size_t i = 0; i < words; i++)
+		absorb(&s, little_endian(b + 8 * i, 8));
+	absorb(&s, (uint64_t)n << 56 | little_endian(b + 8 * words, n % 8));
+	s.v2 ^= 0xff;
+	round1(&s);
+	round1(&s);
+	round1(&s);
+	return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+}
+
+uint64_t tp_hash_str(const char *s)
+{
+	return tp_hash_bytes(s, strlen(s));
+}
+
+/* ------------------------------------------------------------ JSON */
+
+/* Two hashes into one, in order. */
+static uint64_t pair(uint64_t a, uint64_t b)
+{
+	uint64_t w[2] = { a, b };
+	return tp_hash_bytes(w, sizeof(w));
+}
+
+uint64_t tp_hash_json(const cJSON *v)
+{
+	if (!v)
+		return 0;
+	int type = v->type & 0xff;
+	uint64_t h = 0;
+	switch (type) {
+	case cJSON_Number: {
+		double d = v->valuedouble == 0 ? 0.0 : v->valuedouble; /* -0 == 0 */
+		if (isnan(d))
+			d = NAN;
+		h = tp_hash_bytes(&d, sizeof(d));
+		break;
+	}
+	case cJSON_String:
+	case cJSON_Raw:
+		h = v->valuestring ? tp_hash_str(v->valuestring) : tp_hash_str("");
+		break;
+	case cJSON_Array:
+		for (const cJSON *c = v->child; c; c = c->next)
+			h = pair(h, tp_hash_json(c));
+		break;
+	case cJSON_Object:
+		/* members in any order: a sum of each member's hash */
+		for (const cJSON *c = v->child; c; c = c->next)
+			h += pair(tp_hash_str(c->string ? c->string : ""), tp_hash_json(c));
+		break;
+	}
+	tp__charge(1);
+	return pair((uint64_t)type, h);
+}
+
+/* ------------------------------------------------------------ table */
+
+/* What a removed item leaves: lookups walk on past it (a run of slots
+ * must not break), a rehash drops it. */
+static const char tombstone;
+#define TOMB ((const void *)&tombstone)
+
+int tp_htab_reserve(tp_htab *t, size_t n)
+{
+	size_t want = 16;
+	while (want < 2 * n) /* at most half full: short probe runs */
+		want *= 2;
+	if (t->slots && want <= t->mask + 1)
+		return TP_OK;
+	tp_htab_slot *s = calloc(want, sizeof(*s));
+	if (!s)
+		return TP_ENOMEM;
+	/* Slots in order: items of one hash keep their order, as a run never
+	 * wraps past the end before it starts (wrapped runs are re-put last). */
+	tp_htab old = *t;
+	t->slots = s;
+	t->mask = want - 1;
+	t->count = 0;
+	size_t start = 0;
+	if (old.slots)
+		while (start <= old.mask && old.slots[start].item)
+			start++; /* the first empty slot: no run crosses it */
+	for (size_t k = 0; old.slots && k <= old.mask; k++) {
+		const tp_htab_slot *o = &old.slots[(start + k) & old.mask];
+		if (o->item && o->item != TOMB)
+			tp_htab_put(t, o->hash, o->item);
+	}
+	free(old.slots);
+	return TP_OK;
+}
+
+int tp_htab_put(tp_htab *t, uint64_t hash, const void *item)
+{
+	if (!t->slots || 2 * (t->count + 1) > t->mask + 1) {
+		int rc = tp_htab_reserve(t, t->count + 1 > 8 ? 2 * (t->count + 1) : 8);
+		if (rc)
+			return rc;
+	}
+	size_t i = hash & t->mask;
+	while (t->slots[i].item) {
+		i = (i + 1) & t->mask;
+		tp__charge(1);
+	}
+	t->slots[i] = (tp_htab_slot){ hash, item };
+	t->count++;
+	return TP_OK;
+}
+
+const void *tp_htab_next(const tp_htab *t, uint64_t hash, size_t *pos)
+{
+	if (!t->slots)
+		return NULL;
+	/* *pos counts the slots already walked from the hash's home slot. */
+	for (size_t i = *pos; i <= t->mask; i++) {
+		const tp_htab_slot *s = &t->slots[(hash + i) & t->mask];
+		tp__charge(1);
+		if (!s->item)
+			return NULL;
+		if (s->hash == hash && s->item != TOMB) {
+			*pos = i + 1;
+			return s->item;
+		}
+	}
+	return NULL;
+}
+
+bool tp_htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now)
+{
+	for (size_t i = 0; t->slots && i <= t->mask; i++) {
+		tp_htab_slot *s = &t->slots[(hash + i) & t->mask];
+		tp__charge(1);
+		if (!s->item)
+			return false;
+		if (s->item == old) {
+			s->item = now ? now : TOMB;
+			return true;
+		}
+	}
+	return false;
+}
+
+void tp_htab_free(tp_htab *t)
+{
+	free(t->slots);
+	*t = (tp_htab)TP_HTAB_INIT;
+}
