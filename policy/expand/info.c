@@ -7,6 +7,7 @@
  * the plugins run lets the plugins' own env land after the user's, in the
  * order upstream produces.
  */
+#include "policy/core/deadline.h"
 #include "policy/expand/expand.h"
 
 #include <stdio.h>
@@ -78,30 +79,50 @@ static cJSON *canonical_value(const cJSON *v)
 	return cJSON_Duplicate(v, 1);
 }
 
+struct keyed {
+	const cJSON *member;
+	size_t at; /* its place: of two equal keys, the first is kept */
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->member->string, y->member->string);
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The list's members sorted by key, each key once: a sort, where picking
+ * the next key by a scan each cost 1.9 s for 20,000 resource names. */
 static int canonical_list(cJSON *resources, const char *name)
 {
 	const cJSON *list = tp_get_object(resources, name);
 	if (!list)
 		return TP_OK;
+	size_t n = (size_t)cJSON_GetArraySize(list), k = 0;
+	struct keyed *v = n ? malloc(n * sizeof(*v)) : NULL;
 	cJSON *sorted = cJSON_CreateObject();
-	const cJSON *last = NULL;
-	for (int i = 0, n = cJSON_GetArraySize(list); sorted && i < n; i++) {
-		/* The next key after last: n is small, a selection is enough. */
-		const cJSON *min = NULL;
-		for (const cJSON *c = list->child; c; c = c->next)
-			if ((!last || strcmp(c->string, last->string) > 0) &&
-			    (!min || strcmp(c->string, min->string) < 0))
-				min = c;
-		if (!min)
-			break;
-		cJSON *v = canonical_value(min);
-		if (!v || !cJSON_AddItemToObject(sorted, min->string, v)) {
-			cJSON_Delete(v);
+	if ((n && !v) || !sorted) {
+		free(v);
+		cJSON_Delete(sorted);
+		return TP_ENOMEM;
+	}
+	for (const cJSON *c = list->child; c; c = c->next)
+		if (c->string)
+			v[k] = (struct keyed){ c, k }, k++;
+	qsort(v, k, sizeof(*v), by_key);
+	tp__charge(k);
+	for (size_t i = 0; i < k; i++) {
+		if (i && !strcmp(v[i].member->string, v[i - 1].member->string))
+			continue;
+		cJSON *val = canonical_value(v[i].member);
+		if (!val || !cJSON_AddItemToObject(sorted, v[i].member->string, val)) {
+			cJSON_Delete(val);
 			cJSON_Delete(sorted);
+			free(v);
 			return TP_ENOMEM;
 		}
-		last = min;
 	}
+	free(v);
 	return tp_x_set(resources, name, sorted);
 }
 

@@ -137,13 +137,10 @@ int tp_x_env_field(cJSON *container, const char *name, const char *field_path)
 
 int tp_x_env_copy(cJSON *container, const cJSON *env_list)
 {
-	const cJSON *e;
-	cJSON_ArrayForEach(e, env_list) {
-		int rc = upsert(container, "env", "name", cJSON_Duplicate(e, 1));
-		if (rc)
-			return rc;
-	}
-	return TP_OK;
+	if (!env_list || !env_list->child)
+		return TP_OK;
+	cJSON *arr = tp_x_array(container, "env");
+	return arr ? tp_upsert_all(arr, "name", env_list) : TP_EINVAL;
 }
 
 int tp_x_port(cJSON *container, long long port)

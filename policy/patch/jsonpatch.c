@@ -10,6 +10,8 @@
  * Every op's value is a fresh copy, so the ops never share nodes with the
  * inputs.
  */
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 #include "policy/core/internal.h"
 
 #include <stdlib.h>
@@ -85,19 +87,29 @@ static int diff_member(struct differ *d, const char *name, const char *op, const
 	return rc;
 }
 
+/* Each side's members are found through an index of the other: a scan of
+ * b for every member of a made 100,000 labels cost 36 s of the mutate
+ * route. */
 static int diff_object(struct differ *d, const cJSON *a, const cJSON *b)
 {
-	int rc = TP_OK;
+	tp_index ia, ib;
+	int rc = tp_index_members(&ib, b);
+	if (!rc)
+		rc = tp_index_members(&ia, a);
+	else
+		tp_index_members(&ia, NULL);
 	for (const cJSON *x = a->child; x && !rc; x = x->next) {
-		if (!x->string)
+		if (!x->string || (rc = tp__tick(1)))
 			continue;
-		const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+		const cJSON *y = tp_index_member(&ib, x->string);
 		rc = y ? diff_member(d, x->string, NULL, x, y)
 		       : diff_member(d, x->string, "remove", NULL, NULL);
 	}
 	for (const cJSON *y = b->child; y && !rc; y = y->next)
-		if (y->string && !cJSON_GetObjectItemCaseSensitive(a, y->string))
+		if (y->string && !(rc = tp__tick(1)) && !tp_index_member(&ia, y->string))
 			rc = diff_member(d, y->string, "add", NULL, y);
+	tp_index_free(&ia);
+	tp_index_free(&ib);
 	return rc;
 }
 
@@ -116,16 +128,19 @@ static int diff_array(struct differ *d, const cJSON *a, const cJSON *b)
 	const cJSON *x = a->child, *y = b->child;
 	int i = 0, rc = TP_OK;
 	for (; x && y && !rc; x = x->next, y = y->next, i++)
-		rc = diff_index(d, i, NULL, x, y);
+		if (!(rc = tp__tick(1)))
+			rc = diff_index(d, i, NULL, x, y);
 	if (rc)
 		return rc;
 	/* Surplus elements go from the end backwards, so each index is still
 	 * valid when its remove applies. */
 	int na = cJSON_GetArraySize(a);
 	for (int j = na - 1; j >= i && !rc; j--)
-		rc = diff_index(d, j, "remove", NULL, NULL);
+		if (!(rc = tp__tick(1)))
+			rc = diff_index(d, j, "remove", NULL, NULL);
 	for (; y && !rc; y = y->next, i++)
-		rc = diff_index(d, i, "add", NULL, y);
+		if (!(rc = tp__tick(1)))
+			rc = diff_index(d, i, "add", NULL, y);
 	return rc;
 }
 
@@ -157,7 +172,7 @@ int tp_jsonpatch_diff(const cJSON *from, const cJSON *to, cJSON **out)
 	struct differ d = { .path = TP_BUF_INIT(PATH_LIMIT), .ops = cJSON_CreateArray() };
 	if (!d.ops)
 		return TP_ENOMEM;
-	int rc = diff_value(&d, from, to);
+	int rc = tp__deadline_status(diff_value(&d, from, to));
 	tp_buf_free(&d.path);
 	if (rc) {
 		cJSON_Delete(d.ops);
@@ -436,10 +451,11 @@ int tp_jsonpatch_apply(const cJSON *doc, const cJSON *ops, cJSON **out)
 		return TP_ENOMEM;
 	int rc = TP_OK;
 	for (const cJSON *op = ops->child; op && !rc; op = op->next)
-		rc = apply_one(&root, op);
+		if (!(rc = tp__tick(1)))
+			rc = apply_one(&root, op);
 	if (rc) {
 		cJSON_Delete(root);
-		return rc == TP_ENOMEM ? rc : TP_ECONFLICT;
+		return rc == TP_ENOMEM || rc == TP_ETIMEDOUT ? rc : TP_ECONFLICT;
 	}
 	*out = root;
 	return TP_OK;

@@ -12,17 +12,20 @@
  * and appending keeps jobs that exist only in a patch visible to the
  * validator that reports them).
  */
+#include "policy/core/deadline.h"
 #include "policy/core/internal.h"
+#include "policy/patch/merge_index.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* Where an error message points: a path in the patch, grown and cut back as
- * the merge descends. */
+ * the merge descends; and the destination's lookups (patch/merge_index.h). */
 struct merge {
 	tp_buf path;
 	char *err;
 	size_t errlen;
+	tp__merge_index dst;
 };
 
 /* Kubernetes patchMergeKey by list member name (JobSetSpec, PodSpec,
@@ -103,6 +106,26 @@ static int fail_oom(struct merge *m)
 	return TP_ENOMEM;
 }
 
+static cJSON *member_of(struct merge *m, cJSON *obj, const char *name, int *rc)
+{
+	cJSON *d = tp__merge_member(&m->dst, obj, name, rc);
+	if (*rc)
+		*rc = fail_oom(m);
+	return d;
+}
+
+static void merge_init(struct merge *m, char *err, size_t errlen)
+{
+	*m = (struct merge){ .path = TP_BUF_INIT(4096), .err = err, .errlen = errlen };
+	tp__merge_index_init(&m->dst);
+}
+
+static void merge_done(struct merge *m)
+{
+	tp__merge_index_free(&m->dst);
+	tp_buf_free(&m->path);
+}
+
 /* ------------------------------------------------------------ copying */
 
 /* A JSON null in a patch means "delete"; where there is nothing to delete
@@ -134,14 +157,24 @@ static cJSON *dup_clean(const cJSON *v)
 	return d;
 }
 
-/* obj[name] := v, taking v (NULL: out of memory). The key is copied onto
- * v, which cJSON_ReplaceItemViaPointer alone would not do. */
-static int replace_member(struct merge *m, cJSON *obj, const char *name, cJSON *v)
+/* obj's member d gives its place to v (taken; NULL: out of memory), which
+ * gets d's name: cJSON_ReplaceItemInObjectCaseSensitive would look d up
+ * again by a scan. d is freed: it is a scalar, a null or a label's value,
+ * never a container the merge has looked into, so no lookup names it. */
+static int replace_member(struct merge *m, cJSON *obj, cJSON *d, cJSON *v)
 {
-	if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(obj, name, v)) {
+	if (v && !v->string) {
+		size_t n = strlen(d->string) + 1;
+		if ((v->string = cJSON_malloc(n)))
+			memcpy(v->string, d->string, n);
+		v->type &= ~cJSON_StringIsConst;
+	}
+	if (!v || !v->string) {
 		cJSON_Delete(v);
 		return fail_oom(m);
 	}
+	tp__merge_swapped(&m->dst, obj, d, v);
+	cJSON_ReplaceItemViaPointer(obj, d, v);
 	return TP_OK;
 }
 
@@ -151,7 +184,7 @@ static int add_member(struct merge *m, cJSON *obj, const char *name, cJSON *v)
 		cJSON_Delete(v);
 		return fail_oom(m);
 	}
-	return TP_OK;
+	return tp__merge_added(&m->dst, obj, v) ? fail_oom(m) : TP_OK;
 }
 
 static int add_element(struct merge *m, cJSON *arr, cJSON *v)
@@ -160,7 +193,7 @@ static int add_element(struct merge *m, cJSON *arr, cJSON *v)
 		cJSON_Delete(v);
 		return fail_oom(m);
 	}
-	return TP_OK;
+	return tp__merge_added(&m->dst, arr, v) ? fail_oom(m) : TP_OK;
 }
 
 static int kind_mismatch(struct merge *m, const cJSON *dst)
@@ -176,10 +209,10 @@ static int kind_mismatch(struct merge *m, const cJSON *dst)
 static int replace_children(struct merge *m, cJSON *dst, const cJSON *src)
 {
 	while (dst->child)
-		cJSON_Delete(cJSON_DetachItemViaPointer(dst, dst->child));
+		tp__merge_bury(&m->dst, dst, dst->child);
 	for (const cJSON *e = src->child; e; e = e->next) {
-		int rc = add_element(m, dst, dup_clean(e));
-		if (rc)
+		int rc = tp__tick(1);
+		if (rc || (rc = add_element(m, dst, dup_clean(e))))
 			return rc;
 	}
 	return TP_OK;
@@ -207,7 +240,7 @@ static int merge_member(struct merge *m, cJSON *dst, cJSON *d, const cJSON *p)
 	/* A scalar for a scalar replaces it; a null in the destination holds no
 	 * type, so anything may take its place. */
 	if ((d_scalar && p_scalar) || cJSON_IsNull(d)) {
-		return replace_member(m, dst, d->string, dup_clean(p));
+		return replace_member(m, dst, d, dup_clean(p));
 	}
 	return kind_mismatch(m, d);
 }
@@ -217,13 +250,15 @@ static int merge_object(struct merge *m, cJSON *dst, const cJSON *patch)
 	for (const cJSON *p = patch->child; p; p = p->next) {
 		if (!p->string)
 			continue;
-		cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, p->string);
+		int rc = tp__tick(1);
+		cJSON *d = rc ? NULL : member_of(m, dst, p->string, &rc);
+		if (rc)
+			return rc;
 		if (cJSON_IsNull(p)) {
 			if (d)
-				cJSON_Delete(cJSON_DetachItemViaPointer(dst, d));
+				tp__merge_bury(&m->dst, dst, d);
 			continue;
 		}
-		int rc;
 		if (!d) {
 			rc = add_member(m, dst, p->string, dup_clean(p));
 		} else {
@@ -239,27 +274,21 @@ static int merge_object(struct merge *m, cJSON *dst, const cJSON *patch)
 	return TP_OK;
 }
 
-static cJSON *find_by_key(cJSON *arr, const char *key, const cJSON *value)
-{
-	for (cJSON *e = arr->child; e; e = e->next)
-		if (cJSON_IsObject(e) &&
-		    tp_json_equal(cJSON_GetObjectItemCaseSensitive(e, key), value))
-			return e;
-	return NULL;
-}
-
 /* One element of a keyed list: merged into its match, else appended. */
 static int merge_element(struct merge *m, cJSON *dst, const cJSON *e, const char *key)
 {
 	if (!cJSON_IsObject(e))
 		return fail(m, "must be an object");
-	const cJSON *kv = cJSON_GetObjectItemCaseSensitive(e, key);
+	const cJSON *kv = tp_member(e, key);
 	if (!kv || cJSON_IsNull(kv)) {
 		char detail[96];
 		snprintf(detail, sizeof(detail), "does not contain the merge key \"%s\"", key);
 		return fail(m, detail);
 	}
-	cJSON *t = find_by_key(dst, key, kv);
+	int rc = TP_OK;
+	cJSON *t = tp__merge_item(&m->dst, dst, key, kv, &rc);
+	if (rc)
+		return fail_oom(m);
 	if (t)
 		return merge_object(m, t, e);
 	return add_element(m, dst, dup_clean(e));
@@ -274,8 +303,8 @@ static int merge_list(struct merge *m, cJSON *dst, const cJSON *patch, const cha
 	for (const cJSON *e = patch->child; e; e = e->next, i++) {
 		size_t mark = path_mark(m);
 		path_index(m, i);
-		int rc = merge_element(m, dst, e, key);
-		if (rc)
+		int rc = tp__tick(1);
+		if (rc || (rc = merge_element(m, dst, e, key)))
 			return rc;
 		path_cut(m, mark);
 	}
@@ -288,7 +317,8 @@ int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context)
 {
 	if (!dst || !patch)
 		return TP_EINVAL;
-	struct merge m = { .path = TP_BUF_INIT(4096) };
+	struct merge m;
+	merge_init(&m, NULL, 0);
 	int rc;
 	if (both_kind(dst, patch, cJSON_Object))
 		rc = merge_object(&m, dst, patch);
@@ -296,26 +326,8 @@ int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context)
 		rc = merge_list(&m, dst, patch, list_context);
 	else
 		rc = TP_EINVAL;
-	tp_buf_free(&m.path);
+	merge_done(&m);
 	return rc;
-}
-
-int tp_upsert_named(cJSON *arr, const char *key, cJSON *item)
-{
-	const cJSON *kv = key && cJSON_IsObject(item)
-				  ? cJSON_GetObjectItemCaseSensitive(item, key) : NULL;
-	if (!cJSON_IsArray(arr) || !kv) {
-		cJSON_Delete(item); /* the contract: item is always taken */
-		return TP_EINVAL;
-	}
-	cJSON *old = find_by_key(arr, key, kv);
-	if (old)
-		return cJSON_ReplaceItemViaPointer(arr, old, item) ? TP_OK : TP_ENOMEM;
-	if (!cJSON_AddItemToArray(arr, item)) {
-		cJSON_Delete(item);
-		return TP_ENOMEM;
-	}
-	return TP_OK;
 }
 
 /* ------------------------------------------------------------ runtime info */
@@ -367,11 +379,12 @@ static int overlay_map(struct merge *m, cJSON *meta, const cJSON *pmeta, const c
 			(void)tp_buf_addf(&m->path, "[%s]", v->string);
 			return fail(m, "must be a string");
 		}
-		int rc2 = cJSON_GetObjectItemCaseSensitive(dst, v->string)
-				  ? replace_member(m, dst, v->string, cJSON_CreateString(v->valuestring))
-				  : add_member(m, dst, v->string, cJSON_CreateString(v->valuestring));
-		if (rc2)
-			return rc2;
+		cJSON *d = (rc = tp__tick(1)) ? NULL : member_of(m, dst, v->string, &rc);
+		if (!rc)
+			rc = d ? replace_member(m, dst, d, cJSON_CreateString(v->valuestring))
+			       : add_member(m, dst, v->string, cJSON_CreateString(v->valuestring));
+		if (rc)
+			return rc;
 	}
 	return TP_OK;
 }
@@ -491,12 +504,13 @@ int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out
 	if (!out)
 		return TP_EINVAL;
 	*out = NULL;
-	struct merge m = { .path = TP_BUF_INIT(4096), .err = err, .errlen = errlen };
+	struct merge m;
+	merge_init(&m, err, errlen);
 	cJSON *t = NULL;
 	int rc = copy_template(&m, runtime, &t);
 	if (rc == TP_OK)
 		rc = apply_patches(&m, t, trainjob);
-	tp_buf_free(&m.path);
+	merge_done(&m);
 	if (rc) {
 		cJSON_Delete(t);
 		return rc;

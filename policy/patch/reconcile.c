@@ -9,7 +9,11 @@
  * completionMode, restartPolicy, ...), the status. Nothing is ever removed,
  * which keeps the mutating webhook's patch to adds and replaces.
  */
+#include "policy/core/deadline.h"
+#include "policy/core/hash.h"
 #include "policy/core/internal.h"
+
+#include <string.h>
 
 static int lay_over(cJSON *parent, const char *key, const cJSON *from)
 {
@@ -28,20 +32,49 @@ static int lay_over(cJSON *parent, const char *key, const cJSON *from)
 	return TP_OK;
 }
 
+/* Every job of the object filed by name, all of them, in order: a built
+ * job takes the first one left of its name (a scan of the jobs for each
+ * built job before). */
+static int file_jobs(const cJSON *jobs, tp_htab *t)
+{
+	int rc = tp_htab_reserve(t, (size_t)cJSON_GetArraySize(jobs));
+	for (const cJSON *j = jobs->child; j && !rc; j = j->next) {
+		const char *name = tp_get_str(j, "name");
+		if (name)
+			rc = tp_htab_put(t, tp_hash_str(name), j);
+	}
+	return rc;
+}
+
+static cJSON *take_job(tp_htab *t, const char *name)
+{
+	size_t pos = 0;
+	uint64_t h = tp_hash_str(name);
+	for (const cJSON *j; (j = tp_htab_next(t, h, &pos));)
+		if (!strcmp(tp_get_str(j, "name"), name)) {
+			tp_htab_replace(t, h, j, NULL);
+			return (cJSON *)j;
+		}
+	return NULL;
+}
+
 /* Strategic merge appends jobs the object did not have; JobSet's rules
  * (dependsOn names an earlier job) need the built order. Jobs only the
  * object has keep their order after the built ones. */
-static void order_jobs_as_built(cJSON *spec, const cJSON *built_spec)
+static int order_jobs_as_built(cJSON *spec, const cJSON *built_spec)
 {
 	cJSON *jobs = cJSON_GetObjectItemCaseSensitive(spec, "replicatedJobs");
 	if (!cJSON_IsArray(jobs))
-		return;
+		return TP_OK;
 	cJSON *front = NULL, *tail = NULL;
 	const cJSON *b;
-	cJSON_ArrayForEach(b, tp_get_array(built_spec, "replicatedJobs"))
+	tp_htab by_name = TP_HTAB_INIT;
+	int rc = file_jobs(jobs, &by_name);
+	const cJSON *built_jobs = rc ? NULL : tp_get_array(built_spec, "replicatedJobs");
+	cJSON_ArrayForEach(b, built_jobs)
 	{
 		const char *name = tp_get_str(b, "name");
-		cJSON *j = name ? (cJSON *)tp_find_named(jobs, "name", name) : NULL;
+		cJSON *j = name ? take_job(&by_name, name) : NULL;
 		if (!j)
 			continue;
 		cJSON_DetachItemViaPointer(jobs, j);
@@ -51,8 +84,9 @@ static void order_jobs_as_built(cJSON *spec, const cJSON *built_spec)
 			tail->next = j, j->prev = tail, front->prev = j;
 		tail = j;
 	}
+	tp_htab_free(&by_name);
 	if (!front)
-		return;
+		return rc;
 	/* front..tail, then what is left of jobs, in cJSON's list shape. */
 	tail->next = jobs->child;
 	if (jobs->child) {
@@ -60,6 +94,7 @@ static void order_jobs_as_built(cJSON *spec, const cJSON *built_spec)
 		jobs->child->prev = tail;
 	}
 	jobs->child = front;
+	return TP_OK;
 }
 
 int tp_jobset_reconcile(const cJSON *existing, const cJSON *built, cJSON **out)
@@ -73,8 +108,9 @@ int tp_jobset_reconcile(const cJSON *existing, const cJSON *built, cJSON **out)
 	cJSON *meta = cJSON_GetObjectItemCaseSensitive(t, "metadata");
 	int rc = lay_over(t, "spec", tp_get(built, "spec"));
 	if (!rc)
-		order_jobs_as_built(cJSON_GetObjectItemCaseSensitive(t, "spec"),
-				    tp_get(built, "spec"));
+		rc = order_jobs_as_built(cJSON_GetObjectItemCaseSensitive(t, "spec"),
+					 tp_get(built, "spec"));
+	rc = tp__deadline_status(rc);
 	if (!rc && cJSON_IsObject(meta))
 		rc = lay_over(meta, "labels", tp_get_object(bmeta, "labels"));
 	if (!rc && cJSON_IsObject(meta))

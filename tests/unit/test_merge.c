@@ -356,6 +356,79 @@ static void upstream_runtime_patches_example(void **state)
 	cJSON_Delete(t);
 }
 
+/* Lists and maps past TP_INDEX_SCAN_MAX are merged through indexes kept
+ * for the whole merge: what a later patch finds, what an earlier one
+ * appended, a member deleted, come out as for short ones. */
+static void large_lists_merge_as_short_ones(void **state)
+{
+	(void)state;
+	tp_buf rt = TP_BUF_INIT(0);
+	tp_buf_adds(&rt, "{'spec':{'template':{'spec':{'replicatedJobs':[");
+	for (int i = 0; i < 40; i++)
+		tp_buf_addf(&rt, "%s{'name':'j%d','template':{'spec':{'template':{'spec':{"
+				 "'containers':[{'name':'c','image':'i'}]%s}}}}}", i ? "," : "", i,
+			    i ? "" : ",'nodeSelector':{'k0':'v','k1':'v','k2':'v','k3':'v','k4':'v',"
+				     "'k5':'v','k6':'v','k7':'v','k8':'v','k9':'v','k10':'v','k11':'v',"
+				     "'k12':'v','k13':'v','k14':'v','k15':'v','k16':'v','k17':'v'}");
+	tp_buf_adds(&rt, "]}}}}");
+	cJSON *runtime = js(rt.data);
+	tp_buf_free(&rt);
+	cJSON *tj = js("{'spec':{'runtimePatches':["
+		       "{'manager':'a.io/1','trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':["
+		       "{'name':'j5','template':{'spec':{'template':{'spec':{'containers':[{'name':'c',"
+		       "'image':'x5'}]}}}}},{'name':'jnew'},{'name':'jnew','replicas':2},"
+		       "{'name':'j0','template':{'spec':{'template':{'spec':{'nodeSelector':"
+		       "{'k3':null,'k4':'z','knew':'v'}}}}}}]}}}},"
+		       "{'manager':'a.io/2','trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':["
+		       "{'name':'jnew','replicas':3},{'name':'j39','replicas':4}]}}}}]}}");
+	cJSON *t = NULL;
+	assert_int_equal(tp_runtime_template(runtime, tj, &t, NULL, 0), TP_OK);
+	const cJSON *jobs = tp_get_array(t, "spec.replicatedJobs");
+	assert_int_equal(cJSON_GetArraySize(jobs), 41);
+	assert_string_equal(tp_get_str(cJSON_GetArrayItem(jobs, 40), "name"), "jnew");
+	long long n = 0;
+	assert_true(tp_get_int(cJSON_GetArrayItem(jobs, 40), "replicas", &n) && n == 3);
+	assert_true(tp_get_int(cJSON_GetArrayItem(jobs, 39), "replicas", &n) && n == 4);
+	assert_json(tp_get(cJSON_GetArrayItem(jobs, 5), "template.spec.template.spec.containers"),
+		    "[{'name':'c','image':'x5'}]");
+	const cJSON *sel = tp_get_object(cJSON_GetArrayItem(jobs, 0),
+					 "template.spec.template.spec.nodeSelector");
+	assert_int_equal(cJSON_GetArraySize(sel), 18);
+	assert_null(tp_member(sel, "k3"));
+	assert_string_equal(tp_get_str(sel, "k4"), "z");
+	assert_string_equal(sel->child->prev->string, "knew"); /* appended last */
+	cJSON_Delete(t);
+	cJSON_Delete(tj);
+	cJSON_Delete(runtime);
+}
+
+/* tp_upsert_all: one index for all the items; the same as an upsert each. */
+static void upsert_all_as_upsert_each(void **state)
+{
+	(void)state;
+	tp_buf b = TP_BUF_INIT(0);
+	tp_buf_adds(&b, "[");
+	for (int i = 0; i < 30; i++)
+		tp_buf_addf(&b, "%s{'name':'E%d','value':'old'}", i ? "," : "", i);
+	tp_buf_adds(&b, "]");
+	cJSON *one = js(b.data), *all = js(b.data);
+	tp_buf_free(&b);
+	cJSON *items = js("[{'name':'E3','value':'new'},{'name':'F'},{'name':'F','value':'2'},"
+			  "{'name':'E29','value':'new'}]");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, items)
+		assert_int_equal(tp_upsert_named(one, "name", cJSON_Duplicate(it, 1)), TP_OK);
+	assert_int_equal(tp_upsert_all(all, "name", items), TP_OK);
+	assert_true(tp_json_equal(one, all));
+	assert_int_equal(cJSON_GetArraySize(all), 31);
+	cJSON *bad = js("[{'name':'G'},{'value':'no name'}]");
+	assert_int_equal(tp_upsert_all(all, "name", bad), TP_EINVAL);
+	cJSON_Delete(bad);
+	cJSON_Delete(items);
+	cJSON_Delete(one);
+	cJSON_Delete(all);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -373,6 +446,8 @@ int main(void)
 		cmocka_unit_test(strategic_merge_on_lists_and_maps),
 		cmocka_unit_test(upsert_named_replaces_or_appends),
 		cmocka_unit_test(upstream_runtime_patches_example),
+		cmocka_unit_test(large_lists_merge_as_short_ones),
+		cmocka_unit_test(upsert_all_as_upsert_each),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
