@@ -14,6 +14,8 @@
  * type <t>: \"<got>\"", CEL failures as Invalid with the rule's message.
  */
 #include "policy/admission/runtime.h"
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -215,23 +217,29 @@ static void string_map(tp_result *res, const cJSON *parent, const char *base, co
 			      TP_RT_STRING);
 }
 
-/* x-kubernetes-list-type: map — a second item with the same key. */
+struct repeat {
+	tp_result *res;
+	const char *path;
+	const char *key;
+};
+
+static void report_repeat(void *ctx, const cJSON *item, int i)
+{
+	const struct repeat *r = ctx;
+	char ip[PATH_MAX_LEN];
+	tp__rt_index(ip, sizeof(ip), r->path, i);
+	tp_result_add(r->res, TP_FIELD_DUPLICATE, ip, tp_result_value(r->res, tp_member(item, r->key)),
+		      "%s", "");
+}
+
+/* x-kubernetes-list-type: map — each key that repeats, once, at its first
+ * repetition, as the API server reports them; through a hash of the keys
+ * (a scan of the earlier items for each item before: 0.52 s for 10,000
+ * replicated jobs). */
 static void list_map_keys(tp_result *res, const cJSON *arr, const char *path, const char *key)
 {
-	char ip[PATH_MAX_LEN];
-	int i = 0;
-	for (const cJSON *it = arr ? arr->child : NULL; it; it = it->next, i++) {
-		const char *k = tp_get_str(it, key);
-		for (const cJSON *prev = arr->child; k && prev != it; prev = prev->next) {
-			const char *pk = tp_get_str(prev, key);
-			if (!pk || strcmp(pk, k))
-				continue;
-			tp__rt_index(ip, sizeof(ip), path, i);
-			tp_result_add(res, TP_FIELD_DUPLICATE, ip,
-				      tp_result_value(res, tp_get(it, key)), "%s", "");
-			break;
-		}
-	}
+	struct repeat r = { res, path, key };
+	tp_index_first_repeats(arr, key, report_repeat, &r);
 }
 
 /* ------------------------------------------------------------ mlPolicy */
@@ -461,7 +469,10 @@ static void check_replicated_jobs(tp_result *res, const cJSON *js)
 	const cJSON *jobs = tp__rt_typed(res, js, "replicatedJobs", path, TP_RT_ARRAY);
 	char ip[PATH_MAX_LEN];
 	int i = 0;
-	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+	/* A deadline that passes stops the walk; the caller's answer is then
+	 * TP_ETIMEDOUT, whatever was found so far. */
+	for (const cJSON *job = jobs ? jobs->child : NULL; job && !tp__tick(1);
+	     job = job->next, i++) {
 		tp__rt_index(ip, sizeof(ip), path, i);
 		if (!object_item(res, job, ip))
 			continue;

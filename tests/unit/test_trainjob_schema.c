@@ -49,7 +49,7 @@ static void field_limits(void **state)
 {
 	(void)state;
 	tp_result *r = create("a", "\"trainer\":{\"numNodes\":-1,\"numProcPerNode\":0},"
-			      "\"activeDeadlineSeconds\":0,\"managedBy\":\"me\",\"suspend\":\"yes\"");
+			      "\"activeDeadlineSeconds\":0,\"managedBy\":\"me\"");
 	assert_true(tt_has_error(r, "spec.trainer.numNodes", "spec.trainer.numNodes in body should be "
 				 "greater than or equal to 0"));
 	assert_true(tt_has_error(r, "spec.trainer.numProcPerNode", "numProcPerNode must be greater "
@@ -57,7 +57,16 @@ static void field_limits(void **state)
 	assert_true(tt_has_error(r, "spec.activeDeadlineSeconds", "should be greater than or equal to 1"));
 	assert_true(tt_has_error(r, "spec.managedBy", "ManagedBy must be trainer.kubeflow.org/"
 				 "trainjob-controller or kueue.x-k8s.io/multikueue if set"));
+	/* The schema's minimum is no blocking error; the CEL rules come after it. */
+	assert_int_equal(tp_result_error_at(r, 0)->type, TP_FIELD_INVALID);
+	assert_string_equal(tp_result_error_at(r, 2)->path, "spec.trainer.numProcPerNode");
+	/* A wrong type blocks the CEL rules, as the API server's hasBlockingErr does. */
+	r = create("a", "\"trainer\":{\"numProcPerNode\":0},\"managedBy\":\"me\",\"suspend\":\"yes\"");
 	assert_true(tt_has_error(r, "spec.suspend", "must be of type boolean"));
+	assert_false(tt_has_error(r, "spec.trainer.numProcPerNode", NULL));
+	assert_false(tt_has_error(r, "spec.managedBy", NULL));
+	assert_true(tt_has_error(r, NULL, "some validation rules were not checked because the object "
+				 "was invalid; correct the existing errors to complete validation"));
 	assert_true(tp_result_ok(create("a", "\"trainer\":{\"numNodes\":0,\"numProcPerNode\":1},"
 					"\"activeDeadlineSeconds\":1,\"managedBy\":"
 					"\"kueue.x-k8s.io/multikueue\",\"suspend\":true")));
@@ -86,10 +95,16 @@ static void runtime_ref_and_lists(void **state)
 	r = run(false, TP_OP_CREATE, tt_json("{\"metadata\":{\"name\":\"a\"},\"spec\":{\"runtimeRef\""
 					     ":{\"name\":\"\"}}}"), NULL);
 	assert_true(tt_has_error(r, "spec.runtimeRef.name", "should be at least 1 chars long"));
-	r = create("a", "\"runtimePatches\":[{\"manager\":\"a.io/x\"},{\"manager\":\"a.io/x\"},{}]");
-	assert_true(tt_has_error(r, "spec.runtimePatches[1]", NULL));
-	assert_int_equal(tp_result_error_at(r, 0)->type, TP_FIELD_DUPLICATE);
-	assert_true(tt_has_error(r, "spec.runtimePatches[2].manager", NULL));
+	/* The schema's errors, then the list-map keys' (each repeated key once, at
+	 * its first repetition), as the API server orders them. */
+	r = create("a", "\"runtimePatches\":[{\"manager\":\"a.io/x\"},{\"manager\":\"a.io/x\"},{},"
+		   "{\"manager\":\"a.io/x\"}]");
+	assert_string_equal(tp_result_error_at(r, 0)->path, "spec.runtimePatches[2].manager");
+	assert_int_equal(tp_result_error_at(r, 0)->type, TP_FIELD_REQUIRED);
+	assert_string_equal(tp_result_error_at(r, 1)->path, "spec.runtimePatches[1]");
+	assert_int_equal(tp_result_error_at(r, 1)->type, TP_FIELD_DUPLICATE);
+	assert_string_equal(tp_result_error_at(r, 1)->value, "{\"manager\":\"a.io/x\"}");
+	assert_false(tt_has_error(r, "spec.runtimePatches[3]", NULL));
 	char extra[4096] = "\"trainer\":{\"env\":[";
 	for (int i = 0; i < 129; i++)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), "%s{\"name\":\"E%d\"}",
@@ -97,6 +112,7 @@ static void runtime_ref_and_lists(void **state)
 	strcat(extra, "]}");
 	r = create("a", extra);
 	assert_true(tt_has_error(r, "spec.trainer.env", "must have at most 128 items"));
+	assert_string_equal(tp_result_error_at(r, 0)->value, "129"); /* "Too many: 129: ..." */
 }
 
 #define PODPATCH(pod)                                                                       \
