@@ -13,8 +13,14 @@
  * CREATE: completionMode Indexed when unset, failure-policy rules named
  * failurePolicyRule<i> when unnamed; and as the CRD schema defaults it:
  * replicas 1, groupName "default".
+ *
+ * Every rule is linear in the JobSet: names are looked up through indexes
+ * (core/index.h), never by a scan of the jobs, rules or volumes for each
+ * one. ValidateUpdate is admission/jobset_update.c.
  */
-#include "policy/core/internal.h"
+#include "policy/admission/jobset.h"
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -126,8 +132,11 @@ static int label_value_errors(const char *s, const char *msg[2])
 struct check {
 	tp_result *res;
 	const cJSON *spec;
-	const cJSON *jobs; /* spec.replicatedJobs, or NULL */
-	char name[256];    /* the JobSet name the generated names start with */
+	const cJSON *jobs;   /* spec.replicatedJobs, or NULL */
+	tp_index jobs_by_name;
+	tp_strset names_so_far; /* the names of the jobs up to the one checked */
+	int rc;              /* TP_ENOMEM of an index: the checks are not to be trusted */
+	char name[256];      /* the JobSet name the generated names start with */
 };
 
 /* A plain upstream error: field.InternalError(nil, err). */
@@ -169,7 +178,7 @@ static bool is_indexed(const cJSON *job)
 
 static bool has_job(const struct check *c, const char *name)
 {
-	return tp_find_named(c->jobs, "name", name) != NULL;
+	return tp_index_named(&c->jobs_by_name, name) != NULL;
 }
 
 /* metadata.name, else generateName as the API server completes it (at most
@@ -245,15 +254,10 @@ static void check_depends_on(struct check *c, const cJSON *job)
 {
 	const char *rname = str_or(job, "name", "");
 	const cJSON *deps = tp_get_array(job, "dependsOn");
+	c->rc |= tp_strset_add(&c->names_so_far, rname, NULL);
 	for (const cJSON *d = deps ? deps->child : NULL; d; d = d->next) {
 		const char *dn = str_or(d, "name", "");
-		bool seen = false;
-		for (const cJSON *j = c->jobs->child; j && !seen; j = j->next) {
-			seen = !strcmp(str_or(j, "name", ""), dn);
-			if (j == job)
-				break;
-		}
-		if (!seen)
+		if (!tp_strset_has(&c->names_so_far, dn))
 			plain(c, "replicatedJob: %s cannot depend on replicatedJob: %s", rname, dn);
 	}
 }
@@ -284,7 +288,8 @@ static void check_job(struct check *c, const cJSON *job, int idx)
 static void check_jobs(struct check *c)
 {
 	int idx = 0;
-	for (const cJSON *job = c->jobs ? c->jobs->child : NULL; job; job = job->next, idx++)
+	for (const cJSON *job = c->jobs ? c->jobs->child : NULL; job && !tp__tick(1);
+	     job = job->next, idx++)
 		check_job(c, job, idx);
 	const cJSON *targets = tp_get_array(c->spec, "successPolicy.targetReplicatedJobs");
 	for (const cJSON *t = targets ? targets->child : NULL; t; t = t->next)
@@ -351,34 +356,68 @@ static void check_rule(struct check *c, const cJSON *rule, const char *name)
 				 "recognized job failure reason", r->valuestring);
 }
 
+/* Each rule's name and the next rule of the same name. */
+struct rule_named {
+	char made[32];    /* failurePolicyRule<i>, for a rule with no name */
+	const char *name;
+	int next;         /* the next rule of this name, or -1 */
+	int last;         /* the first rule of a name: the last one so far */
+	bool repeat;      /* an earlier rule has this name */
+};
+
+/* Rules of one name are chained in order through a table of each name's
+ * first rule (a scan of the rules for each rule before). */
+static int chain_rule_names(const cJSON *rules, struct rule_named *v)
+{
+	tp_htab firsts = TP_HTAB_INIT;
+	int i = 0, rc = TP_OK;
+	for (const cJSON *r = rules->child; r && !rc; r = r->next, i++) {
+		v[i].name = rule_name(r, i, v[i].made, sizeof(v[i].made));
+		v[i].next = -1;
+		v[i].last = i;
+		uint64_t h = tp_hash_str(v[i].name);
+		size_t pos = 0;
+		struct rule_named *f;
+		while ((f = (struct rule_named *)tp_htab_next(&firsts, h, &pos)) &&
+		       strcmp(f->name, v[i].name))
+			;
+		if (f) {
+			v[f->last].next = i;
+			f->last = i;
+			v[i].repeat = true;
+		} else {
+			rc = tp_htab_put(&firsts, h, &v[i]);
+		}
+	}
+	tp_htab_free(&firsts);
+	return rc;
+}
+
 /* "rule names are not unique, rules with indices [0 2] all have the same
  * name 'x'", once per repeated name, in order of first use. */
 static void check_rule_names_unique(struct check *c, const cJSON *rules)
 {
-	char bi[64], bj[64];
-	int i = 0;
-	for (const cJSON *a = rules->child; a; a = a->next, i++) {
-		const char *na = rule_name(a, i, bi, sizeof(bi));
-		bool first = true, dup = false;
-		int j = 0;
-		for (const cJSON *b = rules->child; b != a; b = b->next, j++)
-			first &= strcmp(na, rule_name(b, j, bj, sizeof(bj))) != 0;
-		if (!first)
+	int n = cJSON_GetArraySize(rules);
+	struct rule_named *v = n ? calloc((size_t)n, sizeof(*v)) : NULL;
+	if (!n || !v || (c->rc |= chain_rule_names(rules, v))) {
+		c->rc |= n && !v ? TP_ENOMEM : TP_OK;
+		free(v);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (v[i].repeat || v[i].next < 0)
 			continue;
 		tp_buf idx = TP_BUF_INIT(1 << 16);
 		(void)tp_buf_addf(&idx, "[%d", i);
-		j = i + 1;
-		for (const cJSON *b = a->next; b; b = b->next, j++)
-			if (!strcmp(na, rule_name(b, j, bj, sizeof(bj)))) {
-				(void)tp_buf_addf(&idx, " %d", j);
-				dup = true;
-			}
+		for (int j = v[i].next; j >= 0; j = v[j].next)
+			(void)tp_buf_addf(&idx, " %d", j);
 		(void)tp_buf_addc(&idx, ']');
-		if (dup && idx.data)
+		if (idx.data)
 			plain(c, "rule names are not unique, rules with indices %s all have the same "
-				 "name '%s'", idx.data, na);
+				 "name '%s'", idx.data, v[i].name);
 		tp_buf_free(&idx);
 	}
+	free(v);
 }
 
 static bool is_restart_job(const char *action)
@@ -446,65 +485,121 @@ static void check_coordinator_label(struct check *c, const cJSON *co)
 			 "name?): %s%s%s", ep, msg[0], n > 1 ? ", " : "", n > 1 ? msg[1] : "");
 }
 
-static bool mounts_volume(const cJSON *containers, const char *name)
+/* ------------------------------------------------- volumeClaimPolicies
+ *
+ * Each claim template is compared with every pod volume and every mount:
+ * both are filed once, by name, before the first template is checked. */
+
+struct pod_volume {
+	const char *name;
+	int job, index;   /* spec.replicatedJobs[job]...volumes[index] */
+	int next;         /* the next volume of this name, or -1 */
+	int last;         /* the first volume of a name: the last one so far */
+};
+
+struct claims {
+	tp_strset mounted;   /* names some container or init container mounts */
+	tp_htab volumes;     /* name -> the first struct pod_volume of that name */
+	struct pod_volume *v;
+	tp_strset seen;      /* claim template names so far */
+};
+
+static int file_mounts(struct claims *cl, const cJSON *containers)
 {
-	for (const cJSON *ct = containers ? containers->child : NULL; ct; ct = ct->next)
-		if (tp_find_named(tp_get(ct, "volumeMounts"), "name", name))
-			return true;
-	return false;
+	int rc = TP_OK;
+	for (const cJSON *ct = containers ? containers->child : NULL; ct && !rc; ct = ct->next) {
+		const cJSON *mounts = tp_get(ct, "volumeMounts");
+		for (const cJSON *m = cJSON_IsArray(mounts) ? mounts->child : NULL; m && !rc;
+		     m = m->next) {
+			const char *name = tp_get_str(m, "name");
+			if (name)
+				rc = tp_strset_add(&cl->mounted, name, NULL);
+		}
+	}
+	return rc;
+}
+
+static int file_volume(struct claims *cl, int k)
+{
+	struct pod_volume *pv = &cl->v[k], *first;
+	uint64_t h = tp_hash_str(pv->name);
+	size_t pos = 0;
+	while ((first = (struct pod_volume *)tp_htab_next(&cl->volumes, h, &pos)) &&
+	       strcmp(first->name, pv->name))
+		;
+	if (!first)
+		return tp_htab_put(&cl->volumes, h, pv);
+	cl->v[first->last].next = k;
+	first->last = k;
+	return TP_OK;
+}
+
+static int file_pods(struct check *c, struct claims *cl)
+{
+	size_t n = 0;
+	for (const cJSON *job = c->jobs ? c->jobs->child : NULL; job; job = job->next)
+		n += (size_t)cJSON_GetArraySize(tp_get_array(job, "template.spec.template.spec.volumes"));
+	if (n && !(cl->v = calloc(n, sizeof(*cl->v))))
+		return TP_ENOMEM;
+	int rc = TP_OK, i = 0, k = 0;
+	for (const cJSON *job = c->jobs ? c->jobs->child : NULL; job && !rc; job = job->next, i++) {
+		const cJSON *pod = tp_get(job, "template.spec.template.spec");
+		const cJSON *vols = tp_get_array(pod, "volumes");
+		int v = 0;
+		for (const cJSON *vol = vols ? vols->child : NULL; vol && !rc; vol = vol->next, v++) {
+			cl->v[k] = (struct pod_volume){ str_or(vol, "name", ""), i, v, -1, k };
+			rc = file_volume(cl, k++);
+		}
+		if (!rc)
+			rc = file_mounts(cl, tp_get_array(pod, "initContainers"));
+		if (!rc)
+			rc = file_mounts(cl, tp_get_array(pod, "containers"));
+	}
+	return rc;
+}
+
+static void claims_free(struct claims *cl)
+{
+	tp_strset_free(&cl->mounted);
+	tp_strset_free(&cl->seen);
+	tp_htab_free(&cl->volumes);
+	free(cl->v);
 }
 
 /* A claim template's name must not be a pod volume's name, and some
  * container or init container must mount it. */
-static void check_claim_use(struct check *c, const char *claim)
+static void check_claim_use(struct check *c, const struct claims *cl, const char *claim)
 {
-	bool mounted = false;
 	char path[160];
-	int i = 0;
-	for (const cJSON *job = c->jobs ? c->jobs->child : NULL; job; job = job->next, i++) {
-		const cJSON *pod = tp_get(job, "template.spec.template.spec");
-		const cJSON *vols = tp_get_array(pod, "volumes");
-		int v = 0;
-		for (const cJSON *vol = vols ? vols->child : NULL; vol; vol = vol->next, v++) {
-			if (strcmp(str_or(vol, "name", ""), claim))
-				continue;
-			snprintf(path, sizeof(path),
-				 "spec.replicatedJobs[%d].template.spec.template.spec.volumes[%d].name", i, v);
-			tp_result_add(c->res, TP_FIELD_INVALID, path, tp_result_quote(c->res, claim),
-				      "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
-		}
-		mounted = mounted || mounts_volume(tp_get_array(pod, "initContainers"), claim) ||
-			  mounts_volume(tp_get_array(pod, "containers"), claim);
+	uint64_t h = tp_hash_str(claim);
+	size_t pos = 0;
+	const struct pod_volume *first;
+	while ((first = tp_htab_next(&cl->volumes, h, &pos)) && strcmp(first->name, claim))
+		;
+	for (int k = first ? (int)(first - cl->v) : -1; k >= 0; k = cl->v[k].next) {
+		snprintf(path, sizeof(path),
+			 "spec.replicatedJobs[%d].template.spec.template.spec.volumes[%d].name",
+			 cl->v[k].job, cl->v[k].index);
+		tp_result_add(c->res, TP_FIELD_INVALID, path, tp_result_quote(c->res, claim),
+			      "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
 	}
-	if (!mounted)
+	if (!tp_strset_has(&cl->mounted, claim))
 		tp_result_add(c->res, TP_FIELD_INVALID, "spec.replicatedJobs",
 			      tp_result_value(c->res, c->jobs),
 			      "replicatedJob containers don't have a matching volumeMount: %s from "
 			      "VolumeClaimPolicies", claim);
 }
 
-static bool claim_seen(const cJSON *policies, const cJSON *upto_tmpl, const char *name)
-{
-	for (const cJSON *p = policies->child; p; p = p->next) {
-		const cJSON *ts = tp_get_array(p, "templates");
-		for (const cJSON *t = ts ? ts->child : NULL; t; t = t->next) {
-			if (t == upto_tmpl)
-				return false;
-			if (!strcmp(str_or(t, "metadata.name", ""), name))
-				return true;
-		}
-	}
-	return false;
-}
-
 /* The existing-PVC comparison upstream also makes needs the cluster's
  * PVCs, which the store does not hold: it is not made here. */
-static void check_claim_template(struct check *c, const cJSON *policies, const cJSON *tmpl,
+static void check_claim_template(struct check *c, struct claims *cl, const cJSON *tmpl,
 				 const char *path)
 {
 	const char *name = str_or(tmpl, "metadata.name", "");
 	const char *q = tp_result_quote(c->res, name);
-	if (claim_seen(policies, tmpl, name))
+	bool fresh = true;
+	c->rc |= tp_strset_add(&cl->seen, name, &fresh);
+	if (!fresh)
 		invalid(c, path, q, "names must be unique for VolumeClaimPolicies template");
 	const char *msg[2];
 	for (int i = 0, n = subdomain_errors(name, msg); i < n; i++)
@@ -512,23 +607,29 @@ static void check_claim_template(struct check *c, const cJSON *policies, const c
 	/* the PVC is named <claim>-<jobset> */
 	if (strlen(name) + 1 + strlen(c->name) > MAX_VOLUME_CLAIM)
 		invalid(c, path, q, "VolumeClaimPolicies template name is too long");
-	check_claim_use(c, name);
+	check_claim_use(c, cl, name);
 }
 
 static void check_volume_claim_policies(struct check *c)
 {
 	const cJSON *policies = tp_get_array(c->spec, "volumeClaimPolicies");
-	char path[128];
-	int i = 0;
-	for (const cJSON *p = policies ? policies->child : NULL; p; p = p->next, i++) {
-		const cJSON *ts = tp_get_array(p, "templates");
-		int j = 0;
-		for (const cJSON *t = ts ? ts->child : NULL; t; t = t->next, j++) {
-			/* upstream's path says "template", not "templates" */
-			snprintf(path, sizeof(path), "spec.volumeClaimPolicies[%d].template[%d].name", i, j);
-			check_claim_template(c, policies, t, path);
+	struct claims cl = { .mounted = TP_STRSET_INIT, .volumes = TP_HTAB_INIT,
+			     .seen = TP_STRSET_INIT };
+	if (policies && policies->child && (c->rc |= file_pods(c, &cl)) == TP_OK) {
+		char path[128];
+		int i = 0;
+		for (const cJSON *p = policies->child; p && !tp__tick(1); p = p->next, i++) {
+			const cJSON *ts = tp_get_array(p, "templates");
+			int j = 0;
+			for (const cJSON *t = ts ? ts->child : NULL; t; t = t->next, j++) {
+				/* upstream's path says "template", not "templates" */
+				snprintf(path, sizeof(path),
+					 "spec.volumeClaimPolicies[%d].template[%d].name", i, j);
+				check_claim_template(c, &cl, t, path);
+			}
 		}
 	}
+	claims_free(&cl);
 }
 
 static void validate_create(struct check *c)
@@ -544,112 +645,6 @@ static void validate_create(struct check *c)
 	check_volume_claim_policies(c);
 }
 
-/* ------------------------------------------------------------ UPDATE */
-
-/* apimachinery's Semantic.DeepEqual over decoded Go values: a nil and an
- * empty slice or map are equal, and null stands for nil. */
-static bool empty(const cJSON *v)
-{
-	return !v || cJSON_IsNull(v) || ((cJSON_IsArray(v) || cJSON_IsObject(v)) && !v->child);
-}
-
-static bool semantic_equal(const cJSON *a, const cJSON *b)
-{
-	if (empty(a) || empty(b))
-		return empty(a) && empty(b);
-	if ((a->type & 0xff) != (b->type & 0xff))
-		return false;
-	if (cJSON_IsArray(a)) {
-		const cJSON *x = a->child, *y = b->child;
-		for (; x && y; x = x->next, y = y->next)
-			if (!semantic_equal(x, y))
-				return false;
-		return !x && !y;
-	}
-	if (!cJSON_IsObject(a))
-		return tp_json_equal(a, b);
-	for (const cJSON *x = a->child; x; x = x->next)
-		if (!semantic_equal(x, cJSON_GetObjectItemCaseSensitive(b, x->string)))
-			return false;
-	for (const cJSON *y = b->child; y; y = y->next)
-		if (!empty(y) && !cJSON_GetObjectItemCaseSensitive(a, y->string))
-			return false;
-	return true;
-}
-
-/* root[dotted] := a copy of value, creating objects on the way; value NULL
- * removes the member. Parts of the wrong type are left alone. */
-static void set_path(cJSON *root, const char *dotted, const cJSON *value)
-{
-	char buf[128];
-	snprintf(buf, sizeof(buf), "%s", dotted);
-	cJSON *node = root;
-	char *part = buf;
-	for (char *dot; (dot = strchr(part, '.')) != NULL; part = dot + 1) {
-		*dot = '\0';
-		cJSON *next = cJSON_GetObjectItemCaseSensitive(node, part);
-		if (!next && value)
-			next = cJSON_AddObjectToObject(node, part);
-		if (!cJSON_IsObject(next))
-			return;
-		node = next;
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(node, part);
-	cJSON *copy = value ? cJSON_Duplicate(value, 1) : NULL;
-	if (copy && !cJSON_AddItemToObject(node, part, copy))
-		cJSON_Delete(copy);
-}
-
-/* While old or new is suspended, these pod-template fields may change
- * (Kueue's admission writes them). */
-static const char *const suspend_mutable[] = {
-	"template.spec.template.metadata.labels",
-	"template.spec.template.metadata.annotations",
-	"template.spec.template.spec.nodeSelector",
-	"template.spec.template.spec.tolerations",
-	"template.spec.template.spec.schedulingGates",
-};
-
-/* A copy of the new jobs with the suspend-mutable fields taken from the old
- * job of the same name, so that only the rest is compared. */
-static cJSON *munge_jobs(const cJSON *new_jobs, const cJSON *old_jobs)
-{
-	cJSON *m = cJSON_Duplicate(new_jobs, 1);
-	for (cJSON *job = m ? m->child : NULL; job; job = job->next) {
-		const cJSON *old = tp_find_named(old_jobs, "name", tp_get_str(job, "name"));
-		if (!old || !cJSON_IsObject(job))
-			continue;
-		for (size_t i = 0; i < sizeof(suspend_mutable) / sizeof(suspend_mutable[0]); i++)
-			set_path(job, suspend_mutable[i], tp_get(old, suspend_mutable[i]));
-	}
-	return m;
-}
-
-static int validate_update(tp_result *res, const cJSON *js, const cJSON *old)
-{
-	const cJSON *new_jobs = tp_get(js, "spec.replicatedJobs");
-	const cJSON *old_jobs = tp_get(old, "spec.replicatedJobs");
-	cJSON *munged = NULL;
-	if ((tp_get_true(old, "spec.suspend") || tp_get_true(js, "spec.suspend")) &&
-	    cJSON_IsArray(new_jobs)) {
-		munged = munge_jobs(new_jobs, old_jobs);
-		if (!munged)
-			return TP_ENOMEM;
-	}
-	const cJSON *cmp = munged ? munged : new_jobs;
-	if (!semantic_equal(cmp, old_jobs))
-		tp_result_add(res, TP_FIELD_INVALID, "spec.replicatedJobs", tp_result_value(res, cmp),
-			      "field is immutable");
-	cJSON_Delete(munged);
-	const cJSON *mb = tp_get(js, "spec.managedBy"), *old_mb = tp_get(old, "spec.managedBy");
-	bool mb_same = (!mb || cJSON_IsNull(mb)) ? (!old_mb || cJSON_IsNull(old_mb))
-						 : (old_mb && tp_json_equal(mb, old_mb));
-	if (!mb_same)
-		tp_result_add(res, TP_FIELD_INVALID, "spec.managedBy", tp_result_value(res, mb),
-			      "field is immutable");
-	return TP_OK;
-}
-
 /* ------------------------------------------------------------ entry */
 
 int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
@@ -663,13 +658,18 @@ int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
 	if (op == TP_OP_UPDATE) {
 		if (!old_obj)
 			return TP_EINVAL;
-		return validate_update(res, obj, old_obj);
+		return tp__jobset_update(res, obj, old_obj);
 	}
 	if (op != TP_OP_CREATE)
 		return TP_OK; /* DELETE and CONNECT are always allowed */
-	struct check c = { .res = res, .spec = tp_get_object(obj, "spec") };
+	struct check c = { .res = res, .spec = tp_get_object(obj, "spec"),
+			   .names_so_far = TP_STRSET_INIT };
 	c.jobs = tp_get_array(c.spec, "replicatedJobs");
 	set_name(&c, obj);
-	validate_create(&c);
-	return TP_OK;
+	c.rc = tp_index_items(&c.jobs_by_name, c.jobs, "name");
+	if (!c.rc)
+		validate_create(&c);
+	tp_index_free(&c.jobs_by_name);
+	tp_strset_free(&c.names_so_far);
+	return tp__deadline_status(c.rc ? TP_ENOMEM : TP_OK);
 }
