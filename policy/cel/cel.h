@@ -108,6 +108,11 @@ tp_cel_val tp_cel_list_at(const tp_cel_val *v, size_t i);
 int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out);
 /* A map's key i (for macros over maps). */
 tp_cel_val tp_cel_map_key_at(const tp_cel_val *m, size_t i);
+/* Element k of a list, key k of a map, visited in order k = 0, 1, ...:
+ * *cur (NULL before the first) keeps the place in a JSON one, so a walk
+ * costs O(n) where tp_cel_list_at would cost O(n^2). */
+tp_cel_val tp_cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur);
+tp_cel_val tp_cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur);
 /* Whether a map/object member is present (has()). */
 bool tp_cel_has_field(const tp_cel_val *m, const char *name);
 /* The member of an object named name (field selection): 1 found, 0 not. */

@@ -168,10 +168,11 @@ static tp_cel_val concat(ev *x, const tp_cel_val *l, const tp_cel_val *r)
 		tp_cel_val *items = tp_arena_alloc(x->a, (n + m ? n + m : 1) * sizeof(*items));
 		if (!items)
 			return tp_cel_error(x->a, "out of memory");
+		const cJSON *cl = NULL, *cr = NULL;
 		for (size_t k = 0; k < n; k++)
-			items[k] = tp_cel_list_at(l, k);
+			items[k] = tp_cel_list_next(l, k, &cl);
 		for (size_t k = 0; k < m; k++)
-			items[n + k] = tp_cel_list_at(r, k);
+			items[n + k] = tp_cel_list_next(r, k, &cr);
 		charge(x, (long long)(n + m));
 		return make_list(x, items, n + m);
 	}
@@ -197,8 +198,9 @@ static tp_cel_val membership(ev *x, const tp_cel_val *item, const tp_cel_val *in
 		return overload(x);
 	size_t n = tp_cel_size(in);
 	charge(x, (long long)n);
+	const cJSON *cur = NULL;
 	for (size_t k = 0; k < n; k++) {
-		tp_cel_val it = tp_cel_list_at(in, k);
+		tp_cel_val it = tp_cel_list_next(in, k, &cur);
 		if (tp_cel_equal(item, &it) == 1)
 			return tp_cel_bool(true);
 	}
@@ -265,9 +267,10 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 		return tp_cel_error(x->a, "out of memory");
 	int slot = x->n++;
 	x->names[slot] = e->var;
+	const cJSON *cur = NULL; /* the place in a JSON range: one walk, not one per element */
 	for (size_t k = 0; k < n && !x->over && err.kind == TP_CEL_NULL; k++) {
-		tp_cel_val it = range.kind == TP_CEL_LIST ? tp_cel_list_at(&range, k)
-							  : tp_cel_map_key_at(&range, k);
+		tp_cel_val it = range.kind == TP_CEL_LIST ? tp_cel_list_next(&range, k, &cur)
+							  : tp_cel_map_key_next(&range, k, &cur);
 		x->vals[slot] = it;
 		tp_cel_val p = eval(x, e->b);
 		if (map && !e->c) {
@@ -299,8 +302,9 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 			tp_cel_val first = err;
 			err.kind = TP_CEL_NULL;
 			for (k++; k < n && !x->over; k++) {
-				x->vals[slot] = range.kind == TP_CEL_LIST ? tp_cel_list_at(&range, k)
-									  : tp_cel_map_key_at(&range, k);
+				x->vals[slot] = range.kind == TP_CEL_LIST
+							? tp_cel_list_next(&range, k, &cur)
+							: tp_cel_map_key_next(&range, k, &cur);
 				p = eval(x, e->b);
 				if (p.kind == TP_CEL_BOOL && p.b == exists) {
 					x->n--;

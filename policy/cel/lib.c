@@ -252,8 +252,9 @@ static tp_cel_val fn_join(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	tp_buf b = TP_BUF_INIT(1 << 20);
 	size_t n = tp_cel_size(&v[0]);
 	int rc = tp_buf_reserve(&b, 1);
+	const cJSON *cur = NULL;
 	for (size_t i = 0; !rc && i < n; i++) {
-		tp_cel_val it = tp_cel_list_at(&v[0], i);
+		tp_cel_val it = tp_cel_list_next(&v[0], i, &cur);
 		if (it.kind != TP_CEL_STRING) {
 			tp_buf_free(&b);
 			return no_overload(a);

@@ -4,6 +4,8 @@
  * lists and maps whether read from JSON or made by the expression, and
  * string() of a value.
  */
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 #include "policy/schema/schema.h"
 
 #include <math.h>
@@ -78,6 +80,24 @@ tp_cel_val tp_cel_map_key_at(const tp_cel_val *m, size_t i)
 	while (i-- && it)
 		it = it->next;
 	return it ? tp_cel_string(it->string, strlen(it->string)) : (tp_cel_val){ 0 };
+}
+
+tp_cel_val tp_cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur)
+{
+	if (!v->json)
+		return v->items[k];
+	*cur = *cur ? (*cur)->next : v->json->child;
+	tp__charge(1);
+	return tp_cel_from_json(*cur, v->sch ? v->sch->items : NULL);
+}
+
+tp_cel_val tp_cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur)
+{
+	if (!m->json)
+		return m->items[2 * k];
+	*cur = *cur ? (*cur)->next : m->json->child;
+	tp__charge(1);
+	return *cur ? tp_cel_string((*cur)->string, strlen((*cur)->string)) : (tp_cel_val){ 0 };
 }
 
 /* k8s escapes property names that are no CEL identifiers: "__dash__" for
@@ -245,22 +265,88 @@ static bool unordered(const tp_cel_val *v)
 	return v->json && v->sch && v->sch->list_type != TP_LIST_ATOMIC;
 }
 
+/* What tp_cel_equal compares of a JSON list's element, hashed so that
+ * equal elements hash equal: a number by its value (1 == 1.0), a string,
+ * a list-map item by its keys (defaults written in, as map_get reads
+ * them); other objects and lists only by their kind. */
+static uint64_t scalar_hash(const cJSON *v)
+{
+	if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble == 0 ? 0.0 : v->valuedouble;
+		return tp_hash_bytes(&d, sizeof(d));
+	}
+	if (cJSON_IsString(v))
+		return tp_hash_str(v->valuestring) ^ 1;
+	return (uint64_t)(v ? v->type & 0xff : 0) * 0x9e3779b97f4a7c15ull;
+}
+
+static uint64_t element_hash(const tp_cel_val *list, const cJSON *e)
+{
+	const tp_sch *s = list->sch;
+	if (!s || s->list_type != TP_LIST_MAP || !cJSON_IsObject(e) || !s->items)
+		return scalar_hash(e);
+	uint64_t h = 0;
+	for (size_t i = 0; i < s->nmap_keys; i++) {
+		const cJSON *f = json_member(e, s->map_keys[i]);
+		const tp_sch *p = f ? NULL : tp__sch_prop(s->items, s->map_keys[i]);
+		h = h * 31 + scalar_hash(f ? f : p ? p->default_value : NULL);
+	}
+	return h;
+}
+
+/* Unordered (list-type set or map) JSON lists: each element of a is
+ * looked for among the elements of b of its hash. */
+static int unordered_equal(const tp_cel_val *a, const tp_cel_val *b)
+{
+	tp_htab tab = TP_HTAB_INIT;
+	int eq = tp_htab_reserve(&tab, tp_cel_size(b)) ? -1 : 1;
+	for (const cJSON *y = b->json->child; y && eq == 1; y = y->next)
+		if (tp_htab_put(&tab, element_hash(b, y), y))
+			eq = -1;
+	const tp_sch *as = a->sch ? a->sch->items : NULL, *bs = b->sch ? b->sch->items : NULL;
+	for (const cJSON *x = a->json->child; x && eq == 1; x = x->next) {
+		tp_cel_val xv = tp_cel_from_json(x, as);
+		uint64_t h = element_hash(a, x);
+		size_t pos = 0;
+		eq = 0;
+		for (const cJSON *y; eq != 1 && (y = tp_htab_next(&tab, h, &pos));) {
+			tp_cel_val yv = tp_cel_from_json(y, bs);
+			eq = tp_cel_equal(&xv, &yv);
+		}
+	}
+	tp_htab_free(&tab);
+	return eq;
+}
+
 static int lists_equal(const tp_cel_val *a, const tp_cel_val *b)
 {
 	size_t n = tp_cel_size(a);
 	if (n != tp_cel_size(b))
 		return 0;
-	bool any_order = unordered(a) && unordered(b);
+	if (unordered(a) && unordered(b))
+		return unordered_equal(a, b);
+	const cJSON *ca = NULL, *cb = NULL;
 	for (size_t i = 0; i < n; i++) {
-		tp_cel_val x = tp_cel_list_at(a, i);
-		int eq = 0;
-		for (size_t j = any_order ? 0 : i; j < (any_order ? n : i + 1) && eq != 1; j++) {
-			tp_cel_val y = tp_cel_list_at(b, j);
-			eq = tp_cel_equal(&x, &y);
-		}
+		tp_cel_val x = tp_cel_list_next(a, i, &ca), y = tp_cel_list_next(b, i, &cb);
+		int eq = tp_cel_equal(&x, &y);
 		if (eq != 1)
 			return eq;
 	}
+	return 1;
+}
+
+/* b's value of a's member x: b's member of that name (through ib when
+ * b is large), else the schema's default, as tp_cel_map_get reads it. */
+static int json_map_get(const tp_cel_val *b, const tp_index *ib, const char *name,
+			tp_cel_val *out)
+{
+	if (strlen(name) >= 512)
+		return 0; /* tp_cel_map_get finds no such key either */
+	const cJSON *v = tp_index_member(ib, name);
+	const tp_sch *d = v ? NULL : defaulted(b, name);
+	if (!v && !d)
+		return 0;
+	*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(b->sch, name) : d);
 	return 1;
 }
 
@@ -269,8 +355,23 @@ static int maps_equal(const tp_cel_val *a, const tp_cel_val *b)
 	size_t n = tp_cel_size(a);
 	if (n != tp_cel_size(b))
 		return 0;
+	if (a->json && b->json) {
+		tp_index ia, ib;
+		int eq = tp_index_members(&ia, a->json) || tp_index_members(&ib, b->json) ? -1 : 1;
+		if (eq == -1)
+			tp_index_members(&ib, NULL);
+		for (const cJSON *m = a->json->child; m && eq == 1; m = m->next) {
+			tp_cel_val x, y;
+			eq = json_map_get(a, &ia, m->string, &x) && json_map_get(b, &ib, m->string, &y)
+				     ? tp_cel_equal(&x, &y) : 0;
+		}
+		tp_index_free(&ia);
+		tp_index_free(&ib);
+		return eq;
+	}
+	const cJSON *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
-		tp_cel_val k = tp_cel_map_key_at(a, i), x, y;
+		tp_cel_val k = tp_cel_map_key_next(a, i, &cur), x, y;
 		if (!tp_cel_map_get(a, &k, &x) || !tp_cel_map_get(b, &k, &y))
 			return 0;
 		int eq = tp_cel_equal(&x, &y);

@@ -13,6 +13,8 @@
  * its old value warns instead of denying, as the API server's ratcheting does.
  * A rule this interpreter cannot run gives a warning naming it, never a pass.
  */
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 #include "policy/schema/schema.h"
 
 #include <stdio.h>
@@ -178,22 +180,51 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 		rule_failed(rw, r, s, v, old, ratchet);
 }
 
-/* The old item of a list-map with the keys of item, or NULL. */
-static const cJSON *old_item(const tp_sch *s, const cJSON *old_list, const cJSON *item)
+/* A list-map item's keys, hashed (absent ones too). */
+static uint64_t keys_hash(const tp_sch *s, const cJSON *item)
 {
-	if (s->list_type != TP_LIST_MAP || !cJSON_IsArray(old_list) || !cJSON_IsObject(item))
-		return NULL;
-	for (const cJSON *o = old_list->child; o; o = o->next) {
-		size_t k;
-		for (k = 0; k < s->nmap_keys; k++) {
-			const cJSON *a = cJSON_GetObjectItemCaseSensitive(item, s->map_keys[k]);
-			const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, s->map_keys[k]);
-			if ((a == NULL) != (b == NULL) || (a && !tp_json_equal(a, b)))
-				break;
-		}
-		if (k == s->nmap_keys && cJSON_IsObject(o))
-			return o;
+	uint64_t h = 0;
+	for (size_t k = 0; k < s->nmap_keys; k++) {
+		const cJSON *f = tp_member(item, s->map_keys[k]);
+		h = h * 31 + (f ? tp_hash_json(f) : 0x9e3779b97f4a7c15ull);
 	}
+	return h;
+}
+
+static bool same_keys(const tp_sch *s, const cJSON *a, const cJSON *b)
+{
+	for (size_t k = 0; k < s->nmap_keys; k++) {
+		const cJSON *x = tp_member(a, s->map_keys[k]), *y = tp_member(b, s->map_keys[k]);
+		if ((x == NULL) != (y == NULL) || (x && !tp_json_equal(x, y)))
+			return false;
+	}
+	return true;
+}
+
+/* The old list-map's object items by their keys, filed once a list (a
+ * scan of the old list for each item made an update of n items O(n^2)).
+ * Nothing is filed for other lists: no item of theirs has an old self. */
+static int file_old_items(const tp_sch *s, const cJSON *old_list, tp_htab *t)
+{
+	if (s->list_type != TP_LIST_MAP || !cJSON_IsArray(old_list))
+		return TP_OK;
+	int rc = tp_htab_reserve(t, (size_t)cJSON_GetArraySize(old_list));
+	for (const cJSON *o = old_list->child; o && !rc; o = o->next)
+		if (cJSON_IsObject(o))
+			rc = tp_htab_put(t, keys_hash(s, o), o);
+	return rc;
+}
+
+/* The old item with the keys of item, the first one, or NULL. */
+static const cJSON *old_item(const tp_sch *s, const tp_htab *t, const cJSON *item)
+{
+	if (!t->count || !cJSON_IsObject(item))
+		return NULL;
+	size_t pos = 0;
+	uint64_t h = keys_hash(s, item);
+	for (const cJSON *o; (o = tp_htab_next(t, h, &pos));)
+		if (same_keys(s, item, o))
+			return o;
 	return NULL;
 }
 
@@ -211,15 +242,25 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 		walk(rw, s->all_of[i], v, old);
 	if (cJSON_IsArray(v)) {
 		long i = 0;
+		tp_htab olds = TP_HTAB_INIT;
+		if (old && s->items)
+			w->rc |= file_old_items(s, old, &olds);
 		for (const cJSON *it = v->child; it && s->items && !rw->stopped; it = it->next, i++) {
 			size_t len = tp__sch_push_index(w, i);
-			walk(rw, s->items, it, old_item(s, old, it));
+			rw->stopped = tp__tick(1) != TP_OK; /* tp_validate answers TP_ETIMEDOUT */
+			walk(rw, s->items, it, old_item(s, &olds, it));
 			tp__sch_pop(w, len);
 		}
+		tp_htab_free(&olds);
 		return;
 	}
 	if (!cJSON_IsObject(v))
 		return;
+	/* the old object's members by name: only on UPDATE, when there is one */
+	tp_index old_members;
+	bool has_old = cJSON_IsObject(old);
+	if (has_old)
+		w->rc |= tp_index_members(&old_members, old);
 	for (const cJSON *m = v->child; m && !rw->stopped; m = m->next) {
 		const tp_sch *p = tp__sch_prop(s, m->string);
 		bool key = !p;
@@ -232,10 +273,12 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 			w->rc |= tp_buf_addf(&w->path, "[%s]", m->string);
 		else
 			tp__sch_push_name(w, m->string);
-		const cJSON *o = cJSON_IsObject(old) ? cJSON_GetObjectItemCaseSensitive(old, m->string) : NULL;
-		walk(rw, p, m, o);
+		walk(rw, p, m, has_old && p->rules_below ? tp_index_member(&old_members, m->string)
+							    : NULL);
 		tp__sch_pop(w, len);
 	}
+	if (has_old)
+		tp_index_free(&old_members);
 }
 
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,

@@ -176,6 +176,51 @@ static void shipped_rules(void **state)
 	}
 }
 
+/* spec.trainer of a TrainJob with n resource limits and n env items (a
+ * list-map), in order or reversed, one value changed when change. */
+static char *trainer_of(int n, bool reversed, bool change)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	tp_buf_adds(&b, "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob','metadata':"
+			"{'name':'tj','namespace':'default'},'spec':{'runtimeRef':{'name':'torch'},"
+			"'trainer':{'resourcesPerNode':{'limits':{");
+	for (int k = 0; k < n; k++) {
+		int i = reversed ? n - 1 - k : k;
+		tp_buf_addf(&b, "%s'example.com/r%d':'%d'", k ? "," : "", i, change && i == 3 ? 99 : i);
+	}
+	tp_buf_adds(&b, "}},'env':[");
+	for (int k = 0; k < n; k++) {
+		int i = reversed ? n - 1 - k : k;
+		tp_buf_addf(&b, "%s{'name':'E%d','value':'v'}", k ? "," : "", i);
+	}
+	tp_buf_adds(&b, "]}}}");
+	return b.data;
+}
+
+/* self == oldSelf over maps and list-maps, short and past the point where
+ * they are compared through a table: members in any order, list-map items
+ * in any order (listType map compares unordered), one value changed seen. */
+static void transition_rules_on_large_values(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	static const int sizes[] = { 5, 100 };
+	for (size_t s = 0; s < 2; s++) {
+		char *old = trainer_of(sizes[s], false, false);
+		char *same = trainer_of(sizes[s], true, false);
+		char *changed = trainer_of(sizes[s], true, true);
+		tp_result *r = check(same, old);
+		assert_false(tt_has_error(r, "spec.trainer", "field is immutable"));
+		tp_result_free(r);
+		r = check(changed, old);
+		assert_true(tt_has_error(r, "spec.trainer", "field is immutable"));
+		tp_result_free(r);
+		free(old);
+		free(same);
+		free(changed);
+	}
+}
+
 /* The fields the runtime guides document beyond upstream's CRD: known in
  * strict (with a warning each), unknown to kubeflow; no error said twice. */
 static void guide_fields_in_strict(void **state)
@@ -264,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_rule_compiles),
 		cmocka_unit_test(shipped_rules),
+		cmocka_unit_test(transition_rules_on_large_values),
 		cmocka_unit_test(guide_fields_in_strict),
 		cmocka_unit_test(object_meta),
 	};
