@@ -11,6 +11,7 @@
  *   5. the plugins' TrainJob checks, in the table's order (plugins/registry.c):
  *      jobset, torch (with TorchTune), mpi, xgboost, volcano.
  */
+#include "policy/core/deadline.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/schema/schema.h"
@@ -258,5 +259,5 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	};
 	rc = validate_with_runtime(&ctx, kind);
 	cJSON_Delete(snapshot);
-	return rc;
+	return tp__deadline_status(rc);
 }

@@ -5,6 +5,7 @@
  * opt->crds, the object's CRD is checked (schema/engine.c) in place of the
  * built-in schema layer, by each kind's validator.
  */
+#include "policy/core/deadline.h"
 #include "policy/core/internal.h"
 #include "policy/schema/schema.h"
 
@@ -28,8 +29,8 @@ static bool old_matches(tp_kind k, const cJSON *old_obj)
 	return !old_obj || cJSON_IsNull(old_obj) || tp_kind_of(old_obj) == k;
 }
 
-int tp_validate_runtime(const tp_options *opt, tp_operation op, const cJSON *obj,
-			const cJSON *old_obj, tp_result *res)
+static int validate_runtime(const tp_options *opt, tp_operation op, const cJSON *obj,
+			    const cJSON *old_obj, tp_result *res)
 {
 	if (!obj || !res)
 		return TP_EINVAL;
@@ -48,8 +49,14 @@ int tp_validate_runtime(const tp_options *opt, tp_operation op, const cJSON *obj
 	}
 }
 
-int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const cJSON *old_obj,
-		tp_result *res)
+int tp_validate_runtime(const tp_options *opt, tp_operation op, const cJSON *obj,
+			const cJSON *old_obj, tp_result *res)
+{
+	return tp__deadline_status(validate_runtime(opt, op, obj, old_obj, res));
+}
+
+static int validate(const tp_options *opt, tp_operation op, const cJSON *obj,
+		    const cJSON *old_obj, tp_result *res)
 {
 	if (!obj || !res)
 		return TP_EINVAL;
@@ -85,6 +92,14 @@ int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const 
 	case TP_KIND__COUNT:
 		return TP_EUNSUPPORTED;
 	default:
-		return tp_validate_runtime(opt, op, obj, old_obj, res);
+		return validate_runtime(opt, op, obj, old_obj, res);
 	}
+}
+
+/* A deadline that passed during the work makes the answer TP_ETIMEDOUT,
+ * whatever the layers made of the loops it stopped: never a verdict. */
+int tp_validate(const tp_options *opt, tp_operation op, const cJSON *obj, const cJSON *old_obj,
+		tp_result *res)
+{
+	return tp__deadline_status(validate(opt, op, obj, old_obj, res));
 }

@@ -9,6 +9,7 @@
  * plugins made (MPI's and Flux's ConfigMap and Secret, PodGroup) after it. Nothing reads a
  * clock, a random source or a hash order, so equal inputs give equal bytes.
  */
+#include "policy/core/deadline.h"
 #include "policy/plugins/plugin.h"
 
 #include <string.h>
@@ -115,6 +116,10 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 		tp_result_add(res, TP_FIELD_INTERNAL, "spec", NULL, "out of memory");
 	tp_expand_info_free(&x);
 	cJSON_Delete(x.companions);
+	if ((rc = tp__deadline_status(rc)) == TP_ETIMEDOUT) {
+		cJSON_Delete(*out_list); /* a list built after the deadline is no answer either */
+		*out_list = NULL;
+	}
 	return rc;
 }
 

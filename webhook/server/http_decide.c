@@ -56,10 +56,16 @@ static int decide_once(request *r, const tw_config *base, tp_arena **arena)
 	cfg.opt.lookup = &rs.lookup;
 	tp_buf_reset(&r->out);
 	memset(&r->oc, 0, sizeof(r->oc));
+	/* The library's long loops stop at the same ?timeout= (TP_ETIMEDOUT):
+	 * a decider is not held deciding what the API server gave up on. */
+	tp_deadline dl = { .at_ns = (int64_t)r->t0.tv_sec * 1000000000 + r->t0.tv_nsec +
+				    (int64_t)r->deadline_us * 1000 };
+	tp_deadline *prev = tp_deadline_enter(r->deadline_us ? &dl : NULL);
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 			      *arena, &r->out, &r->oc);
+	tp_deadline_leave(prev);
 	tw_resolver_done(&rs);
-	return rc;
+	return rc == TP_OK && dl.expired ? TP_ETIMEDOUT : rc;
 }
 
 /* The outcome's strings into r->kept (they point into the arena). */
@@ -110,6 +116,9 @@ static void decide(request *r)
 					     "request may use (64 MiB, and at most --memory-budget): "
 					     "send a smaller object");
 			}
+		} else if (rc == TP_ETIMEDOUT) { /* a decision cut short is never an answer */
+			tp_arena_free(arena);
+			fail(r, 504, "the request's ?timeout= passed before the answer");
 		} else if (rc) {
 			tp_arena_free(arena);
 			fail(r, 500, tp_strerror(rc));
