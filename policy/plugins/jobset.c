@@ -8,9 +8,12 @@
  * runtime info (expand/info.c); the JobSet object itself is made by
  * expand/expand.c around the finished template.
  */
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 #include "policy/plugins/plugin.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------ TrainJob checks */
@@ -113,9 +116,70 @@ static int check_update(tp_tj_ctx *ctx)
 			     "before or after the update");
 }
 
-static bool named_in(const cJSON *pod, const char *list, const char *name)
+/* The runtime's jobs by name and, for each job a patch names, its container
+ * and initContainer names: found once each, where a scan of the runtime per
+ * patched job and container made a large patch against a large runtime
+ * cost their product. */
+struct runtime_names {
+	tp_index jobs;
+	tp_htab containers; /* job address -> struct job_names */
+	struct job_names *all;
+};
+
+struct job_names {
+	const cJSON *job;
+	tp_strset names;
+	struct job_names *next;
+};
+
+static int file_names(tp_strset *set, const cJSON *pod, const char *list)
 {
-	return tp_find_named(tp_get_array(pod, list), "name", name) != NULL;
+	int rc = TP_OK;
+	const cJSON *c;
+	cJSON_ArrayForEach(c, tp_get_array(pod, list))
+	{
+		const char *n = tp_get_str(c, "name");
+		if (n && (rc = tp_strset_add(set, n, NULL)))
+			break;
+	}
+	return rc;
+}
+
+/* rjob's container names, filed at its first use; NULL (*rc TP_ENOMEM) when
+ * memory ran out. */
+static const tp_strset *job_names(struct runtime_names *rn, const cJSON *rjob, int *rc)
+{
+	uint64_t h = tp_hash_bytes(&rjob, sizeof(rjob));
+	size_t pos = 0;
+	for (const struct job_names *j; (j = tp_htab_next(&rn->containers, h, &pos));)
+		if (j->job == rjob)
+			return &j->names;
+	struct job_names *j = calloc(1, sizeof(*j));
+	const cJSON *pod = tp__tj_pod_spec(rjob);
+	if (!j || (*rc = file_names(&j->names, pod, "initContainers")) ||
+	    (*rc = file_names(&j->names, pod, "containers")) ||
+	    (*rc = tp_htab_put(&rn->containers, h, j))) {
+		if (j)
+			tp_strset_free(&j->names);
+		free(j);
+		*rc = TP_ENOMEM;
+		return NULL;
+	}
+	j->job = rjob;
+	j->next = rn->all;
+	rn->all = j;
+	return &j->names;
+}
+
+static void runtime_names_free(struct runtime_names *rn)
+{
+	for (struct job_names *j = rn->all, *next; j; j = next) {
+		next = j->next;
+		tp_strset_free(&j->names);
+		free(j);
+	}
+	tp_htab_free(&rn->containers);
+	tp_index_free(&rn->jobs);
 }
 
 static bool is_reserved_container(const char *name)
@@ -132,19 +196,22 @@ static int invalid_patch(tp_tj_ctx *ctx, const char *value, const char *detail)
 
 /* Container patches of one replicated job. The runtime's own (unpatched)
  * names are the reference: merged, an unknown name would just be added. */
-static int check_job_patch(tp_tj_ctx *ctx, const cJSON *pjob, const char *jname,
-			   const cJSON *rjob)
+static int check_job_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON *pjob,
+			   const char *jname, const cJSON *rjob)
 {
-	const cJSON *rpod = tp__tj_pod_spec(rjob), *ppod = tp__tj_pod_spec(pjob);
+	const cJSON *ppod = tp__tj_pod_spec(pjob);
 	char d[512];
 	int rc = TP_OK;
+	const tp_strset *names = job_names(rn, rjob, &rc);
 	const char *lists[] = { "initContainers", "containers" };
 	for (int l = 0; l < 2 && !rc; l++) {
 		const cJSON *arr = tp_get_array(ppod, lists[l]);
 		for (const cJSON *c = arr ? arr->child : NULL; c && !rc; c = c->next) {
 			const char *cn = tp_get_str(c, "name");
 			cn = cn ? cn : "";
-			if (!named_in(rpod, "initContainers", cn) && !named_in(rpod, "containers", cn)) {
+			if ((rc = tp__tick(1)))
+				break;
+			if (!tp_strset_has(names, cn)) {
 				snprintf(d, sizeof(d), "must not have %s that doesn't exist in the "
 					 "runtime job %s", l ? "container" : "initContainer", jname);
 				rc = invalid_patch(ctx, cn, d);
@@ -158,7 +225,7 @@ static int check_job_patch(tp_tj_ctx *ctx, const cJSON *pjob, const char *jname,
 	return rc;
 }
 
-static int check_patch(tp_tj_ctx *ctx, const cJSON *patch)
+static int check_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON *patch)
 {
 	const char *mgr = tp_get_str(patch, "manager");
 	if (tp_check_domain_prefixed_path(ctx->res, PATCHES ".manager", mgr ? mgr : "") < 0)
@@ -168,12 +235,12 @@ static int check_patch(tp_tj_ctx *ctx, const cJSON *patch)
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next) {
 		const char *jname = tp_get_str(j, "name");
 		jname = jname ? jname : "";
-		const cJSON *rjob = tp__tj_job(ctx->base, jname);
+		const cJSON *rjob = tp_index_named(&rn->jobs, jname);
 		if (!rjob)
 			rc = invalid_patch(ctx, jname, "must not have replicated job that doesn't "
 					   "exist in the runtime job template");
 		else
-			rc = check_job_patch(ctx, j, jname, rjob);
+			rc = check_job_patch(ctx, rn, j, jname, rjob);
 	}
 	return rc;
 }
@@ -186,8 +253,14 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	if (!rc)
 		rc = check_update(ctx);
 	const cJSON *patches = tp_get_array(ctx->job, PATCHES);
+	struct runtime_names rn = { .containers = TP_HTAB_INIT };
+	if (!rc && patches && patches->child)
+		rc = tp_index_items(&rn.jobs, tp_get_array(ctx->base, "spec.replicatedJobs"), "name");
+	else
+		tp_index_items(&rn.jobs, NULL, "name");
 	for (const cJSON *p = patches ? patches->child : NULL; p && !rc; p = p->next)
-		rc = check_patch(ctx, p);
+		rc = check_patch(ctx, &rn, p);
+	runtime_names_free(&rn);
 	return rc;
 }
 
