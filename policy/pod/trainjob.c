@@ -52,6 +52,12 @@ typedef struct tj_pods {
 	const cJSON *ml;     /* the runtime's mlPolicy, or NULL */
 	bool trainer_seen;   /* the first trainer job has been checked */
 	bool nodes_written;  /* this job's Pod count is the TrainJob's numNodes */
+	/* The replicated jobs of a long ctx->base and ctx->tmpl by name, filed
+	 * once for all the jobs checked (once per job with findings cost
+	 * O(jobs^2) for a wide runtime). */
+	tp_podv names;
+	tp_nameset base_jobs, tmpl_jobs;
+	bool names_ready, base_filed, tmpl_filed;
 } tj_pods;
 
 static bool is(const char *s, const char *want)
@@ -185,14 +191,40 @@ static int index_jobs(tp_podv *v, const cJSON *tmpl, tp_nameset *out)
 	return TP_OK;
 }
 
+#define FEW_JOBS 16
+
+/* The jobs of tmpl by name, into *out: filed again for each job with
+ * findings while there are few (no arena to make, as before), filed once in
+ * *cached (*filed) for all of them when there are many. */
+static int jobs_of(tj_pods *t, const cJSON *tmpl, tp_nameset *cached, bool *filed,
+		   tp_nameset *out)
+{
+	size_t n = 0;
+	const cJSON *jobs = tp_get_array(tmpl, "spec.replicatedJobs");
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && n <= FEW_JOBS; j = j->next)
+		n++;
+	if (n <= FEW_JOBS)
+		return index_jobs(&t->other, tmpl, out);
+	if (!t->names_ready) {
+		if (tp__podv_init(&t->names))
+			return TP_ENOMEM;
+		t->names_ready = true;
+	}
+	if (!*filed && index_jobs(&t->names, tmpl, cached))
+		return TP_ENOMEM;
+	*filed = true;
+	*out = *cached;
+	return TP_OK;
+}
+
 /* The findings of the job named name in tmpl, into t->other, keyed. */
-static int other_findings(tj_pods *t, const cJSON *tmpl, const char *name, tp_nameset *keys,
-			  const rt_job **job)
+static int other_findings(tj_pods *t, const cJSON *tmpl, tp_nameset *cached, bool *filed,
+			  const char *name, tp_nameset *keys, const rt_job **job)
 {
 	tp_nameset jobs;
 	*job = NULL;
 	tp__nameset_init(keys, t->other.arena);
-	if (index_jobs(&t->other, tmpl, &jobs))
+	if (jobs_of(t, tmpl, cached, filed, &jobs))
 		return TP_ENOMEM;
 	if (!(*job = tp__nameset_get(&jobs, name)))
 		return TP_OK;
@@ -294,9 +326,10 @@ static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
 	tp_nameset base_keys, patched_keys;
 	const rt_job *base, *pjob;
 	tp__nameset_init(&patched_keys, t->other.arena);
-	rc = other_findings(t, t->ctx->base, rjob, &base_keys, &base);
+	rc = other_findings(t, t->ctx->base, &t->base_jobs, &t->base_filed, rjob, &base_keys, &base);
 	if (!rc && copied && patched)
-		rc = other_findings(t, t->ctx->tmpl, rjob, &patched_keys, &pjob);
+		rc = other_findings(t, t->ctx->tmpl, &t->tmpl_jobs, &t->tmpl_filed, rjob,
+				    &patched_keys, &pjob);
 	for (size_t i = 0; !rc && i < t->built.n; i++) {
 		const tp_pod_finding *f = &t->built.items[i];
 		const char *key = tp__pod_key(&t->built, f);
@@ -346,6 +379,8 @@ static int check_jobs(const tp_tj_ctx *ctx)
 	tp__podv_free(&t.built);
 	if (t.other_ready)
 		tp__podv_free(&t.other);
+	if (t.names_ready)
+		tp__podv_free(&t.names);
 	return rc;
 }
 
