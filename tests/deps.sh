@@ -62,6 +62,9 @@ PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev li
 # pre-commit (tests only): tests/integration/test_cli_hooks.c runs the hook of
 # .pre-commit-hooks.yaml through `pre-commit try-repo`.
 [ "$mode" = test ] && PKGS="$PKGS pre-commit"
+# valgrind (tests only): tests/integration/test_linear_cost.c counts instructions
+# with callgrind.
+[ "$mode" = test ] && PKGS="$PKGS valgrind"
 # Installs the Debian packages among $@ that are missing.
 debian_packages() {
 	missing=""

@@ -1,0 +1,361 @@
+/*
+ * test_linear_cost.c — every route and offline command costs O(n) in the
+ * size of what it reads: the same input with 10x the items of one list or
+ * map must take about 10x the instructions, never 100x (issue 20: 100,000
+ * env items held a worker 51 s, 100,000 containers in a runtimePatch 93 s,
+ * 100,000 labels 36 s on the mutate route).
+ *
+ * Instructions, not seconds: the binary runs under callgrind, which counts
+ * those of the decision alone (--toggle-collect on the function that makes
+ * it), whatever else the machine does. Skipped when valgrind is missing
+ * (tests/deps.sh installs it) and in `make asan`, whose binary valgrind
+ * cannot run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/trainpolicy.h"
+#include "tests/support/testutil.h"
+
+/* 10x apart; large enough that an O(n^2) step dominates its case at N_BIG
+ * (the old code: ratios of 30 to 100), small enough for callgrind. */
+#define N_SMALL 200
+#define N_BIG 2000
+/* linear is 10; a hash table's growth and n log n sorts stay well under */
+#define MAX_RATIO 14.0
+#define MIN_RATIO 5.0
+
+static char tmp[64];
+static bool have_valgrind;
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp, name);
+	return buf[i];
+}
+
+static void save(const char *name, const tp_buf *b)
+{
+	FILE *f = fopen(tpath(name), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+	fclose(f);
+}
+
+/* ------------------------------------------------------------ inputs
+ * Each maker appends a JSON document with n items of one list or map. */
+
+typedef void (*maker)(tp_buf *b, int n);
+
+static void items(tp_buf *b, int n, const char *fmt)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			tp_buf_addc(b, ',');
+		tp_buf_addf(b, fmt, i, i);
+	}
+}
+
+static void trainjob_open(tp_buf *b, const char *runtime)
+{
+	tp_buf_addf(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
+		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\",\"uid\":\"u1\"},"
+		       "\"spec\":{\"runtimeRef\":{\"name\":\"%s\"},", runtime);
+}
+
+static void tj_env(tp_buf *b, int n)
+{
+	trainjob_open(b, "torch-distributed");
+	tp_buf_adds(b, "\"trainer\":{\"image\":\"x\",\"env\":[");
+	items(b, n, "{\"name\":\"E%d\",\"value\":\"v%d\"}");
+	tp_buf_adds(b, "]}}}");
+}
+
+static void tj_containers(tp_buf *b, int n)
+{
+	trainjob_open(b, "torch-distributed");
+	tp_buf_adds(b, "\"runtimePatches\":[{\"manager\":\"example.com/m\",\"trainingRuntimeSpec\":"
+		       "{\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\",\"template\":"
+		       "{\"spec\":{\"template\":{\"spec\":{\"containers\":[");
+	items(b, n, "{\"name\":\"c%d\",\"image\":\"i%d\"}");
+	tp_buf_adds(b, "]}}}}}]}}}}]}}");
+}
+
+static void tj_patches(tp_buf *b, int n)
+{
+	trainjob_open(b, "torch-distributed");
+	tp_buf_adds(b, "\"runtimePatches\":[");
+	items(b, n, "{\"manager\":\"example.com/m%d\",\"trainingRuntimeSpec\":{\"template\":"
+		    "{\"spec\":{\"replicatedJobs\":[{\"name\":\"j%d\"}]}}}}");
+	tp_buf_adds(b, "]}}");
+}
+
+static void tj_labels(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
+		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\",\"labels\":{");
+	items(b, n, "\"k%d\":\"v%d\"");
+	tp_buf_adds(b, "}},\"spec\":{\"runtimeRef\":{\"name\":\"torch-distributed\"},"
+		       "\"runtimePatches\":[{\"manager\":\"example.com/m\"}]}}");
+}
+
+static void tj_resources(tp_buf *b, int n)
+{
+	trainjob_open(b, "torch-distributed");
+	tp_buf_adds(b, "\"trainer\":{\"image\":\"x\",\"resourcesPerNode\":{\"limits\":{");
+	items(b, n, "\"example.com/r%d\":\"%d\"");
+	tp_buf_adds(b, "}}}}}");
+}
+
+/* A ClusterTrainingRuntime "wide" of n jobs of 3 containers, and a TrainJob
+ * whose one patch names each of them with a container: the JobSet plugin
+ * looks every patched job and container up in the runtime. */
+static void wide_runtime(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"wide\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
+		       "{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"j%d\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+		    "{\"containers\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":\"c%d\"}]}}}}}");
+	tp_buf_adds(b, "]}}}}");
+}
+
+static void tj_wide_patch(tp_buf *b, int n)
+{
+	trainjob_open(b, "wide");
+	tp_buf_adds(b, "\"runtimePatches\":[{\"manager\":\"example.com/m\",\"trainingRuntimeSpec\":"
+		       "{\"template\":{\"spec\":{\"replicatedJobs\":[");
+	for (int i = 0; i < n; i++)
+		tp_buf_addf(b, "%s{\"name\":\"j%d\",\"template\":{\"spec\":{\"template\":"
+			       "{\"spec\":{\"containers\":[{\"name\":\"c%d\"}]}}}}}", i ? "," : "",
+			    n - 1 - i, n - 1 - i);
+	tp_buf_adds(b, "]}}}}]}}");
+}
+
+static void runtime_jobs(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"big\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
+		       "{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"j%d\",\"dependsOn\":[{\"name\":\"j%d\",\"status\":\"Ready\"}],"
+		    "\"template\":{\"spec\":{\"template\":{\"spec\":{\"containers\":"
+		    "[{\"name\":\"node\"}]}}}}}");
+	tp_buf_adds(b, "]}}}}");
+}
+
+static void jobset_jobs(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\","
+		       "\"metadata\":{\"name\":\"js\",\"namespace\":\"default\"},\"spec\":"
+		       "{\"replicatedJobs\":[");
+	for (int i = 0; i < n; i++)
+		tp_buf_addf(b, "%s{\"name\":\"j%d\",%s\"template\":{\"spec\":{\"template\":{\"spec\":"
+			       "{\"volumes\":[{\"name\":\"v%d\"}],\"containers\":[{\"name\":\"c\","
+			       "\"volumeMounts\":[{\"name\":\"t%d\",\"mountPath\":\"/m\"}]}]}}}}}",
+			    i ? "," : "", i, i ? "\"dependsOn\":[{\"name\":\"j0\"}]," : "", i, i);
+	tp_buf_adds(b, "],\"successPolicy\":{\"operator\":\"All\",\"targetReplicatedJobs\":[");
+	items(b, n, "\"j%d\"");
+	tp_buf_adds(b, "]},\"failurePolicy\":{\"rules\":[");
+	items(b, n, "{\"name\":\"r%d\",\"action\":\"FailJobSet\",\"targetReplicatedJobs\":[\"j%d\"]}");
+	tp_buf_adds(b, "]},\"volumeClaimPolicies\":[{\"templates\":[");
+	items(b, n, "{\"metadata\":{\"name\":\"t%d\"},\"spec\":{\"storageClassName\":\"s%d\"}}");
+	tp_buf_adds(b, "]}]}}");
+}
+
+/* A JobSet its TrainJob (stored beside the runtime) owns, with n labels
+ * and n jobs of its own: the mutating JobSet route lays the built JobSet
+ * over it. */
+static void jobset_owned(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\","
+		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\",\"ownerReferences\":"
+		       "[{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
+		       "\"name\":\"big\",\"uid\":\"u1\",\"controller\":true}],\"labels\":{");
+	items(b, n, "\"k%d\":\"v%d\"");
+	tp_buf_adds(b, "}},\"spec\":{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"x%d\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+		    "{\"containers\":[{\"name\":\"c%d\"}]}}}}}");
+	tp_buf_adds(b, "]}}");
+}
+
+/* An AdmissionReview of the document made by m. */
+static void review(tp_buf *b, int n, maker m, const char *group, const char *kind,
+		   const char *op)
+{
+	tp_buf obj = TP_BUF_INIT(0);
+	m(&obj, n);
+	bool update = !strcmp(op, "UPDATE");
+	tp_buf_addf(b, "{\"kind\":\"AdmissionReview\",\"apiVersion\":\"admission.k8s.io/v1\","
+		       "\"request\":{\"uid\":\"u\",\"kind\":{\"group\":\"%s\",\"version\":\"%s\","
+		       "\"kind\":\"%s\"},\"namespace\":\"default\",\"operation\":\"%s\","
+		       "\"userInfo\":{\"username\":\"a\"},\"object\":%s,\"oldObject\":%s}}",
+		    group, strcmp(group, "jobset.x-k8s.io") ? "v1alpha1" : "v1alpha2", kind, op,
+		    obj.data, update ? obj.data : "null");
+	tp_buf_free(&obj);
+}
+
+/* ------------------------------------------------------------ measuring */
+
+/* Instructions callgrind counts inside fn for one run of args on file. */
+static long long instructions(const char *fn, const char *args, const char *file)
+{
+	char cmd[2048], *out = NULL, *err = NULL;
+	snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --callgrind-out-file=/dev/null "
+		 "--toggle-collect=%s %s %s %s", fn, tt_bin(), args, file);
+	tt_run(cmd, &out, &err);
+	const char *c = err ? strstr(err, "Collected : ") : NULL;
+	long long n = c ? atoll(c + strlen("Collected : ")) : -1;
+	if (n <= 0)
+		fail_msg("no instruction count from: %s\n%s", cmd, err ? err : "");
+	free(out);
+	free(err);
+	return n;
+}
+
+typedef struct cost_case {
+	const char *name;
+	const char *fn;   /* where the decision is made */
+	const char *args; /* the command and its options; %s: the temp folder */
+	maker make;
+	const char *review_kind; /* NULL: the document itself, else an AdmissionReview */
+	const char *review_group;
+	const char *op;
+	bool crds;        /* needs ../shared's CRDs */
+	maker runtime;    /* a runtime of n items too, in the store (rt/wide.json) */
+} cost_case;
+
+static void measure(const cost_case *c)
+{
+	if (!have_valgrind)
+		skip();
+	char args[1024];
+	char *crds = c->crds ? tt_shared_path("fixtures/upstream/crds") : NULL;
+	if (c->crds && !tt_shared_dir())
+		skip();
+	snprintf(args, sizeof(args), c->args, tmp, crds ? crds : "");
+	free(crds);
+	long long cost[2];
+	for (int k = 0; k < 2; k++) {
+		int n = k ? N_BIG : N_SMALL;
+		tp_buf b = TP_BUF_INIT(0);
+		if (c->runtime) {
+			c->runtime(&b, n);
+			save("rt/wide.json", &b);
+			tp_buf_reset(&b);
+		}
+		if (c->review_kind)
+			review(&b, n, c->make, c->review_group, c->review_kind, c->op);
+		else
+			c->make(&b, n);
+		save(k ? "big.json" : "small.json", &b);
+		tp_buf_free(&b);
+		cost[k] = instructions(c->fn, args, tpath(k ? "big.json" : "small.json"));
+		if (c->runtime)
+			unlink(tpath("rt/wide.json"));
+	}
+	double ratio = (double)cost[1] / (double)cost[0];
+	printf("  %-34s %9lld -> %10lld instructions for %dx the items: x%.1f\n", c->name, cost[0],
+	       cost[1], N_BIG / N_SMALL, ratio);
+	if (ratio > MAX_RATIO || ratio < MIN_RATIO)
+		fail_msg("%s: %lld -> %lld instructions (x%.1f) for %d -> %d items: not linear",
+			 c->name, cost[0], cost[1], ratio, N_SMALL, N_BIG);
+}
+
+#define RT "--runtimes %1$s/rt"
+#define TJ_GROUP "trainer.kubeflow.org"
+
+static const cost_case cases[] = {
+	{ "validate: TrainJob env", "tw_admission_handle", "review " RT, tj_env, "TrainJob",
+	  TJ_GROUP, "CREATE", false },
+	{ "validate: runtimePatch containers", "tw_admission_handle", "review " RT, tj_containers,
+	  "TrainJob", TJ_GROUP, "CREATE", false },
+	{ "validate: runtimePatches", "tw_admission_handle", "review " RT, tj_patches, "TrainJob",
+	  TJ_GROUP, "CREATE", false },
+	{ "validate: a patch of a wide runtime", "tw_admission_handle", "review " RT,
+	  tj_wide_patch, "TrainJob", TJ_GROUP, "CREATE", false, wide_runtime },
+	{ "validate, CRDs: TrainJob env", "tw_admission_handle", "review " RT " --crds %2$s",
+	  tj_env, "TrainJob", TJ_GROUP, "CREATE", true },
+	{ "validate, CRDs: UPDATE resources", "tw_admission_handle", "review " RT " --crds %2$s",
+	  tj_resources, "TrainJob", TJ_GROUP, "UPDATE", true },
+	{ "mutate: TrainJob labels", "tw_admission_handle",
+	  "review " RT " --path /mutate-trainer-kubeflow-org-v1alpha1-trainjob", tj_labels,
+	  "TrainJob", TJ_GROUP, "CREATE", false },
+	{ "mutate: UPDATE runtimePatches", "tw_admission_handle",
+	  "review " RT " --path /mutate-trainer-kubeflow-org-v1alpha1-trainjob", tj_patches,
+	  "TrainJob", TJ_GROUP, "UPDATE", false },
+	{ "expand: env", "tw_expand_trainjob", "expand --no-schema " RT, tj_env, NULL, NULL,
+	  NULL, false },
+	{ "expand: resourcesPerNode", "tw_expand_trainjob", "expand " RT, tj_resources, NULL,
+	  NULL, NULL, false },
+	{ "validate: runtime replicatedJobs", "tp_validate", "validate --profile kubeflow",
+	  runtime_jobs, NULL, NULL, NULL, false },
+	{ "validate, CRDs: UPDATE runtime jobs", "tw_admission_handle",
+	  "review --profile kubeflow --crds %2$s", runtime_jobs, "ClusterTrainingRuntime",
+	  TJ_GROUP, "UPDATE", true },
+	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false },
+	{ "mutate: JobSet of a TrainJob", "tw_admission_handle",
+	  "review " RT " --path /mutate-jobset-x-k8s-io-v1alpha2-jobset", jobset_owned, "JobSet",
+	  "jobset.x-k8s.io", "CREATE", false },
+};
+
+static void linear_costs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		measure(&cases[i]);
+}
+
+/* ------------------------------------------------------------ fixtures */
+
+static int setup(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	have_valgrind = false; /* this build's binary is AddressSanitizer's */
+#else
+	have_valgrind = system("valgrind --version >/dev/null 2>&1") == 0;
+#endif
+	snprintf(tmp, sizeof(tmp), "/tmp/tw-linear-XXXXXX");
+	if (!mkdtemp(tmp))
+		return -1;
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/rt && cp deploy/runtimes/torch-distributed.yaml %s/rt/",
+		 tmp, tmp);
+	if (system(cmd) != 0)
+		return -1;
+	/* the TrainJob the owned JobSet names */
+	tp_buf b = TP_BUF_INIT(0);
+	trainjob_open(&b, "torch-distributed");
+	tp_buf_adds(&b, "\"trainer\":{\"image\":\"x\",\"numNodes\":2}}}");
+	save("rt/trainjob.json", &b);
+	tp_buf_free(&b);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(linear_costs),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
