@@ -3,7 +3,8 @@
  * of webhook/cli/crds/ byte for byte: every YAML file of the folder is built
  * in and every built-in one is a file of the folder, with the same bytes;
  * the folder's README names the release --version gives; they compile; and
- * where ../shared is beside the repository, they are its fixtures' CRDs too.
+ * where ../shared is beside the repository, they are its fixtures' CRDs too;
+ * and loading them leaves the heap compact.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +12,13 @@
 #include <cmocka.h>
 
 #include <glob.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tests/support/testutil.h"
 #include "webhook/cli/builtin_crds.h"
@@ -123,10 +129,70 @@ static void builtin_crds_compile(void **state)
 	compare_with(FOLDER); /* and still the same bytes */
 }
 
+/* Resident pages of the process's [heap] (the brk heap malloc grows), or
+ * -1 when it has none (ASan's or valgrind's allocator). */
+static long resident_heap_pages(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uintptr_t lo = 0, hi = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[heap]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (f)
+		fclose(f);
+	long page = sysconf(_SC_PAGESIZE);
+	if (!hi || page <= 0)
+		return -1;
+	size_t n = (hi - lo) / (size_t)page;
+	unsigned char *vec = malloc(n + 64); /* the heap may grow for it: some slack */
+	long resident = -1;
+	if (vec && !mincore((void *)lo, n * (size_t)page, vec)) {
+		resident = 0;
+		for (size_t i = 0; i < n; i++)
+			resident += vec[i] & 1;
+	}
+	free(vec);
+	return resident;
+}
+
+/* The parsed CRDs are freed once compiled; what stays resident of the heap
+ * is what the compiled set holds, not the holes of the parse between its
+ * allocations (each text is parsed in an arena of its own: the heap kept
+ * 816 KB resident for 396 KB in use when the parse's nodes were malloc'd
+ * one by one, 304 KB for 331 KB with the arena). */
+static void loading_leaves_the_heap_compact(void **state)
+{
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip(); /* ASan's allocator has no brk heap to measure */
+#endif
+	long page = sysconf(_SC_PAGESIZE);
+	malloc_trim(0);
+	long before = resident_heap_pages();
+	size_t used_before = mallinfo2().uordblks;
+	tp_crds *crds = NULL;
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	assert_int_equal(tw_builtin_crds_load(crds, stderr), TP_OK);
+	malloc_trim(0);
+	long after = resident_heap_pages();
+	size_t used = mallinfo2().uordblks;
+	tp_crds_unref(crds);
+	if (before < 0 || after < 0)
+		skip();
+	long grown = (after - before) * page;
+	long kept = used > used_before ? (long)(used - used_before) : 0;
+	if (grown > kept + 256 * 1024)
+		fail_msg("loading the built-in CRDs left %ld KB of heap resident for %ld KB in use",
+			 grown / 1024, kept / 1024);
+}
+
 int main(void)
 {
 	tp_json_init();
 	const struct CMUnitTest tests[] = {
+		/* first: on a heap no other load has grown */
+		cmocka_unit_test(loading_leaves_the_heap_compact),
 		cmocka_unit_test(builtin_copy_is_the_folder),
 		cmocka_unit_test(builtin_copy_is_upstreams_fixture),
 		cmocka_unit_test(readme_names_the_source),

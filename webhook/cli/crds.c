@@ -3,6 +3,7 @@
  * `kubectl get crd -o yaml` prints them (one, or a List) or as upstream's
  * manifests ship them. Each CRD is compiled once into a tp_crds set.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,19 +20,37 @@ struct crd_load {
 	int rc;
 };
 
+/* The parsed text lives in an arena of its own, gone in one free once
+ * compiled: were its nodes malloc'd one by one between the set's long-lived
+ * allocations, the holes they leave would keep the heap's pages resident
+ * (serve with the built-in CRDs at rest: RssAnon 2.5 -> 2.0 MiB). No limit
+ * beyond MAX_CRD_FILE's on the text, as with malloc. */
+static int load_text(const char *text, size_t len, tp_arena **arena, tp_docs **docs,
+		     tp_load_error *err)
+{
+	if (tp_arena_new(arena, SIZE_MAX))
+		return TP_ENOMEM;
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = MAX_CRD_FILE; /* a CRD with an embedded PodSpec is ~1 MiB */
+	tp_arena *prev = tp_arena_enter(*arena);
+	int rc = tp_load(text, len, &lim, docs, err);
+	tp_arena_leave(prev);
+	return rc;
+}
+
 int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t len, FILE *errf,
 		     size_t *added)
 {
 	tp_docs *docs = NULL;
+	tp_arena *arena = NULL;
 	tp_load_error err = { 0 };
-	tp_load_limits lim;
-	tp_load_limits_default(&lim);
-	lim.max_doc_bytes = MAX_CRD_FILE; /* a CRD with an embedded PodSpec is ~1 MiB */
-	int rc = tp_load(text, len, &lim, &docs, &err);
+	int rc = load_text(text, len, &arena, &docs, &err);
 	if (rc) {
 		if (errf)
 			fprintf(errf, "%s: %s\n", name, err.msg[0] ? err.msg : tp_strerror(rc));
 		tp_docs_free(docs);
+		tp_arena_free(arena);
 		return rc == TP_ENOMEM ? rc : TP_EIO;
 	}
 	int first = TP_OK;
@@ -49,7 +68,8 @@ int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t l
 		else if (!rc && added)
 			++*added;
 	}
-	tp_docs_free(docs);
+	tp_docs_free(docs); /* the objects are the arena's */
+	tp_arena_free(arena);
 	return first;
 }
 
