@@ -254,6 +254,22 @@ const char *tp_meta_label(const cJSON *obj, const char *key);
 
 /* ----------------------------------------------------------------- loading */
 
+/* Members a caller has no use for, left out as YAML is loaded (JSON loads
+ * whole): each mapping and sequence gets a context from open(), given its
+ * parent's (TP_LOAD_SKIP_ROOT above a document's root), the key it is the
+ * value of (NULL for a sequence's item) and whether it is a mapping; a
+ * string member of a mapping is left out when drop() says so. Under
+ * TP_LOAD_SKIP_NONE nothing is asked: it holds for everything below, and
+ * for a node with an anchor or a merged (<<) mapping, so that aliases and
+ * merges copy whole nodes. Keys left out still count as written (a second
+ * one is a duplicate). */
+#define TP_LOAD_SKIP_ROOT 0
+#define TP_LOAD_SKIP_NONE (-1)
+typedef struct tp_load_skip {
+	int (*open)(int parent, const char *key, bool mapping);
+	bool (*drop)(int ctx, const char *key);
+} tp_load_skip;
+
 typedef struct tp_load_limits {
 	size_t max_doc_bytes;   /* one document (default 3 MiB) */
 	size_t max_total_bytes; /* the whole input (default 64 MiB) */
@@ -262,6 +278,7 @@ typedef struct tp_load_limits {
 	size_t max_docs;        /* documents, List items counted (default 10000) */
 	bool positions;         /* record each node's line and column (tp_docs_position) */
 	bool json_only;         /* JSON or nothing (a body sent as application/json) */
+	const tp_load_skip *skip; /* members left out (NULL: none) */
 } tp_load_limits;
 
 void tp_load_limits_default(tp_load_limits *l);
@@ -438,6 +455,11 @@ size_t tp_crds_count(const tp_crds *c);
 /* Rules (x-kubernetes-validations) compiled, and of those how many use what
  * the CEL interpreter does not support (they warn when they apply). */
 void tp_crds_rule_counts(const tp_crds *c, size_t *rules, size_t *unsupported);
+/* For tp_load_limits.skip: the description strings of a CRD's schemas
+ * (spec.versions[].schema.openAPIV3Schema and the schemas below it), which
+ * tp_crds_add never reads; a property named description, and whatever a
+ * default, enum or example holds, are kept. */
+const tp_load_skip *tp_crds_load_skip(void);
 /* Whether a CRD serves kind in group (any version). */
 bool tp_crds_has_kind(const tp_crds *c, const char *group, const char *kind);
 tp_crds *tp_crds_ref(tp_crds *c);

@@ -27,6 +27,7 @@ void tp_load_limits_default(tp_load_limits *l)
 	l->max_docs = 10000;
 	l->positions = false;
 	l->json_only = false;
+	l->skip = NULL;
 }
 
 /* A zero field keeps its default, so callers may set only what they mean. */
@@ -47,6 +48,7 @@ static void limits_resolve(tp_load_limits *out, const tp_load_limits *in)
 		out->max_docs = in->max_docs;
 	out->positions = in->positions;
 	out->json_only = in->json_only;
+	out->skip = in->skip;
 }
 
 /* ------------------------------------------------------ whole-input checks */

@@ -18,6 +18,9 @@
  *  - a document that is empty (only comments, or null) is skipped;
  *  - values JSON cannot hold (.inf, .nan, strings with a NUL) are errors, as
  *    sigs.k8s.io/yaml's JSON conversion fails on them too;
+ *  - with tp_load_limits.skip, string members the caller has no use for are
+ *    never built (a CRD's schema descriptions: most of its text); their keys
+ *    are kept with the mapping, so a duplicate is still one;
  *  - integers are stored as doubles, like every cJSON number: beyond 2^53
  *    they round, exactly as the JSON path rounds them.
  *
@@ -56,6 +59,12 @@ typedef struct frame {
 	tp_keyset ks;
 	merge_src *merges;
 	size_t nmerges, merges_cap;
+	int ctx; /* tp_load_skip's context, TP_LOAD_SKIP_NONE without one */
+	struct left_out {
+		char *key; /* cJSON memory, owned here */
+		int line;
+	} *left_out; /* members left out, by key */
+	size_t nleft_out, left_out_cap;
 } frame;
 
 typedef struct anchor {
@@ -146,6 +155,9 @@ static void frame_release(frame *f)
 		if (f->merges[i].owned)
 			cJSON_Delete((cJSON *)f->merges[i].node);
 	free(f->merges);
+	for (size_t i = 0; i < f->nleft_out; i++)
+		cJSON_free(f->left_out[i].key);
+	free(f->left_out);
 }
 
 /* Everything one document built; anchors do not outlive their document. */
@@ -333,13 +345,22 @@ static int put_value(ybuild *b, cJSON *v, int line, int col)
 	return TP_OK;
 }
 
+/* The line of key's member left out of f, or 0. */
+static int left_out_line(const frame *f, const char *key)
+{
+	for (size_t i = 0; i < f->nleft_out; i++)
+		if (!strcmp(f->left_out[i].key, key))
+			return f->left_out[i].line;
+	return 0;
+}
+
 static int dup_key(ybuild *b, frame *f, const char *key)
 {
 	size_t i = 0;
 	const cJSON *c = f->node->child;
 	for (; c && strcmp(c->string, key); c = c->next)
 		i++;
-	int first = c && i < f->count ? f->key_lines[i] : 0;
+	int first = c && i < f->count ? f->key_lines[i] : left_out_line(f, key);
 	return yfail(b, TP_EPARSE, "mapping key \"%.100s\" already defined at line %d", key, first);
 }
 
@@ -347,7 +368,7 @@ static int dup_key(ybuild *b, frame *f, const char *key)
 static int set_key(ybuild *b, char *key)
 {
 	frame *f = top(b);
-	int fresh = tp__key_is_new(f->node, f->count, &f->ks, key);
+	int fresh = left_out_line(f, key) ? 0 : tp__key_is_new(f->node, f->count, &f->ks, key);
 	if (fresh != 1) {
 		int rc = fresh < 0 ? oom(b) : dup_key(b, f, key);
 		cJSON_free(key);
@@ -370,7 +391,7 @@ static int merge_run(ybuild *b, frame *f)
 				int fresh = tp__key_is_new(f->node, f->count, &f->ks, c->string);
 				if (fresh < 0)
 					return oom(b);
-				if (!fresh)
+				if (!fresh || left_out_line(f, c->string))
 					continue; /* written in the mapping, or merged earlier */
 				int rc = TP_OK;
 				cJSON *k = copy_node(b, c, (int)b->depth + 1, &rc);
@@ -394,6 +415,41 @@ static int merge_run(ybuild *b, frame *f)
 	return TP_OK;
 }
 
+/* ------------------------------------------------------ members left out */
+
+/* The context of a node opening under the top frame (tp_load_skip). */
+static int skip_ctx(ybuild *b, bool map, bool anchored)
+{
+	const tp_load_skip *sk = b->ld->lim.skip;
+	const frame *f = top(b);
+	int parent = f ? f->ctx : TP_LOAD_SKIP_ROOT;
+	if (!sk || anchored || parent == TP_LOAD_SKIP_NONE || (f && f->key_merge))
+		return TP_LOAD_SKIP_NONE;
+	return sk->open(parent, f && cJSON_IsObject(f->node) ? f->key : NULL, map);
+}
+
+/* Whether the string scalar s, the value of the top frame's pending key,
+ * is left out. Never one with an anchor (an alias may copy it) or with a
+ * NUL (the error stands). */
+static bool skipped(ybuild *b, const tp_yaml_scalar *sc, const char *s, size_t n, bool anchored)
+{
+	const tp_load_skip *sk = b->ld->lim.skip;
+	const frame *f = top(b);
+	return sk && f && f->ctx != TP_LOAD_SKIP_NONE && f->key && !anchored &&
+	       sc->type == TP_YAML_STR && !memchr(s, '\0', n) && sk->drop(f->ctx, f->key);
+}
+
+/* The pending key's member is left out: the frame keeps the key. */
+static int leave_out(ybuild *b)
+{
+	frame *f = top(b);
+	if (grow((void **)&f->left_out, f->nleft_out, &f->left_out_cap, sizeof(*f->left_out)))
+		return oom(b);
+	f->left_out[f->nleft_out++] = (struct left_out){ .key = f->key, .line = f->key_line };
+	f->key = NULL;
+	return TP_OK;
+}
+
 /* --------------------------------------------------------------- events */
 
 static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
@@ -408,10 +464,12 @@ static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 	if (grow((void **)&b->st, b->depth, &b->st_cap, sizeof(*b->st)))
 		return oom(b);
 	const yaml_char_t *an = map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+	int ctx = skip_ctx(b, map, an != NULL);
 	frame *f = &b->st[b->depth];
 	*f = (frame){ .node = map ? cJSON_CreateObject() : cJSON_CreateArray(),
 		      .line = (int)ev->start_mark.line + 1,
-		      .col = (int)ev->start_mark.column + 1 };
+		      .col = (int)ev->start_mark.column + 1,
+		      .ctx = ctx };
 	if (an)
 		f->anchor = strdup((const char *)an);
 	if (!f->node || (an && !f->anchor)) {
@@ -522,6 +580,8 @@ static int on_scalar(ybuild *b, const yaml_event_t *ev)
 		}
 		return set_key(b, key);
 	}
+	if (skipped(b, &sc, s, n, an != NULL))
+		return leave_out(b);
 	cJSON *v = scalar_json(b, &sc, s, n, &rc);
 	if (!v)
 		return rc;

@@ -55,9 +55,7 @@ static void hash_value(hash2 *h, const cJSON *v)
 	mix_bytes(h, "}", 1);
 }
 
-/* Which members of a schema object hold schemas: 1 one schema, 2 a map or
- * an array of them, 0 a plain value. */
-static int schema_member(const char *k)
+int tp__sch_member_kind(const char *k)
 {
 	if (!strcmp(k, "items") || !strcmp(k, "additionalProperties") || !strcmp(k, "not"))
 		return 1;
@@ -80,7 +78,7 @@ static int hash_schema(hash2 *h, const cJSON *j)
 		if (!strcmp(m->string, "description") && cJSON_IsString(m))
 			continue;
 		mix_str(h, m->string);
-		int kind = schema_member(m->string);
+		int kind = tp__sch_member_kind(m->string);
 		if (kind == 1 && cJSON_IsObject(m)) {
 			int sub = hash_schema(h, m) + 1;
 			height = sub > height ? sub : height;

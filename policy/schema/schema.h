@@ -8,7 +8,8 @@
  * parsed. Everything lives in the tp_crds' arena and is never written again,
  * so any number of threads read it at once.
  *
- * The files, bottom up: compile.c (CRD -> tree, tp_crds), check.c (the
+ * The files, bottom up: load_skip.c (what loading a CRD may leave out),
+ * compile.c (CRD -> tree, tp_crds), check.c (the
  * kube-openapi validators, in their order and words), prune.c (unknown fields
  * and "did you mean"), listtype.c
  * (x-kubernetes-list-type set/map), rules.c (x-kubernetes-validations),
@@ -127,6 +128,11 @@ struct tp_crds {
 	tp_sch_memo *memo; /* compiled subtrees by hash (open addressing) */
 	size_t memo_n, memo_cap;
 };
+
+/* Which members of a schema object hold schemas, as compile reads them: 1
+ * one schema (items, additionalProperties, not), 2 a map or an array of
+ * them (properties, allOf, anyOf, oneOf), 0 a plain value (memo.c). */
+int tp__sch_member_kind(const char *key);
 
 void tp__sch_memo_key(const cJSON *j, tp_sch_memo_key *out);
 /* The tree compiled for an identical schema (its rules counted again), or
