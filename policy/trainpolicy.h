@@ -279,6 +279,14 @@ typedef struct tp_load_limits {
 	bool positions;         /* record each node's line and column (tp_docs_position) */
 	bool json_only;         /* JSON or nothing (a body sent as application/json) */
 	const tp_load_skip *skip; /* members left out (NULL: none) */
+	/* Told how far the loader has read data, every 64 KiB, in each of its
+	 * passes (the byte checks, then YAML's parser; not JSON's): bytes before
+	 * upto are not read again in that pass, though a later pass, or an
+	 * error's position, reads from the start again. A caller whose input is
+	 * a private file mapping nothing writes may give those pages back
+	 * (webhook/cli/crds.c). NULL: not told. */
+	void (*read_to)(void *arg, const char *data, size_t upto);
+	void *read_arg;
 } tp_load_limits;
 
 void tp_load_limits_default(tp_load_limits *l);

@@ -28,6 +28,8 @@ void tp_load_limits_default(tp_load_limits *l)
 	l->positions = false;
 	l->json_only = false;
 	l->skip = NULL;
+	l->read_to = NULL;
+	l->read_arg = NULL;
 }
 
 /* A zero field keeps its default, so callers may set only what they mean. */
@@ -49,6 +51,8 @@ static void limits_resolve(tp_load_limits *out, const tp_load_limits *in)
 	out->positions = in->positions;
 	out->json_only = in->json_only;
 	out->skip = in->skip;
+	out->read_to = in->read_to;
+	out->read_arg = in->read_arg;
 }
 
 /* ------------------------------------------------------ whole-input checks */
@@ -86,15 +90,16 @@ static size_t utf8_seq(const unsigned char *p, size_t left)
 	return n;
 }
 
-/* One linear pass: no NUL byte, valid UTF-8. Offsets in the messages are
- * 0-based byte offsets, as hexdump and cmp show them. */
-static int check_bytes(tp_loader *ld)
+/* No NUL byte, valid UTF-8, from *from up to end (a sequence may run past
+ * it: *from ends after it). Offsets in the messages are 0-based byte
+ * offsets, as hexdump and cmp show them. */
+static int check_range(tp_loader *ld, size_t *from, size_t end)
 {
 	const unsigned char *p = (const unsigned char *)ld->data;
-	size_t len = ld->len, i = 0;
-	while (i < len) {
-		i = (size_t)(tp__scan_ascii(p + i, p + len) - p);
-		if (i == len)
+	size_t len = ld->len, i = *from;
+	while (i < end) {
+		i = (size_t)(tp__scan_ascii(p + i, p + end) - p);
+		if (i == end)
 			break;
 		if (p[i] == 0)
 			return tp__load_fail(ld, TP_EPARSE, 0, 0, 0,
@@ -107,6 +112,23 @@ static int check_bytes(tp_loader *ld)
 					     "invalid UTF-8 at byte %zu (line %d)", i, line);
 		}
 		i += n;
+	}
+	*from = i;
+	return TP_OK;
+}
+
+/* One linear pass over the input; in steps when the caller follows the
+ * reading (tp_load_limits.read_to). */
+static int check_bytes(tp_loader *ld)
+{
+	size_t len = ld->len, from = 0;
+	size_t step = ld->lim.read_to ? TP_LOAD_READ_STEP : len;
+	while (from < len) {
+		int rc = check_range(ld, &from, len - from > step ? from + step : len);
+		if (rc)
+			return rc;
+		if (ld->lim.read_to)
+			ld->lim.read_to(ld->lim.read_arg, ld->data, from);
 	}
 	return TP_OK;
 }

@@ -21,6 +21,9 @@
  * before they cost much memory (a cJSON node is about 64 bytes). */
 #define TP_LOAD_MAX_ALIAS_NODES ((size_t)100000)
 
+/* How often tp_load_limits.read_to is told, in bytes read. */
+#define TP_LOAD_READ_STEP ((size_t)64 * 1024)
+
 /* Node positions (load/positions.c): a side table, node -> line, column. */
 typedef struct tp_posmap tp_posmap;
 tp_posmap *tp__pos_new(void);

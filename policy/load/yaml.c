@@ -691,12 +691,38 @@ static int syntax_error(ybuild *b, const yaml_parser_t *p, size_t start)
 	return yfail(b, TP_EPARSE, "%s", problem);
 }
 
+/* libyaml's input when the caller follows the reading: the bytes, copied
+ * as libyaml's string input copies them, and how far they are read. */
+typedef struct yreader {
+	const tp_loader *ld;
+	size_t pos, told;
+} yreader;
+
+static int read_input(void *data, unsigned char *buf, size_t size, size_t *size_read)
+{
+	yreader *r = data;
+	size_t n = r->ld->len - r->pos < size ? r->ld->len - r->pos : size;
+	memcpy(buf, r->ld->data + r->pos, n);
+	r->pos += n;
+	*size_read = n;
+	if (r->pos - r->told >= TP_LOAD_READ_STEP || (n && r->pos == r->ld->len)) {
+		r->ld->lim.read_to(r->ld->lim.read_arg, r->ld->data, r->pos);
+		r->told = r->pos;
+	}
+	return 1;
+}
+
 int tp__load_yaml(tp_loader *ld, size_t start)
 {
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p))
 		return tp__load_fail(ld, TP_ENOMEM, 0, 0, 0, "out of memory");
-	yaml_parser_set_input_string(&p, (const unsigned char *)ld->data + start, ld->len - start);
+	yreader rd = { .ld = ld, .pos = start, .told = start };
+	if (ld->lim.read_to)
+		yaml_parser_set_input(&p, read_input, &rd);
+	else
+		yaml_parser_set_input_string(&p, (const unsigned char *)ld->data + start,
+					     ld->len - start);
 	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
 	ybuild b = { .ld = ld };
 	int rc = TP_OK;

@@ -22,6 +22,7 @@
 
 #include "tests/support/testutil.h"
 #include "webhook/cli/builtin_crds.h"
+#include "webhook/cli/crds.h"
 
 #define FOLDER "webhook/cli/crds"
 
@@ -129,6 +130,111 @@ static void builtin_crds_compile(void **state)
 	compare_with(FOLDER); /* and still the same bytes */
 }
 
+/* Pages wholly inside the built-in texts that are mapped in (pagemap's
+ * present bit), or -1 when pagemap cannot be read. */
+static long resident_text_pages(void)
+{
+	FILE *f = fopen("/proc/self/pagemap", "rb");
+	if (!f)
+		return -1;
+	long page = sysconf(_SC_PAGESIZE), resident = 0;
+	for (size_t i = 0; i < tw_builtin_crds_count(); i++) {
+		tw_builtin_crd c;
+		tw_builtin_crd_get(i, &c);
+		uintptr_t lo = ((uintptr_t)c.data + (uintptr_t)page - 1) / (uintptr_t)page;
+		uintptr_t hi = ((uintptr_t)c.data + c.len) / (uintptr_t)page;
+		for (uintptr_t pg = lo; pg < hi; pg++) {
+			uint64_t e = 0;
+			if (fseek(f, (long)(pg * sizeof(e)), SEEK_SET) || fread(&e, sizeof(e), 1, f) != 1) {
+				fclose(f);
+				return -1;
+			}
+			resident += (long)(e >> 63);
+		}
+	}
+	fclose(f);
+	return resident;
+}
+
+/* Once loaded, no page of the texts stays resident: not those the loader
+ * read past, nor a file's last ones, mapped again by the kernel's
+ * fault-around when the next file's first page was read (248 pages stayed
+ * here without the last give-back over all the files). */
+static void texts_are_given_back(void **state)
+{
+	(void)state;
+	tp_crds *crds = NULL;
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	assert_int_equal(tw_builtin_crds_load(crds, stderr), TP_OK);
+	long left = resident_text_pages();
+	tp_crds_unref(crds);
+	if (left < 0)
+		skip();
+	if (left > 0)
+		fail_msg("%ld pages of the built-in CRDs' text are still resident", left);
+}
+
+/* text added as a mapped text (a private mapping of a file holding it, its
+ * pages given back as they are read) and as plain memory: the messages on
+ * errf and the return codes are the same. The message, malloc'd. */
+static char *same_mapped_and_not(const char *text, size_t len)
+{
+	char path[] = "/tmp/test_builtin_crds.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	char *map = mmap(NULL, len + 1, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	unlink(path);
+	char *msg[2] = { NULL, NULL };
+	size_t msglen[2];
+	int rc[2];
+	size_t added[2] = { 0, 0 };
+	for (int mapped = 0; mapped < 2; mapped++) {
+		tp_crds *crds = NULL;
+		assert_int_equal(tp_crds_new(&crds), TP_OK);
+		FILE *errf = open_memstream(&msg[mapped], &msglen[mapped]);
+		rc[mapped] = tw_crds_add_text(crds, "f.yaml", mapped ? map : text, len, mapped, errf,
+					      &added[mapped]);
+		fclose(errf);
+		tp_crds_unref(crds);
+	}
+	assert_int_equal(rc[0], rc[1]);
+	assert_int_equal(added[0], added[1]);
+	assert_string_equal(msg[0], msg[1]);
+	munmap(map, len + 1);
+	free(msg[0]);
+	return msg[1];
+}
+
+/* Pages given back as the loader reads past them are read again from the
+ * file by the next pass and by an error's position: a CRD past the first
+ * steps loads, and an error at its end is placed at the same line. */
+static void mapped_text_reads_given_back_pages_again(void **state)
+{
+	(void)state;
+	tw_builtin_crd c;
+	assert_true(tw_builtin_crd_get(0, &c));
+	char *msg = same_mapped_and_not(c.data, c.len);
+	assert_string_equal(msg, "");
+	free(msg);
+	char *bad = malloc(c.len + 32);
+	assert_non_null(bad);
+	memcpy(bad, c.data, c.len);
+	strcpy(bad + c.len, "bad: [unclosed\n");
+	msg = same_mapped_and_not(bad, strlen(bad));
+	if (!strstr(msg, "f.yaml: ") || !strstr(msg, "line"))
+		fail_msg("no error placed at a line: %s", msg);
+	free(msg);
+	strcpy(bad + c.len, "x: \xff\n"); /* the byte checks count the lines from the start */
+	msg = same_mapped_and_not(bad, strlen(bad));
+	if (!strstr(msg, "invalid UTF-8 at byte"))
+		fail_msg("no UTF-8 error: %s", msg);
+	free(msg);
+	free(bad);
+}
+
 /* Resident pages of the process's [heap] (the brk heap malloc grows), or
  * -1 when it has none (ASan's or valgrind's allocator). */
 static long resident_heap_pages(void)
@@ -197,6 +303,8 @@ int main(void)
 		cmocka_unit_test(builtin_copy_is_upstreams_fixture),
 		cmocka_unit_test(readme_names_the_source),
 		cmocka_unit_test(builtin_crds_compile),
+		cmocka_unit_test(mapped_text_reads_given_back_pages_again),
+		cmocka_unit_test(texts_are_given_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

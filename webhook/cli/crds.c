@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "webhook/cli/crds.h"
 #include "webhook/core/files.h"
@@ -20,13 +22,33 @@ struct crd_load {
 	int rc;
 };
 
+void tw_crds_give_back(const char *p, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return;
+	uintptr_t lo = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+/* tp_load_limits.read_to for a mapped text: what the loader has read past
+ * in this pass is given back, so that at most a step of the text is
+ * resident at a time, not all of it (the start-up peak). */
+static void read_to(void *arg, const char *data, size_t upto)
+{
+	(void)arg;
+	tw_crds_give_back(data, upto);
+}
+
 /* The parsed text lives in an arena of its own, gone in one free once
  * compiled: were its nodes malloc'd one by one between the set's long-lived
  * allocations, the holes they leave would keep the heap's pages resident
  * (serve with the built-in CRDs at rest: RssAnon 2.5 -> 2.0 MiB). No limit
  * beyond MAX_CRD_FILE's on the text, as with malloc. */
-static int load_text(const char *text, size_t len, tp_arena **arena, tp_docs **docs,
-		     tp_load_error *err)
+static int load_text(const char *text, size_t len, bool mapped, tp_arena **arena,
+		     tp_docs **docs, tp_load_error *err)
 {
 	if (tp_arena_new(arena, SIZE_MAX))
 		return TP_ENOMEM;
@@ -34,19 +56,23 @@ static int load_text(const char *text, size_t len, tp_arena **arena, tp_docs **d
 	tp_load_limits_default(&lim);
 	lim.max_doc_bytes = MAX_CRD_FILE; /* a CRD with an embedded PodSpec is ~1 MiB */
 	lim.skip = tp_crds_load_skip(); /* its schemas' descriptions: a third of its text */
+	if (mapped)
+		lim.read_to = read_to;
 	tp_arena *prev = tp_arena_enter(*arena);
 	int rc = tp_load(text, len, &lim, docs, err);
 	tp_arena_leave(prev);
 	return rc;
 }
 
-int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t len, FILE *errf,
-		     size_t *added)
+int tw_crds_add_text(tp_crds *crds, const char *name, const char *text, size_t len, bool mapped,
+		     FILE *errf, size_t *added)
 {
 	tp_docs *docs = NULL;
 	tp_arena *arena = NULL;
 	tp_load_error err = { 0 };
-	int rc = load_text(text, len, &arena, &docs, &err);
+	int rc = load_text(text, len, mapped, &arena, &docs, &err);
+	if (mapped)
+		tw_crds_give_back(text, len); /* what an error's position read again, too */
 	if (rc) {
 		if (errf)
 			fprintf(errf, "%s: %s\n", name, err.msg[0] ? err.msg : tp_strerror(rc));
@@ -85,7 +111,8 @@ static int add_crd_file(const char *path, void *ctx)
 		tp_buf_free(&b);
 		return cl->rc = rc == TP_ENOMEM ? rc : TP_EIO, 0;
 	}
-	rc = tw_crds_add_text(cl->crds, path, b.data ? b.data : "", b.len, cl->errf, &cl->added);
+	rc = tw_crds_add_text(cl->crds, path, b.data ? b.data : "", b.len, false, cl->errf,
+			      &cl->added);
 	tp_buf_free(&b);
 	if (rc)
 		cl->rc = rc;
