@@ -10,9 +10,11 @@
  *    (load/scalar.c); non-string mapping keys become their text ("true");
  *  - anchors live for one document; an alias copies its node. Alias uses
  *    are capped by max_aliases and copied nodes by TP_LOAD_MAX_ALIAS_NODES,
- *    so a "billion laughs" document fails after a bounded amount of work;
+ *    so a "billion laughs" document fails after a bounded amount of work
+ *    (load/yaml_anchors.c);
  *  - merge keys (<<) follow the YAML merge spec: keys written in the mapping
- *    win over merged ones, and earlier merged mappings over later ones;
+ *    win over merged ones, and earlier merged mappings over later ones
+ *    (load/yaml_anchors.c);
  *  - a key written twice in one mapping is an error, as in sigs.k8s.io/yaml's
  *    strict mode: mapping key "x" already defined at line N;
  *  - a document that is empty (only comments, or null) is skipped;
@@ -25,9 +27,10 @@
  *    they round, exactly as the JSON path rounds them.
  *
  * Each document's size is its span in the input, from libyaml's marks
- * (which count characters: bytes for ASCII text).
+ * (which count characters: bytes for ASCII text). The builder's state and
+ * memory are load/yaml_build.h's and load/yaml_build.c's.
  */
-#include "policy/load/load.h"
+#include "policy/load/yaml_build.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,228 +39,7 @@
 
 #include <yaml.h>
 
-/* ------------------------------------------------------------------ state */
-
-typedef struct merge_src {
-	const cJSON *node;
-	bool owned; /* an inline value, buried once merged; else an anchor's node */
-} merge_src;
-
-/* One open mapping or sequence. */
-typedef struct frame {
-	cJSON *node;
-	cJSON *tail;
-	size_t count;  /* members or items linked so far */
-	char *anchor;  /* malloc'd name, recorded once the node is complete */
-	int line, col; /* where the node starts */
-	/* mappings only */
-	char *key;      /* pending key (cJSON memory), NULL when a key comes next */
-	bool key_merge; /* the pending key is << */
-	int key_line, key_col;
-	int *key_lines; /* line of each member's key, for duplicate messages */
-	size_t key_lines_cap;
-	tp_keyset ks;
-	merge_src *merges;
-	size_t nmerges, merges_cap;
-	int ctx; /* tp_load_skip's context, TP_LOAD_SKIP_NONE without one */
-	struct left_out {
-		char *key; /* cJSON memory, owned here */
-		int line;
-	} *left_out; /* members left out, by key */
-	size_t nleft_out, left_out_cap;
-} frame;
-
-typedef struct anchor {
-	char *name;
-	const cJSON *node;
-} anchor;
-
-typedef struct ybuild {
-	tp_loader *ld;
-	frame *st;
-	size_t depth, st_cap;
-	anchor *anchors;
-	size_t nanchors, anchors_cap;
-	cJSON **grave; /* nodes that must outlive the document's building */
-	size_t ngrave, grave_cap;
-	cJSON *root;
-	int root_line;
-	int doc; /* 1-based number of the current document */
-	bool in_doc;
-	size_t doc_start;
-	yaml_mark_t mark; /* of the current event, for messages */
-	size_t aliases;   /* alias uses, all documents */
-	size_t copied;    /* nodes copied by aliases and merges, all documents */
-} ybuild;
-
-static int yfail(ybuild *b, int code, const char *fmt, ...) TP_PRINTF(3, 4);
-
-static int yfail(ybuild *b, int code, const char *fmt, ...)
-{
-	char msg[sizeof(b->ld->err->msg)];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	int doc = b->in_doc ? b->doc : b->doc + 1;
-	return tp__load_fail(b->ld, code, doc, (int)b->mark.line + 1, (int)b->mark.column + 1, "%s",
-			     msg);
-}
-
-static int oom(ybuild *b)
-{
-	return yfail(b, TP_ENOMEM, "out of memory");
-}
-
-/* Grow *v (n used, *cap slots of size sz) to hold one more. */
-static int grow(void **v, size_t n, size_t *cap, size_t sz)
-{
-	if (n < *cap)
-		return TP_OK;
-	size_t c = *cap ? *cap * 2 : 8;
-	void *p = realloc(*v, c * sz);
-	if (!p)
-		return TP_ENOMEM;
-	*v = p;
-	*cap = c;
-	return TP_OK;
-}
-
-static char *json_strndup(const char *s, size_t n)
-{
-	char *p = cJSON_malloc(n + 1);
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = '\0';
-	}
-	return p;
-}
-
-static int bury(ybuild *b, cJSON *node)
-{
-	if (grow((void **)&b->grave, b->ngrave, &b->grave_cap, sizeof(*b->grave))) {
-		cJSON_Delete(node);
-		return oom(b);
-	}
-	b->grave[b->ngrave++] = node;
-	return TP_OK;
-}
-
-static void frame_release(frame *f)
-{
-	cJSON_Delete(f->node);
-	if (f->key)
-		cJSON_free(f->key);
-	free(f->anchor);
-	free(f->key_lines);
-	tp__keyset_free(&f->ks);
-	for (size_t i = 0; i < f->nmerges; i++)
-		if (f->merges[i].owned)
-			cJSON_Delete((cJSON *)f->merges[i].node);
-	free(f->merges);
-	for (size_t i = 0; i < f->nleft_out; i++)
-		cJSON_free(f->left_out[i].key);
-	free(f->left_out);
-}
-
-/* Everything one document built; anchors do not outlive their document. */
-static void doc_reset(ybuild *b)
-{
-	while (b->depth)
-		frame_release(&b->st[--b->depth]);
-	for (size_t i = 0; i < b->nanchors; i++)
-		free(b->anchors[i].name);
-	b->nanchors = 0;
-	for (size_t i = 0; i < b->ngrave; i++)
-		cJSON_Delete(b->grave[i]);
-	b->ngrave = 0;
-	cJSON_Delete(b->root);
-	b->root = NULL;
-}
-
-static void build_free(ybuild *b)
-{
-	doc_reset(b);
-	free(b->st);
-	free(b->anchors);
-	free(b->grave);
-}
-
-/* --------------------------------------------------------------- anchors */
-
-static int anchor_add(ybuild *b, char *name, const cJSON *node)
-{
-	if (grow((void **)&b->anchors, b->nanchors, &b->anchors_cap, sizeof(*b->anchors))) {
-		free(name);
-		return oom(b);
-	}
-	b->anchors[b->nanchors++] = (anchor){ .name = name, .node = node };
-	return TP_OK;
-}
-
-static int anchor_add_copy(ybuild *b, const char *name, const cJSON *node)
-{
-	char *n = strdup(name);
-	return n ? anchor_add(b, n, node) : oom(b);
-}
-
-/* The latest definition wins, as YAML says. */
-static const cJSON *anchor_find(const ybuild *b, const char *name)
-{
-	for (size_t i = b->nanchors; i-- > 0;)
-		if (!strcmp(b->anchors[i].name, name))
-			return b->anchors[i].node;
-	return NULL;
-}
-
-/* A copy of src placed at depth; every node counts against the copy budget. */
-static cJSON *copy_node(ybuild *b, const cJSON *src, int depth, int *rc)
-{
-	if (++b->copied > TP_LOAD_MAX_ALIAS_NODES) {
-		*rc = yfail(b, TP_ELIMIT,
-			    "aliases expand to more than %zu nodes (a \"billion laughs\" document?)",
-			    TP_LOAD_MAX_ALIAS_NODES);
-		return NULL;
-	}
-	bool container = cJSON_IsObject(src) || cJSON_IsArray(src);
-	if (container && depth > b->ld->lim.max_depth) {
-		*rc = yfail(b, TP_ELIMIT, "an alias nests deeper than %d levels",
-			    b->ld->lim.max_depth);
-		return NULL;
-	}
-	cJSON *n = cJSON_IsObject(src)	 ? cJSON_CreateObject()
-		   : cJSON_IsArray(src)	 ? cJSON_CreateArray()
-		   : cJSON_IsString(src) ? cJSON_CreateString(src->valuestring)
-		   : cJSON_IsNumber(src) ? cJSON_CreateNumber(src->valuedouble)
-		   : cJSON_IsBool(src)	 ? cJSON_CreateBool(cJSON_IsTrue(src))
-					 : cJSON_CreateNull();
-	if (!n) {
-		*rc = oom(b);
-		return NULL;
-	}
-	cJSON *tail = NULL;
-	for (const cJSON *c = container ? src->child : NULL; c; c = c->next) {
-		cJSON *k = copy_node(b, c, depth + 1, rc);
-		if (k && c->string && !(k->string = json_strndup(c->string, strlen(c->string)))) {
-			cJSON_Delete(k);
-			k = NULL;
-			*rc = oom(b);
-		}
-		if (!k) {
-			cJSON_Delete(n);
-			return NULL;
-		}
-		tp__json_link(n, &tail, k);
-	}
-	return n;
-}
-
 /* ------------------------------------------------------------ the builder */
-
-static frame *top(ybuild *b)
-{
-	return b->depth ? &b->st[b->depth - 1] : NULL;
-}
 
 static bool wants_key(const ybuild *b)
 {
@@ -273,34 +55,11 @@ static int key_line_push(ybuild *b, frame *f, int line)
 	return TP_OK;
 }
 
-/* The value of a << key: a mapping or a sequence of mappings. */
-static int merge_add(ybuild *b, frame *f, const cJSON *v, bool owned)
-{
-	bool ok = cJSON_IsObject(v);
-	if (cJSON_IsArray(v)) {
-		ok = true;
-		for (const cJSON *c = v->child; c; c = c->next)
-			ok = ok && cJSON_IsObject(c);
-	}
-	int rc = TP_OK;
-	if (!ok)
-		rc = yfail(b, TP_EPARSE, "map merge requires map or sequence of maps as the value");
-	else if (grow((void **)&f->merges, f->nmerges, &f->merges_cap, sizeof(*f->merges)))
-		rc = oom(b);
-	if (rc) {
-		if (owned)
-			cJSON_Delete((cJSON *)v);
-		return rc;
-	}
-	f->merges[f->nmerges++] = (merge_src){ .node = v, .owned = owned };
-	f->key_merge = false;
-	return TP_OK;
-}
-
 /* A root that is not a mapping: the document is not a Kubernetes object. */
 static int not_a_mapping(ybuild *b, const char *what)
 {
-	return yfail(b, TP_EPARSE, "the document is %s, not a Kubernetes object (a mapping)", what);
+	return tp__yaml_fail(b, TP_EPARSE,
+			     "the document is %s, not a Kubernetes object (a mapping)", what);
 }
 
 /* A finished node goes to its parent (takes v). */
@@ -332,7 +91,7 @@ static int put_value(ybuild *b, cJSON *v, int line, int col)
 		return TP_OK;
 	}
 	if (f->key_merge)
-		return merge_add(b, f, v, true);
+		return tp__yaml_merge_add(b, f, v, true);
 	int rc = key_line_push(b, f, f->key_line);
 	if (rc) {
 		cJSON_Delete(v);
@@ -345,15 +104,6 @@ static int put_value(ybuild *b, cJSON *v, int line, int col)
 	return TP_OK;
 }
 
-/* The line of key's member left out of f, or 0. */
-static int left_out_line(const frame *f, const char *key)
-{
-	for (size_t i = 0; i < f->nleft_out; i++)
-		if (!strcmp(f->left_out[i].key, key))
-			return f->left_out[i].line;
-	return 0;
-}
-
 static int dup_key(ybuild *b, frame *f, const char *key)
 {
 	size_t i = 0;
@@ -361,7 +111,8 @@ static int dup_key(ybuild *b, frame *f, const char *key)
 	for (; c && strcmp(c->string, key); c = c->next)
 		i++;
 	int first = c && i < f->count ? f->key_lines[i] : left_out_line(f, key);
-	return yfail(b, TP_EPARSE, "mapping key \"%.100s\" already defined at line %d", key, first);
+	return tp__yaml_fail(b, TP_EPARSE, "mapping key \"%.100s\" already defined at line %d", key,
+			     first);
 }
 
 /* A mapping key (key is cJSON memory; taken). */
@@ -377,41 +128,6 @@ static int set_key(ybuild *b, char *key)
 	f->key = key;
 	f->key_line = (int)b->mark.line + 1;
 	f->key_col = (int)b->mark.column + 1;
-	return TP_OK;
-}
-
-/* Merge every pending << source into the finished mapping f. */
-static int merge_run(ybuild *b, frame *f)
-{
-	for (size_t m = 0; m < f->nmerges; m++) {
-		const cJSON *src = f->merges[m].node;
-		const cJSON *maps = cJSON_IsArray(src) ? src->child : src;
-		for (; maps; maps = cJSON_IsArray(src) ? maps->next : NULL) {
-			for (const cJSON *c = maps->child; c; c = c->next) {
-				int fresh = tp__key_is_new(f->node, f->count, &f->ks, c->string);
-				if (fresh < 0)
-					return oom(b);
-				if (!fresh || left_out_line(f, c->string))
-					continue; /* written in the mapping, or merged earlier */
-				int rc = TP_OK;
-				cJSON *k = copy_node(b, c, (int)b->depth + 1, &rc);
-				if (!k)
-					return rc;
-				if (!(k->string = json_strndup(c->string, strlen(c->string)))) {
-					cJSON_Delete(k);
-					return oom(b);
-				}
-				tp__json_link(f->node, &f->tail, k);
-				f->count++;
-			}
-		}
-		if (f->merges[m].owned) {
-			f->merges[m].owned = false;
-			int rc = bury(b, (cJSON *)src);
-			if (rc)
-				return rc;
-		}
-	}
 	return TP_OK;
 }
 
@@ -455,12 +171,14 @@ static int leave_out(ybuild *b)
 static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 {
 	if (wants_key(b))
-		return yfail(b, TP_EPARSE, "a %s cannot be a mapping key (JSON keys are strings)",
-			     map ? "mapping" : "sequence");
+		return tp__yaml_fail(b, TP_EPARSE,
+				     "a %s cannot be a mapping key (JSON keys are strings)",
+				     map ? "mapping" : "sequence");
 	if (!b->depth && !map)
 		return not_a_mapping(b, "a sequence");
 	if ((int)b->depth + 1 > b->ld->lim.max_depth)
-		return yfail(b, TP_ELIMIT, "nesting deeper than %d levels", b->ld->lim.max_depth);
+		return tp__yaml_fail(b, TP_ELIMIT, "nesting deeper than %d levels",
+				     b->ld->lim.max_depth);
 	if (grow((void **)&b->st, b->depth, &b->st_cap, sizeof(*b->st)))
 		return oom(b);
 	const yaml_char_t *an = map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
@@ -473,7 +191,7 @@ static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 	if (an)
 		f->anchor = strdup((const char *)an);
 	if (!f->node || (an && !f->anchor)) {
-		frame_release(f);
+		tp__yaml_frame_release(f);
 		return oom(b);
 	}
 	b->depth++;
@@ -483,7 +201,7 @@ static int on_start(ybuild *b, const yaml_event_t *ev, bool map)
 static int on_end(ybuild *b)
 {
 	frame *f = top(b);
-	int rc = merge_run(b, f);
+	int rc = f->nmerges ? tp__yaml_merge_run(b, f) : TP_OK;
 	if (rc)
 		return rc;
 	cJSON *v = f->node;
@@ -491,9 +209,9 @@ static int on_end(ybuild *b)
 	char *an = f->anchor;
 	f->anchor = NULL;
 	int line = f->line, col = f->col;
-	frame_release(f);
+	tp__yaml_frame_release(f);
 	b->depth--;
-	if (an && (rc = anchor_add(b, an, v))) {
+	if (an && (rc = tp__yaml_anchor_add(b, an, v))) {
 		cJSON_Delete(v);
 		return rc;
 	}
@@ -515,7 +233,8 @@ static cJSON *scalar_json(ybuild *b, const tp_yaml_scalar *sc, const char *s, si
 		break;
 	case TP_YAML_FLOAT:
 		if (!isfinite(sc->d)) {
-			*rc = yfail(b, TP_EPARSE, "%.*s cannot be represented in JSON", (int)n, s);
+			*rc = tp__yaml_fail(b, TP_EPARSE, "%.*s cannot be represented in JSON",
+					    (int)n, s);
 			return NULL;
 		}
 		v = cJSON_CreateNumber(sc->d);
@@ -523,7 +242,7 @@ static cJSON *scalar_json(ybuild *b, const tp_yaml_scalar *sc, const char *s, si
 	case TP_YAML_STR:
 	case TP_YAML_MERGE: /* << as a value is just text */
 		if (memchr(s, '\0', n)) {
-			*rc = yfail(b, TP_EPARSE, "a string holds a NUL character");
+			*rc = tp__yaml_fail(b, TP_EPARSE, "a string holds a NUL character");
 			return NULL;
 		}
 		v = cJSON_CreateString(s);
@@ -541,11 +260,12 @@ static int key_of_scalar(ybuild *b, const tp_yaml_scalar *sc, const char *s, siz
 	int len = (int)n;
 	if (sc->type == TP_YAML_STR) {
 		if (memchr(s, '\0', n))
-			return yfail(b, TP_EPARSE, "a mapping key holds a NUL character");
+			return tp__yaml_fail(b, TP_EPARSE, "a mapping key holds a NUL character");
 	} else {
 		len = tp__yaml_key_text(sc, buf, sizeof(buf));
 		if (len < 0)
-			return yfail(b, TP_EPARSE, "a mapping key is null (JSON keys are strings)");
+			return tp__yaml_fail(b, TP_EPARSE,
+					     "a mapping key is null (JSON keys are strings)");
 		s = buf;
 	}
 	*out = json_strndup(s, (size_t)len);
@@ -561,7 +281,7 @@ static int on_scalar(ybuild *b, const yaml_event_t *ev)
 	tp_yaml_scalar sc;
 	char msg[160];
 	if (tp__yaml_resolve(s, n, tag, ev->data.scalar.plain_implicit, &sc, msg, sizeof(msg)))
-		return yfail(b, TP_EPARSE, "%s", msg);
+		return tp__yaml_fail(b, TP_EPARSE, "%s", msg);
 	int rc = TP_OK;
 	if (wants_key(b)) {
 		if (sc.type == TP_YAML_MERGE) {
@@ -573,7 +293,8 @@ static int on_scalar(ybuild *b, const yaml_event_t *ev)
 			return rc;
 		if (an) { /* an anchored key: keep its value for aliases */
 			cJSON *k = cJSON_CreateString(key);
-			if (!k || (rc = bury(b, k)) || (rc = anchor_add_copy(b, an, k))) {
+			if (!k || (rc = tp__yaml_bury(b, k)) ||
+			    (rc = tp__yaml_anchor_add_copy(b, an, k))) {
 				cJSON_free(key);
 				return rc ? rc : oom(b);
 			}
@@ -585,7 +306,7 @@ static int on_scalar(ybuild *b, const yaml_event_t *ev)
 	cJSON *v = scalar_json(b, &sc, s, n, &rc);
 	if (!v)
 		return rc;
-	if (an && (rc = anchor_add_copy(b, an, v))) {
+	if (an && (rc = tp__yaml_anchor_add_copy(b, an, v))) {
 		cJSON_Delete(v);
 		return rc;
 	}
@@ -606,8 +327,8 @@ static int alias_key(ybuild *b, const cJSON *v)
 	else if (cJSON_IsNumber(v))
 		sc = (tp_yaml_scalar){ .type = TP_YAML_FLOAT, .d = v->valuedouble };
 	else if (!cJSON_IsString(v))
-		return yfail(b, TP_EPARSE, "an alias to a %s cannot be a mapping key",
-			     cJSON_IsArray(v) ? "sequence" : "mapping");
+		return tp__yaml_fail(b, TP_EPARSE, "an alias to a %s cannot be a mapping key",
+				     cJSON_IsArray(v) ? "sequence" : "mapping");
 	char *key;
 	int rc = key_of_scalar(b, &sc, s, strlen(s), &key);
 	return rc ? rc : set_key(b, key);
@@ -617,17 +338,18 @@ static int on_alias(ybuild *b, const yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
 	if (++b->aliases > b->ld->lim.max_aliases)
-		return yfail(b, TP_ELIMIT, "more than %zu aliases (the limit)", b->ld->lim.max_aliases);
-	const cJSON *target = anchor_find(b, name);
+		return tp__yaml_fail(b, TP_ELIMIT, "more than %zu aliases (the limit)",
+				     b->ld->lim.max_aliases);
+	const cJSON *target = tp__yaml_anchor_find(b, name);
 	if (!target)
-		return yfail(b, TP_EPARSE, "unknown anchor '%.100s' referenced", name);
+		return tp__yaml_fail(b, TP_EPARSE, "unknown anchor '%.100s' referenced", name);
 	frame *f = top(b);
 	if (wants_key(b))
 		return alias_key(b, target);
 	if (f && f->key_merge) /* merged from in place: no copy needed */
-		return merge_add(b, f, target, false);
+		return tp__yaml_merge_add(b, f, target, false);
 	int rc = TP_OK;
-	cJSON *v = copy_node(b, target, (int)b->depth + 1, &rc);
+	cJSON *v = tp__yaml_copy_node(b, target, (int)b->depth + 1, &rc);
 	return v ? put_value(b, v, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1) : rc;
 }
 
@@ -637,7 +359,7 @@ static int on_document_end(ybuild *b)
 	cJSON *root = b->root;
 	b->root = NULL;
 	int rc = root ? tp__load_add(b->ld, root, b->doc, b->root_line) : TP_OK;
-	doc_reset(b);
+	tp__yaml_doc_reset(b);
 	return rc;
 }
 
@@ -645,8 +367,8 @@ static int on_event(ybuild *b, const yaml_event_t *ev)
 {
 	b->mark = ev->start_mark;
 	if (b->in_doc && ev->end_mark.index - b->doc_start > b->ld->lim.max_doc_bytes)
-		return yfail(b, TP_ELIMIT, "the document is over the limit of %zu bytes",
-			     b->ld->lim.max_doc_bytes);
+		return tp__yaml_fail(b, TP_ELIMIT, "the document is over the limit of %zu bytes",
+				     b->ld->lim.max_doc_bytes);
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT:
 		b->doc++;
@@ -669,26 +391,6 @@ static int on_event(ybuild *b, const yaml_event_t *ev)
 	default:
 		return TP_OK;
 	}
-}
-
-/* libyaml's own words, with where it looked. */
-static int syntax_error(ybuild *b, const yaml_parser_t *p, size_t start)
-{
-	if (p->error == YAML_MEMORY_ERROR)
-		return oom(b);
-	const char *problem = p->problem ? p->problem : "invalid YAML";
-	if (p->error == YAML_READER_ERROR) { /* a byte offset, not a mark */
-		int line, col;
-		tp__load_position(b->ld->data, start + p->problem_offset, &line, &col);
-		b->mark.line = (size_t)line - 1;
-		b->mark.column = (size_t)col - 1;
-		return yfail(b, TP_EPARSE, "%s", problem);
-	}
-	b->mark = p->problem_mark;
-	if (p->context)
-		return yfail(b, TP_EPARSE, "%s (%s at line %d, column %d)", problem, p->context,
-			     (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
-	return yfail(b, TP_EPARSE, "%s", problem);
 }
 
 /* libyaml's input when the caller follows the reading: the bytes, copied
@@ -729,14 +431,14 @@ int tp__load_yaml(tp_loader *ld, size_t start)
 	for (bool done = false; !done && !rc;) {
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
-			rc = syntax_error(&b, &p, start);
+			rc = tp__yaml_syntax_error(&b, &p, start);
 			break;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;
 		rc = on_event(&b, &ev);
 		yaml_event_delete(&ev);
 	}
-	build_free(&b);
+	tp__yaml_build_free(&b);
 	yaml_parser_delete(&p);
 	return rc;
 }
