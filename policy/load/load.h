@@ -5,7 +5,8 @@
  * The loader turns bytes into cJSON objects, in three layers that call only
  * downwards: load/load.c (the public face, tp_load and tp_docs_*, and the
  * whole-input checks: size, NUL bytes, UTF-8) picks a parser; load/json.c
- * (with load/json_value.c) and load/yaml.c each parse one syntax
+ * (with load/json_value.c) and load/yaml.c (with load/yaml_anchors.c and
+ * load/yaml_build.c, which share load/yaml_build.h) each parse one syntax
  * (load/scalar.c types YAML plain scalars the way Kubernetes does);
  * load/common.c takes what they parsed (errors with positions, the step
  * every document goes through: mapping check, kind: List expansion,
