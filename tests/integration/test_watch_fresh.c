@@ -5,7 +5,9 @@
  * through another API server on the same etcd). In process (the watch, the
  * store and the resolver a request decides with) and through the real
  * binary (`serve --kube-server`), which also gives the seconds of stale
- * answers after the restart. Every wait is a bounded poll.
+ * answers after the restart. And the resolver's cache-only mode, which a
+ * stale kind, a miss or an uncached kind sends to the API server by way of
+ * a decider thread. Every wait is a bounded poll.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -309,6 +311,123 @@ static void stale_kind_reads_through(void **state)
 	tp_buf_free(&m);
 }
 
+/* ------------------------------------------------------------ cache-only */
+
+/* Item GETs of every resource so far. */
+static unsigned all_gets(fx *x)
+{
+	unsigned n = 0;
+	for (int r = 0; r < FA_RESOURCES; r++) {
+		fa_stats st;
+		fa_get_stats(x->fa, r, &st);
+		n += st.gets;
+	}
+	return n;
+}
+
+/* One lookup through a resolver, cache-only or not, then done: its status,
+ * and in *needs_api the resolver's mark. In the arena, as a decision looks
+ * up (what a GET brings lives there). */
+static int look(fx *x, bool cache_only, tp_kind k, const char *ns, const char *name,
+		bool *needs_api)
+{
+	tw_resolver rs;
+	tw_resolver_init(&rs, &x->cluster, x->store, x->arena, tw_mono_ms() + 5000);
+	rs.cache_only = cache_only;
+	const cJSON *obj = NULL;
+	char why[256] = "";
+	tp_arena *prev = tp_arena_enter(x->arena);
+	int rc = rs.lookup.get(rs.lookup.ctx, k, ns, name, &obj, why, sizeof(why));
+	tp_arena_leave(prev);
+	assert_true(rc == TP_OK ? obj != NULL : obj == NULL);
+	if (rc == TP_EUNAVAILABLE)
+		assert_true(why[0]); /* a reason, as every unavailable answer has */
+	*needs_api = rs.needs_api;
+	tw_resolver_done(&rs);
+	tp_arena_reset(x->arena);
+	return rc;
+}
+
+/* Only the API server can answer: cache-only asks nothing and marks the
+ * decision; the ordinary resolver then finds the object by one GET. */
+static void only_the_api_answers(fx *x, tp_kind k, const char *ns, const char *name)
+{
+	unsigned before = all_gets(x);
+	bool mark = false;
+	assert_int_equal(look(x, true, k, ns, name, &mark), TP_EUNAVAILABLE);
+	assert_true(mark);
+	assert_int_equal(all_gets(x), before);
+	assert_int_equal(look(x, false, k, ns, name, &mark), TP_OK);
+	assert_false(mark);
+	assert_int_equal(all_gets(x), before + 1);
+}
+
+static double cache_found(void)
+{
+	tp_buf m = TP_BUF_INIT(0);
+	assert_int_equal(tw_metrics_render(&m), 0);
+	double v = sp_metric(m.data, "trainer_webhook_lookups_total{kind=\"ClusterTrainingRuntime\","
+				     "source=\"cache\",result=\"found\"}");
+	tp_buf_free(&m);
+	return v;
+}
+
+/* The server's first try at a small request, on its connection thread
+ * (resolver.h, cache-only), never waits on the API server: a miss in a
+ * fresh cache ("late": its event has not arrived), a stale kind, and the
+ * kinds the store does not keep (a TrainJob, a Namespace's Pod Security
+ * labels) answer TP_EUNAVAILABLE and mark the decision, which the server
+ * then makes again by a resolver that asks; a fresh hit is answered, and
+ * without an API server a miss is "not found". Lookups count in /metrics
+ * once: a kept decision's when it is done, a marked one's never. */
+static void cache_only_never_asks(void **state)
+{
+	fx *x = *state;
+	char *cached = runtime("rt-cached", ""), *late = runtime("rt-late", ""), items[4096];
+	snprintf(items, sizeof(items), "[%s,%s]", cached, late);
+	fa_set_objects(x->fa, FA_CTR, items, "5");
+	fa_set_objects(x->fa, FA_NS, "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+				     "\"metadata\":{\"name\":\"team-a\"}}]", "5");
+	fa_set_objects(x->fa, FA_TJ, "[{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\","
+				     "\"kind\":\"TrainJob\",\"metadata\":{\"name\":\"tj\","
+				     "\"namespace\":\"team-a\"},\"spec\":{}}]", "5");
+	assert_int_equal(tp_store_put(x->store, cJSON_Parse(cached)), TP_OK);
+	tw_fresh_set(&x->fresh, 1u << TP_KIND_CLUSTER_TRAINING_RUNTIME, true);
+
+	bool mark = true;
+	assert_int_equal(look(x, true, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL, "rt-cached", &mark),
+			 TP_OK);
+	assert_false(mark);
+	assert_int_equal(all_gets(x), 0);
+	assert_int_equal(cache_found(), 1);
+	only_the_api_answers(x, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL, "rt-late");
+	only_the_api_answers(x, TP_KIND_TRAINJOB, "team-a", "tj");
+	only_the_api_answers(x, TP_KIND_NAMESPACE, NULL, "team-a");
+	tw_fresh_set(&x->fresh, 1u << TP_KIND_CLUSTER_TRAINING_RUNTIME, false);
+	only_the_api_answers(x, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL, "rt-cached");
+	tw_fresh_set(&x->fresh, 1u << TP_KIND_CLUSTER_TRAINING_RUNTIME, true);
+
+	/* A hit, then a lookup only the API server answers: thrown away, so
+	 * neither counts; the hit of a kept decision counted once (above). */
+	tw_resolver rs;
+	const cJSON *obj;
+	tw_resolver_init(&rs, &x->cluster, x->store, x->arena, 0);
+	rs.cache_only = true;
+	assert_int_equal(rs.lookup.get(rs.lookup.ctx, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL,
+				       "rt-cached", &obj, NULL, 0), TP_OK);
+	assert_int_equal(rs.lookup.get(rs.lookup.ctx, TP_KIND_NAMESPACE, NULL, "team-a", &obj,
+				       NULL, 0), TP_EUNAVAILABLE);
+	tw_resolver_done(&rs);
+	assert_int_equal(cache_found(), 1);
+
+	x->cluster = (tw_cluster){ 0 }; /* offline: the store is the whole truth */
+	assert_int_equal(look(x, true, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL, "rt-late", &mark),
+			 TP_ENOTFOUND);
+	assert_false(mark);
+	free(cached);
+	free(late);
+}
+
 /* ------------------------------------------------------------ the binary */
 
 typedef struct bfx {
@@ -459,6 +578,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(stale_kind_reads_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(cache_only_never_asks, setup, teardown),
 		cmocka_unit_test_setup_teardown(restart_has_no_stale_answers, bsetup, bteardown),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

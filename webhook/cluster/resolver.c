@@ -117,6 +117,16 @@ static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 	return rc;
 }
 
+/* A lookup the store answered: counted now, or when a cache-only decision
+ * is kept. */
+static void count_store(tw_resolver *r, tp_kind k, int result)
+{
+	if (!r->cache_only)
+		tw_metrics_lookup(k, false, result);
+	else if ((unsigned)k < TP_KIND__COUNT)
+		r->counts[k][result]++;
+}
+
 static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const cJSON **out,
 		   char *why, size_t whylen)
 {
@@ -130,11 +140,16 @@ static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const
 	if (current(r->cluster, k)) {
 		int rc = from_store(r, k, ns, name, out);
 		if (rc != TP_ENOTFOUND || !r->cluster->api) {
-			tw_metrics_lookup(k, false, rc == TP_OK ? FOUND : NOT_FOUND);
+			count_store(r, k, rc == TP_OK ? FOUND : NOT_FOUND);
 			return rc;
 		}
 		/* A miss in a fresh cache may be an event that has not arrived yet:
 		 * only the API server can say "not found". */
+	}
+	if (r->cache_only) { /* the decision is made again, by one that may ask */
+		r->needs_api = true;
+		snprintf(why, whylen, "the cache cannot answer for this %s", tp_kind_name(k));
+		return TP_EUNAVAILABLE;
 	}
 	/* Not cached, a miss, or a stale kind (hit or miss: see resolver.h). */
 	bool answered = false;
@@ -182,4 +197,10 @@ void tw_resolver_done(tw_resolver *r)
 	for (struct tw_hold_node *n = r->holds; n; n = n->next)
 		tp_store_hold_release(n->hold);
 	r->holds = NULL;
+	if (!r->cache_only || r->needs_api)
+		return;
+	for (int k = 0; k < TP_KIND__COUNT; k++)
+		for (int res = 0; res < 3; res++)
+			for (; r->counts[k][res]; r->counts[k][res]--)
+				tw_metrics_lookup((tp_kind)k, false, res);
 }

@@ -30,6 +30,16 @@
  * No lock is held while a request waits: objects from the store are taken
  * with counted holds, objects from the API server live in the request's
  * arena; tw_resolver_done lets go of both.
+ *
+ * Cache-only (the server's first try at a small request, on the thread
+ * that reads its connection, where a wait on the API server would hold
+ * every other connection of that thread): a lookup that would ask the API
+ * server (a miss, a stale kind, a kind the store does not keep) is not
+ * made; it answers TP_EUNAVAILABLE and sets needs_api. A decision made with
+ * needs_api set is not an answer: its caller throws it away and decides
+ * again with a resolver that may ask. A cache-only resolver counts its
+ * lookups in /metrics only when the decision is kept (tw_resolver_done), so
+ * a decision made twice counts its lookups once.
  */
 #ifndef TW_RESOLVER_H
 #define TW_RESOLVER_H
@@ -58,6 +68,11 @@ typedef struct tw_resolver {
 	tp_arena *arena;
 	long long deadline_ms; /* monotonic ms by which lookups must end; 0: none */
 	struct tw_hold_node *holds;
+	bool cache_only;       /* set after init: never ask the API server */
+	bool needs_api;        /* cache-only: a lookup needed the API server */
+	/* cache-only: the store's answers by kind and result, counted in
+	 * /metrics by tw_resolver_done */
+	unsigned counts[TP_KIND__COUNT][3];
 } tw_resolver;
 
 /* Lookups end by deadline_ms less a reserve for the answer itself. */
@@ -65,7 +80,9 @@ typedef struct tw_resolver {
 
 void tw_resolver_init(tw_resolver *r, const tw_cluster *c, const tp_store *store,
 		      tp_arena *arena, long long deadline_ms);
-/* Release every hold (call after the answer has been written). */
+/* Release every hold (call after the answer has been written) and count
+ * the lookups in /metrics, unless needs_api says the decision is thrown
+ * away (it is made again, and counted then). */
 void tw_resolver_done(tw_resolver *r);
 
 #endif /* TW_RESOLVER_H */
