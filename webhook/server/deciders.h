@@ -5,8 +5,9 @@
  * libmicrohttpd's worker threads each poll many connections; a decision
  * made on one of them (a big object to check, a lookup waiting for the API
  * server) would hold every other connection of that thread until it ended.
- * So a request whose body has arrived is suspended there and its decision
- * queued here; the decider resumes the connection with the answer ready.
+ * So a request whose decision may take long (http_decide.c) is suspended
+ * there and its decision queued here; the decider resumes the connection
+ * with the answer ready.
  */
 #ifndef TW_DECIDERS_H
 #define TW_DECIDERS_H

@@ -6,8 +6,9 @@
  * Content-Type, Content-Length against --max-body, and its share of the
  * memory budget (the body and its decision's arena, budget.h), all answered
  * at once, before one byte of the body is read. The body goes into one
- * buffer sized from Content-Length; the connection is then suspended and
- * the decision queued on a decider (http_decide.c), so a long decision
+ * buffer sized from Content-Length. A small body that the cache has every
+ * object for is decided here, at once (http_decide.c); any other is decided
+ * on a decider while the connection waits suspended, so a long decision
  * never holds the other connections of this thread; resumed, the answer is
  * sent. Its budget goes back when libmicrohttpd reports the request
  * complete. Nothing a request made outlives it.
@@ -213,22 +214,25 @@ static enum MHD_Result answer_health(tw_server *s, struct MHD_Connection *c, req
 	return send_buf(s, c, r, ready ? 200 : 503, "text/plain; charset=utf-8");
 }
 
-/* The body is in: the decision goes to a decider, and this connection
- * waits suspended (its thread goes on with the others) until it resumes. */
-static enum MHD_Result queue_decision(tw_server *s, struct MHD_Connection *c, request *r)
-{
-	atomic_store(&r->state, REQ_DECIDING);
-	r->job.run = tw_http_decide;
-	MHD_suspend_connection(c);
-	tw_deciders_submit(s->deciders, &r->job);
-	return MHD_YES;
-}
-
 static enum MHD_Result answer_decided(tw_server *s, struct MHD_Connection *c, request *r)
 {
 	if (r->status)
 		return send_error(s, c, r, r->status, r->error);
 	return send_buf(s, c, r, r->oc.http_status, "application/json");
+}
+
+/* The body is in: decided here when that cannot block (http_decide.c),
+ * else the decision goes to a decider, and this connection waits suspended
+ * (its thread goes on with the others) until it resumes. */
+static enum MHD_Result decide(tw_server *s, struct MHD_Connection *c, request *r)
+{
+	if (tw_http_decide_here(r))
+		return answer_decided(s, c, r);
+	atomic_store(&r->state, REQ_DECIDING);
+	r->job.run = tw_http_decide;
+	MHD_suspend_connection(c);
+	tw_deciders_submit(s->deciders, &r->job);
+	return MHD_YES;
 }
 
 /* ------------------------------------------------------------ callbacks */
@@ -298,7 +302,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 	}
 	if (r->route->type == TW_ROUTE_HEALTH)
 		return answer_health(s, c, r);
-	return queue_decision(s, c, r);
+	return decide(s, c, r);
 }
 
 static tw_verdict verdict_of(const request *r)

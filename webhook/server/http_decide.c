@@ -1,6 +1,16 @@
 /*
- * webhook/server/http_decide.c — a request's decision, on a decider thread
- * (deciders.h), never on the connection thread that read it.
+ * webhook/server/http_decide.c — a request's decision: on the connection
+ * thread that read it when that cannot block, else on a decider thread
+ * (deciders.h).
+ *
+ * A small body (the API server's reviews are a few KB) is decided where it
+ * was read, with lookups limited to the cache: the decision costs tens of
+ * microseconds, less than handing it to another thread and back (and a
+ * wait for that thread when the deciders are busy). A lookup the cache
+ * cannot answer (resolver.h, cache-only) would wait on the API server while
+ * every other connection of that thread waits too: such a decision is
+ * thrown away, never sent, and the request goes to a decider, which decides
+ * it again from the start and may ask. Big bodies always go to a decider.
  *
  * The decision gets an arena of its own, limited to the allowance the
  * request took from the memory budget with its headers; a decision that
@@ -8,8 +18,8 @@
  * bodies whose JSON takes more than 8 times their size), and is answered
  * 503 when the budget has no room now, 413 past the most one decision may
  * use. What the answer's log line needs is copied out, and the arena freed,
- * before the connection resumes: nothing of a decision waits for its
- * answer to be sent.
+ * before the answer is queued: nothing of a decision waits for its answer
+ * to be sent.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -40,8 +50,10 @@ static int route_answer(const tw_config *cfg, const tw_route *route, const char 
 	return tw_admission_handle(cfg, route, body, len, arena, out, oc);
 }
 
-/* One run of the decision in an arena of r->allow bytes. */
-static int decide_once(request *r, const tw_config *base, tp_arena **arena)
+/* One run of the decision in an arena of r->allow bytes. cache_only: no
+ * lookup asks the API server, and *needs_api says whether one had to. */
+static int decide_once(request *r, const tw_config *base, tp_arena **arena, bool cache_only,
+		       bool *needs_api)
 {
 	tw_server *s = r->s;
 	if (tp_arena_new(arena, r->allow))
@@ -53,6 +65,7 @@ static int decide_once(request *r, const tw_config *base, tp_arena **arena)
 	 * ?timeout=, and hold nothing once the answer is written. */
 	tw_resolver_init(&rs, &s->opt.cluster, cfg.store, *arena,
 			 r->deadline_us ? t0_ms + r->deadline_us / 1000 : 0);
+	rs.cache_only = cache_only;
 	cfg.opt.lookup = &rs.lookup;
 	tp_buf_reset(&r->out);
 	memset(&r->oc, 0, sizeof(r->oc));
@@ -64,6 +77,7 @@ static int decide_once(request *r, const tw_config *base, tp_arena **arena)
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 			      *arena, &r->out, &r->oc);
 	tp_deadline_leave(prev);
+	*needs_api = rs.needs_api;
 	tw_resolver_done(&rs);
 	return rc == TP_OK && dl.expired ? TP_ETIMEDOUT : rc;
 }
@@ -86,22 +100,33 @@ static void keep_outcome(request *r)
 			*f[i] = r->kept.data + at[i];
 }
 
-/* Decide within the budget, asking for more arena when it runs out. */
-static void decide(request *r)
+/* Decide within the budget, asking for more arena when it runs out. On the
+ * connection thread (here), a decision that needed the API server is thrown
+ * away: false, and r is as it came, for a decider. */
+static bool decide(request *r, bool here)
 {
 	tw_server *s = r->s;
 	tw_store_ref *store = tw_server_store_acquire(s);
-	if (!store)
-		return fail(r, 503, "the runtime store is not loaded yet");
+	if (!store) {
+		fail(r, 503, "the runtime store is not loaded yet");
+		return true;
+	}
 	tp_crds *crds = tw_server_crds_acquire(s);
 	tw_config cfg = s->opt.base;
 	cfg.store = store->store;
 	cfg.opt.crds = crds;
 	cfg.json_only = r->json_body;
+	bool decided = true;
 	for (;;) {
 		tp_arena *arena = NULL;
-		int rc = decide_once(r, &cfg, &arena);
-		if (rc == TP_ENOMEM && arena) {
+		bool needs_api = false;
+		int rc = decide_once(r, &cfg, &arena, here, &needs_api);
+		if (needs_api) { /* never sent: a decider decides again, and may ask */
+			tp_arena_free(arena);
+			tp_buf_reset(&r->out);
+			memset(&r->oc, 0, sizeof(r->oc));
+			decided = false;
+		} else if (rc == TP_ENOMEM && arena) {
 			int more = tw_budget_more_arena(&s->budget, &r->allow, &r->reserved);
 			tp_arena_free(arena);
 			if (more > 0)
@@ -130,19 +155,40 @@ static void decide(request *r)
 	}
 	tp_crds_unref(crds);
 	tw_server_store_release(store);
+	return decided;
+}
+
+static bool past_timeout(const request *r)
+{
+	return r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us;
+}
+
+/* here: on the connection thread; false when a decider must decide. */
+static bool settle(request *r, bool here)
+{
+	if (past_timeout(r))
+		fail(r, 504, "the request's ?timeout= passed before it could be decided");
+	else if (!decide(r, here))
+		return false;
+	if (!r->status && past_timeout(r))
+		fail(r, 504, "the request's ?timeout= passed before the answer");
+	atomic_store(&r->state, REQ_DECIDED);
+	return true;
+}
+
+bool tw_http_decide_here(request *r)
+{
+	return r->body.len <= TW_HTTP_DECIDE_HERE_MAX && settle(r, true);
 }
 
 void tw_http_decide(tw_job *job, bool cancelled)
 {
 	request *r = (request *)((char *)job - offsetof(request, job));
-	if (cancelled)
+	if (cancelled) {
 		fail(r, 503, "the server is shutting down: retry (another replica answers)");
-	else if (r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us)
-		fail(r, 504, "the request's ?timeout= passed before it could be decided");
-	else
-		decide(r);
-	if (!r->status && r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us)
-		fail(r, 504, "the request's ?timeout= passed before the answer");
-	atomic_store(&r->state, REQ_DECIDED);
+		atomic_store(&r->state, REQ_DECIDED);
+	} else {
+		settle(r, false);
+	}
 	MHD_resume_connection(r->conn);
 }

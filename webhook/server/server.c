@@ -6,9 +6,10 @@
  *
  * libmicrohttpd runs a pool of worker threads, each with its own poll() loop
  * over the shared listen socket; a connection stays on the thread that
- * accepted it. Its decisions run on the deciders (deciders.h), while the
- * connection waits suspended; the daemon is stopped only after them, since
- * libmicrohttpd cannot stop with a connection suspended.
+ * accepted it. Decisions that may take long run on the deciders
+ * (deciders.h) while the connection waits suspended (http_decide.c says
+ * which); the daemon is stopped only after them, since libmicrohttpd cannot
+ * stop with a connection suspended.
  */
 #include "webhook/server/server.h"
 
