@@ -544,6 +544,56 @@ static void validate_kubeconfig_cert_and_exec(void **state)
 	assert_int_equal(runs(x), 1);
 }
 
+/* A cluster whose CRDs cannot be read judges nothing: with the token the
+ * fake refuses (401), and with no API server at the address, validate and
+ * review exit 2 naming the CRD, the server and the cause, and print no
+ * verdict; "ok" without the cluster's CRDs would pass what they refuse. A
+ * CRD not installed (404) is still left to the built-in checks (above). */
+static void unreadable_cluster_judges_nothing(void **state)
+{
+	fx *x = *state;
+	char cmd[PATH_MAX + 600], bin[PATH_MAX], *out = NULL, *err = NULL;
+	assert_non_null(realpath(tt_bin(), bin));
+	fa_put_object(x->fa, FA_CRD, TRAINJOB_CRD);
+	assert_int_equal(sp_write(x->dir, "job.json", SUSPEND_JOB), 0);
+	fa_set_token(x->fa, "t-right");
+	kubeconfig(x, "refused", "    token: t-wrong\n");
+	snprintf(cmd, sizeof(cmd), "cd %s && %s validate --kubeconfig refused job.json", x->dir, bin);
+	assert_int_equal(tt_run(cmd, &out, &err), 2);
+	assert_non_null(strstr(err, "CRD trainjobs.trainer.kubeflow.org could not be read from "));
+	assert_non_null(strstr(err, "401"));
+	assert_non_null(strstr(err, "nothing was checked"));
+	assert_null(strstr(out, "job.json"));
+	free(out);
+	free(err);
+	/* review: no AdmissionReview answer at all, never "allowed": true */
+	char review[1024];
+	snprintf(review, sizeof(review),
+		 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":"
+		 "{\"uid\":\"u1\",\"kind\":{\"group\":\"trainer.kubeflow.org\",\"version\":"
+		 "\"v1alpha1\",\"kind\":\"TrainJob\"},\"resource\":{\"group\":\"trainer.kubeflow.org\","
+		 "\"version\":\"v1alpha1\",\"resource\":\"trainjobs\"},\"namespace\":\"team-a\","
+		 "\"operation\":\"CREATE\",\"object\":%s}}", SUSPEND_JOB);
+	assert_int_equal(sp_write(x->dir, "review.json", review), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s review --kubeconfig refused review.json", x->dir,
+		 bin);
+	assert_int_equal(tt_run(cmd, &out, &err), 2);
+	assert_non_null(strstr(err, "401"));
+	assert_null(strstr(out, "\"allowed\""));
+	free(out);
+	free(err);
+	/* nothing listening at the address the kubeconfig names */
+	fa_stop(x->fa);
+	x->fa = NULL;
+	kubeconfig(x, "gone", "    token: t-right\n");
+	snprintf(cmd, sizeof(cmd), "cd %s && %s validate --kubeconfig gone job.json", x->dir, bin);
+	assert_int_equal(tt_run(cmd, &out, &err), 2);
+	assert_non_null(strstr(err, "could not be read from https://127.0.0.1:"));
+	assert_null(strstr(out, "job.json"));
+	free(out);
+	free(err);
+}
+
 static void serve_kubeconfig(void **state)
 {
 	fx *x = *state;
@@ -596,6 +646,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(exec_plugin_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(kubeconfig_env_merged, setup, teardown),
 		cmocka_unit_test_setup_teardown(validate_kubeconfig_cert_and_exec, setup, teardown),
+		cmocka_unit_test_setup_teardown(unreadable_cluster_judges_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(serve_kubeconfig, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,18 +151,20 @@ static int crds_from_cluster(tw_cli *c)
 	tw_kube_config kc = { 0 };
 	tw_kubeapi *api = NULL;
 	char err[1024] = "";
+	size_t n = 0;
 	int rc = TP_EUNAVAILABLE;
 	if (!tw_kubeconfig_load(c->kubeconfig, c->context, &kc, err, sizeof(err)) &&
-	    !tw_kubeapi_new(&kc, &api, err, sizeof(err))) {
-		size_t n = tw_kube_crds_fetch(api, c->crds);
+	    !tw_kubeapi_new(&kc, &api, err, sizeof(err)) &&
+	    !(rc = tw_kube_crds_fetch(api, c->crds, &n, err, sizeof(err))))
 		fprintf(stderr, "%zu CRD%s read from %s\n", n, n == 1 ? "" : "s", tw_kubeapi_server(api));
-		rc = TP_OK;
-	} else {
-		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s\n", c->cmd, err);
-	}
+	else
+		/* judging without the cluster's CRDs would say "ok" to what they refuse */
+		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s; nothing was checked: fix the "
+			"kubeconfig or the cluster's RBAC (get customresourcedefinitions), or drop "
+			"--kubeconfig and --context to check against the built-in CRDs\n", c->cmd, err);
 	tw_kubeapi_free(api);
 	tw_kube_config_free(&kc);
-	return rc;
+	return rc ? TP_EUNAVAILABLE : TP_OK;
 }
 
 /* The CRDs built into the binary: what upstream's release ships. */

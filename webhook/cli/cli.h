@@ -59,7 +59,9 @@ int tw_cli_load_store(tw_cli *c);
 /* Compile the CRDs of every --crds path, or read them from the cluster of
  * --kubeconfig and/or --context, else the built-in ones (builtin_crds.h) unless
  * --crds none, --no-schema or crds_elsewhere (problems on stderr); sets
- * opt.crds. */
+ * opt.crds. TP_EUNAVAILABLE when the cluster named cannot be read (its
+ * kubeconfig, the API server, a CRD it does not give): the caller judges
+ * nothing then, as the checks asked for are not there. */
 int tw_cli_load_crds(tw_cli *c);
 
 /* An input object the rules of others look up (a runtime for TrainJobs, a

@@ -128,7 +128,7 @@ int tw_cmd_review(int argc, char **argv)
 	}
 	if (tw_cli_load_crds(&c)) {
 		tw_cli_free(&c);
-		return bad_input("cannot load --crds", "review");
+		return bad_input("cannot load the CRDs (see above)", "review");
 	}
 	int code = answer(&c, &a, route);
 	tw_cli_free(&c);

@@ -400,14 +400,19 @@ int tw_cmd_validate(int argc, char **argv)
 		rc = TP_ENOMEM;
 	if (!rc && tw_cli_load_store(&r.cli))
 		r.unreadable = true;
-	if (!rc && tw_cli_load_crds(&r.cli))
+	/* the cluster's CRDs asked for and not read: judge nothing, as an "ok"
+	 * then would be one the cluster's CRDs may refuse */
+	bool stop = false;
+	if (!rc && tw_cli_load_crds(&r.cli)) {
 		r.unreadable = true;
-	for (size_t i = 0; !rc && i < r.npaths; i++)
+		stop = r.cli.kubeconfig || r.cli.context;
+	}
+	for (size_t i = 0; !rc && !stop && i < r.npaths; i++)
 		if (tw_walk_manifests(r.paths[i], add_input, &r, stderr))
 			r.unreadable = true;
-	if (!rc)
+	if (!rc && !stop)
 		rc = store_referenced(&r);
-	if (!rc)
+	if (!rc && !stop)
 		rc = judge_all(&r);
 	int code = rc ? TW_EXIT_USAGE : finish(&r);
 	if (rc)

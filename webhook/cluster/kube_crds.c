@@ -1,9 +1,11 @@
 /*
- * kube_crds.c — `serve --kube` takes the CRDs the cluster has installed, by
- * name, so that the schema and CEL rules checked are the cluster's own (and
- * follow an upgrade of Kubeflow Trainer at the next start). A CRD that is
- * not installed leaves its kinds to the built-in schema checks; so does one
- * the API server could not give (said in the log), never a refusal.
+ * kube_crds.c — the CRDs a cluster has installed, by name, so that the
+ * schema and CEL rules checked are the cluster's own: `validate` and `review`
+ * with --kubeconfig/--context read them once here; `serve --kube` follows the
+ * same names (tw_kube_crd_names) in webhook/server/crds_follow.c. A CRD that is
+ * not installed (404) leaves its kinds to the built-in schema checks; one the
+ * API server could not give (unreachable, refused, an error) fails the fetch,
+ * since judging without it would say "ok" to what the cluster's CRD refuses.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +23,12 @@ const char *const tw_kube_crd_names[] = {
 	"jobsets.jobset.x-k8s.io", NULL,
 };
 
-static void fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *added)
+/* 0: added, not installed or not compilable (each logged); -1: unreadable,
+ * said in err. */
+static int fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *added, char *err,
+		     size_t errlen)
 {
+	int rc_out = 0;
 	char path[256];
 	snprintf(path, sizeof(path), "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/%s", name);
 	tw_kube_resp resp;
@@ -32,11 +38,17 @@ static void fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *
 		if (resp.status == 404)
 			tw_log(TW_LOG_INFO, "CRD %s not installed: its kinds keep the built-in schema "
 			       "checks", name);
-		else
-			tw_log(TW_LOG_WARN, "CRD %s could not be read (%s): its kinds keep the built-in "
-			       "schema checks", name, resp.error);
+		else {
+			if (resp.error[0])
+				snprintf(err, errlen, "CRD %s could not be read from %s: %s", name,
+					 tw_kubeapi_server(api), resp.error);
+			else
+				snprintf(err, errlen, "CRD %s could not be read from %s: HTTP %ld", name,
+					 tw_kubeapi_server(api), resp.status);
+			rc_out = -1;
+		}
 		tw_kube_resp_free(&resp);
-		return;
+		return rc_out;
 	}
 	cJSON *crd = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "", resp.body.len);
 	char why[512] = "";
@@ -47,12 +59,14 @@ static void fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *
 		++*added;
 	cJSON_Delete(crd);
 	tw_kube_resp_free(&resp);
+	return rc_out;
 }
 
-size_t tw_kube_crds_fetch(tw_kubeapi *api, tp_crds *crds)
+int tw_kube_crds_fetch(tw_kubeapi *api, tp_crds *crds, size_t *added, char *err, size_t errlen)
 {
-	size_t added = 0;
+	*added = 0;
 	for (size_t i = 0; tw_kube_crd_names[i]; i++)
-		fetch_one(api, crds, tw_kube_crd_names[i], &added);
-	return added;
+		if (fetch_one(api, crds, tw_kube_crd_names[i], added, err, errlen))
+			return TP_EUNAVAILABLE;
+	return TP_OK;
 }

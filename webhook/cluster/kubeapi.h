@@ -65,9 +65,11 @@ bool tw_kube_resource_of(tp_kind k, const char **group, const char **version,
 			 const char **plural);
 
 /* (kube_crds.c) The CRDs of the webhook's kinds, as the cluster has them,
- * GET by name (tw_kube_crd_names, NULL-terminated) into crds; returns how
- * many were added. One that is missing or unreadable is logged and left out. */
+ * GET by name (tw_kube_crd_names, NULL-terminated) into crds; *added says how
+ * many. One not installed (404) or not compilable is logged and left out;
+ * one the API server does not give (no answer, 401, 403, 5xx) stops the
+ * fetch: TP_EUNAVAILABLE, with the CRD, the server and the cause in err. */
 extern const char *const tw_kube_crd_names[];
-size_t tw_kube_crds_fetch(tw_kubeapi *api, tp_crds *crds);
+int tw_kube_crds_fetch(tw_kubeapi *api, tp_crds *crds, size_t *added, char *err, size_t errlen);
 
 #endif /* TW_KUBEAPI_H */
