@@ -167,6 +167,13 @@ static void walk_sorted_recursive(void **state)
 	assert_int_equal(one.n, 2);
 	assert_string_equal(one.names[1], "-");
 
+	/* A folder typed with its slash ("dir/") names its files "dir/x" */
+	seen sl = { 0 };
+	snprintf(path, sizeof(path), "%s/a/", t->dir);
+	assert_int_equal(tw_walk_manifests(path, record, &sl, NULL), TP_OK);
+	assert_int_equal(sl.n, 1);
+	assert_string_equal(rel(t, sl.names[0]), "a/c.yaml");
+
 	snprintf(path, sizeof(path), "%s/nothing-here", t->dir);
 	errf = tmpfile();
 	assert_int_equal(tw_walk_manifests(path, record, &one, errf), TP_EIO);

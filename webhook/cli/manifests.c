@@ -126,7 +126,10 @@ static void walk_dir(walk *w, const char *path, const struct stat *st)
 				walk_note(w, TP_ENOMEM);
 				break;
 			}
-			snprintf(child, len, "%s/%s", path, names[i]);
+			/* "dir/" as typed (a shell's completion) joins as "dir/x" */
+			size_t plen = strlen(path);
+			bool slash = plen && path[plen - 1] == '/';
+			snprintf(child, len, "%s%s%s", path, slash ? "" : "/", names[i]);
 			walk_path(w, child, false);
 			free(child);
 		}
