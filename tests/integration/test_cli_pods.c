@@ -215,11 +215,24 @@ static void validate_pod_security_flag(void **state)
 	snprintf(dir, sizeof(dir), "%s/plain", tmp);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	write_text("plain/tj.yaml", TRAINJOB_IN("other"));
-	char *out = NULL;
-	/* no Namespace manifest: privileged, the API server's own default */
-	assert_int_equal(run(&out, NULL, "validate --runtimes %s/deploy/runtimes plain",
+	char *out = NULL, *err = NULL;
+	/* no Namespace manifest: nothing to apply, said once on stderr */
+	assert_int_equal(run(&out, &err, "validate --runtimes %s/deploy/runtimes plain",
 			     root), 0);
+	contains(out, "plain/tj.yaml:1:1: TrainJob/other/mnist: ok");
+	contains(err, "Pod Security not checked for the TrainJobs in namespace \"other\": no "
+		      "Namespace among the inputs; give its manifest");
 	free(out);
+	free(err);
+	/* not said by the kubeflow profile (no such check), --quiet or --pod-security */
+	const char *quiet[] = { "--profile kubeflow", "--quiet", "--pod-security privileged" };
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		assert_int_equal(run(&out, &err, "validate %s --runtimes %s/deploy/runtimes plain",
+				     quiet[i], root), 0);
+		assert_null(strstr(err, "Pod Security not checked"));
+		free(out);
+		free(err);
+	}
 	assert_int_equal(run(&out, NULL, "validate --pod-security restricted --runtimes %s/deploy/runtimes "
 				   "plain", root), 1);
 	contains(out, "plain/tj.yaml:5:3: TrainJob/other/mnist: denied: metadata.namespace: "
@@ -234,7 +247,11 @@ static void validate_pod_security_flag(void **state)
 	assert_int_equal(run(&out, NULL, "validate --pod-security restricted --runtimes %s/deploy/runtimes "
 				   "plain", root), 0);
 	free(out);
-	char *err = NULL;
+	/* ... nor with the Namespace among the inputs */
+	assert_int_equal(run(&out, &err, "validate --runtimes %s/deploy/runtimes plain", root), 0);
+	assert_null(strstr(err, "Pod Security not checked"));
+	free(out);
+	free(err);
 	assert_int_equal(run(&out, &err, "validate --pod-security strict plain"), 2);
 	free(out);
 	out = err;

@@ -22,6 +22,7 @@
 #include "webhook/cli/manifests.h"
 #include "webhook/cli/served_kinds.h"
 #include "webhook/cli/version.h"
+#include "webhook/core/keyset.h"
 
 #define MAX_INPUT ((size_t)64 * 1024 * 1024) /* one file; tp_load limits each document */
 
@@ -58,6 +59,7 @@ struct run {
 	cJSON *report;     /* see report.h */
 	cJSON *objects;    /* report.objects */
 	cJSON *unread;     /* report.unreadable */
+	tw_keyset psa_unknown; /* namespaces of strict TrainJobs with no Namespace given */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -242,6 +244,39 @@ static int add_findings(struct run *r, cJSON *o, const struct input *in, const t
 	return tw_findings_add(&fc, res, errs, warns);
 }
 
+/* Offline, a TrainJob's namespace has Pod Security labels only when its
+ * Namespace is among the inputs: without it (and without --pod-security)
+ * the strict profile's Pod Security check has nothing to apply, which
+ * finish() says once per namespace rather than on every TrainJob. */
+static void note_psa_unknown(struct run *r, const cJSON *obj)
+{
+	if (r->cli.opt.profile != TP_PROFILE_STRICT || r->cli.opt.pod_security ||
+	    tp_kind_of(obj) != TP_KIND_TRAINJOB)
+		return;
+	const char *ns = tp_meta_namespace(obj);
+	ns = *ns ? ns : "default";
+	tp_store_rdlock(r->cli.store);
+	bool given = tp_store_get(r->cli.store, TP_KIND_NAMESPACE, NULL, ns) != NULL;
+	tp_store_unlock(r->cli.store);
+	if (!given)
+		tw_keyset_append(&r->psa_unknown, ns);
+}
+
+static void say_psa_unknown(struct run *r)
+{
+	tw_keyset_sort(&r->psa_unknown);
+	if (!r->psa_unknown.n || r->out.quiet || r->out.summary)
+		return;
+	fflush(stdout); /* after the report, in a terminal too */
+	fprintf(stderr, "trainer-webhook validate: Pod Security not checked for the TrainJobs in "
+		"namespace%s", r->psa_unknown.n == 1 ? "" : "s");
+	for (size_t i = 0; i < r->psa_unknown.n; i++)
+		fprintf(stderr, "%s \"%s\"", i ? "," : "", r->psa_unknown.v[i]);
+	fprintf(stderr, ": no Namespace among the inputs; give %s (kubectl get namespace NAME -o "
+		"yaml), or --pod-security LEVEL[:VERSION] for every namespace\n",
+		r->psa_unknown.n == 1 ? "its manifest" : "their manifests");
+}
+
 static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_result *res)
 {
 	tp_result_clear(res);
@@ -281,6 +316,7 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 		r->allowed++;
 		r->warned += tp_result_warning_count(res) > 0;
 	}
+	note_psa_unknown(r, d->obj);
 	cJSON *o = record(r, in, d, verdict, message);
 	return o ? add_findings(r, o, in, d, res) : TP_ENOMEM;
 }
@@ -359,6 +395,7 @@ static void run_free(struct run *r)
 	free(r->paths);
 	free(r->excludes);
 	cJSON_Delete(r->report);
+	tw_keyset_free(&r->psa_unknown);
 	tw_cli_free(&r->cli);
 }
 
@@ -375,6 +412,7 @@ static int finish(struct run *r)
 	cJSON_AddNumberToObject(s, "unreadable", unread);
 	r->out.version = tw_version_string();
 	tw_report_print(r->report, &r->out, stdout);
+	say_psa_unknown(r);
 	if (!r->nin && !r->unreadable) {
 		fprintf(stderr, "trainer-webhook validate: no manifests found\n");
 		return TW_EXIT_USAGE;
