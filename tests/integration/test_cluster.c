@@ -457,7 +457,10 @@ static void kube_crds_are_the_clusters(void **state)
 	tp_crds *crds = NULL;
 	assert_int_equal(tp_crds_new(&crds), TP_OK);
 	/* one of the five is installed: the others are 404s, left to the built-in checks */
-	assert_int_equal(tw_kube_crds_fetch(x->api, crds), 1);
+	size_t added = 0;
+	char why[512] = "";
+	assert_int_equal(tw_kube_crds_fetch(x->api, crds, &added, why, sizeof(why)), TP_OK);
+	assert_int_equal(added, 1);
 	assert_true(tp_crds_has_kind(crds, "trainer.kubeflow.org", "TrainJob"));
 	assert_false(tp_crds_has_kind(crds, "jobset.x-k8s.io", "JobSet"));
 	answer_crds = crds;
@@ -512,10 +515,14 @@ static void kube_crds_are_the_clusters(void **state)
 	free(err);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
-	/* an API server that cannot answer: nothing added, nothing refused */
+	/* an API server that cannot answer: nothing added, and said, naming the CRD */
 	fa_set_get_status(x->fa, FA_CRD, 500);
 	assert_int_equal(tp_crds_new(&crds), TP_OK);
-	assert_int_equal(tw_kube_crds_fetch(x->api, crds), 0);
+	assert_int_equal(tw_kube_crds_fetch(x->api, crds, &added, why, sizeof(why)),
+			 TP_EUNAVAILABLE);
+	assert_int_equal(added, 0);
+	assert_non_null(strstr(why, "CRD trainjobs.trainer.kubeflow.org could not be read from "));
+	assert_non_null(strstr(why, "500"));
 	tp_crds_unref(crds);
 }
 
