@@ -54,7 +54,5 @@ int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kin
 	if (f.schema && !by_crd)
 		tp__runtime_schema(&f, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res);
 	check_replicas(res, obj);
-	if (strict)
-		tp__runtime_strict(&f, op, kind, obj, res);
-	return TP_OK;
+	return strict ? tp__runtime_strict(&f, op, kind, obj, res) : TP_OK;
 }

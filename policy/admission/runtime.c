@@ -92,8 +92,8 @@ int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind
 	/* upstream skips TrainingRuntime updates (issue #3686); strict does not */
 	if (cluster || op == TP_OP_CREATE || strict)
 		tp__runtime_replicated_jobs(obj, res);
-	if (strict)
-		tp__runtime_strict(&f, op, kind, obj, res);
+	if (strict && (rc = tp__runtime_strict(&f, op, kind, obj, res)))
+		return rc;
 	/* the Pods every TrainJob of this runtime would have refused */
 	return strict ? tp__pod_check_runtime(opt, kind, obj, res) : TP_OK;
 }

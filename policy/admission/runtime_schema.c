@@ -621,15 +621,20 @@ static void check_immutable(tp_result *res, const cJSON *obj, const cJSON *old_o
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		immutable(res, member(js, fields[i]), member(old, fields[i]),
 			  tp__rt_path(path, sizeof(path), "spec.template.spec", fields[i]));
-	/* replicatedJobs is a list-map: an item's old self is the one of its name */
+	/* replicatedJobs is a list-map: an item's old self is the one of its
+	 * name, found through an index of the old jobs (one that could not be
+	 * made scans: the same answers) */
 	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
-	const cJSON *old_jobs = tp_get_array(old, "replicatedJobs");
+	tp_index old_jobs;
+	tp_index_items(&old_jobs, tp_get_array(old, "replicatedJobs"), "name");
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
-		const cJSON *prev = tp_find_named(old_jobs, "name", tp_get_str(job, "name"));
+		const char *name = tp_get_str(job, "name");
+		const cJSON *prev = name ? tp_index_named(&old_jobs, name) : NULL;
 		tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].dependsOn", i);
 		immutable(res, member(job, "dependsOn"), member(prev, "dependsOn"), path);
 	}
+	tp_index_free(&old_jobs);
 }
 
 /* ------------------------------------------------------------ entry */

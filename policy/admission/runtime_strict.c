@@ -9,6 +9,7 @@
  * hold, since the guides promise them too.
  */
 #include "policy/admission/runtime.h"
+#include "policy/core/index.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,47 +58,86 @@ static const char *job_step(const cJSON *job)
 	return tp_meta_label(tp_get_object(job, "template"), TP_LABEL_ANCESTOR);
 }
 
+/* Each job labelled with a step an earlier job has: found through the first
+ * job of each of the three steps, not a scan of the jobs before it. */
 static void check_ancestors(const tp__rt_flavor *f, tp_result *res, const cJSON *jobs)
 {
 	static const char *const steps[] = { TP_ANCESTOR_DATASET, TP_ANCESTOR_MODEL,
 					     TP_ANCESTOR_TRAINER, NULL };
-	bool trainer = false;
+	int first[3] = { -1, -1, -1 };
 	char path[PATH_LEN];
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
 		const char *step = job_step(job);
 		if (!step)
 			continue;
-		if (!in_list(step, steps)) {
+		int s = 0;
+		while (steps[s] && strcmp(step, steps[s]))
+			s++;
+		if (!steps[s]) {
 			tp_result_warn(res, "spec.template.spec.replicatedJobs[%d]: unknown "
 				       "trainjob-ancestor-step \"%s\" is "
 				       "ignored; use dataset-initializer, model-initializer or trainer",
 				       i, step);
 			continue;
 		}
-		trainer = trainer || !strcmp(step, TP_ANCESTOR_TRAINER);
-		int j = 0;
-		for (const cJSON *prev = jobs->child; prev != job; prev = prev->next, j++) {
-			const char *ps = job_step(prev);
-			if (!ps || strcmp(ps, step))
-				continue;
-			tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].template."
-				 "metadata.labels[" TP_LABEL_ANCESTOR "]", i);
-			tp_result_add(res, TP_FIELD_DUPLICATE, path, tp_result_quote(res, step),
-				      "replicatedJobs[%d] already has this step; label one replicated "
-				      "job per step", j);
-			break;
+		if (first[s] < 0) {
+			first[s] = i;
+			continue;
 		}
+		tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].template."
+			     "metadata.labels[" TP_LABEL_ANCESTOR "]", i);
+		tp_result_add(res, TP_FIELD_DUPLICATE, path, tp_result_quote(res, step),
+			      "replicatedJobs[%d] already has this step; label one replicated "
+			      "job per step", first[s]);
 	}
 	/* OME's controller does not read Kubeflow's ancestor label */
-	if (!trainer && !f->ome)
+	if (first[2] < 0 && !f->ome)
 		tp_result_warn(res, "no replicated job is labelled trainjob-ancestor-step: trainer; "
 			       "TrainJob trainer settings will not be applied");
 }
 
 /* ------------------------------------------------------ template */
 
-static void check_depends_on(tp_result *res, const cJSON *jobs, const cJSON *job, int i,
+/* The names of the jobs before the one looked at: a walk of those jobs
+ * while there are few (no table to make for the usual runtime), a set of
+ * them past TP_INDEX_SCAN_MAX, so that a wide runtime stays linear. */
+typedef struct earlier {
+	const cJSON *first, *upto; /* the jobs [first, upto) */
+	bool hashed;
+	tp_strset set;
+} earlier;
+
+static void earlier_init(earlier *e, const cJSON *jobs)
+{
+	size_t n = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && n <= TP_INDEX_SCAN_MAX; j = j->next)
+		n++;
+	*e = (earlier){ jobs ? jobs->child : NULL, jobs ? jobs->child : NULL,
+			n > TP_INDEX_SCAN_MAX, TP_STRSET_INIT };
+}
+
+static bool earlier_has(const earlier *e, const char *name)
+{
+	if (e->hashed)
+		return tp_strset_has(&e->set, name);
+	for (const cJSON *p = e->first; p != e->upto; p = p->next) {
+		const char *pn = tp_get_str(p, "name");
+		if (pn && !strcmp(pn, name))
+			return true;
+	}
+	return false;
+}
+
+/* job, the one looked at, joins the earlier ones: TP_OK or TP_ENOMEM. */
+static int earlier_pass(earlier *e, const cJSON *job)
+{
+	e->upto = job->next;
+	const char *name = tp_get_str(job, "name");
+	return e->hashed && name ? tp_strset_add(&e->set, name, NULL) : TP_OK;
+}
+
+static void check_depends_on(tp_result *res, const earlier *e, const cJSON *job, int i,
 			     bool schema)
 {
 	const cJSON *deps = tp_get_array(job, "dependsOn");
@@ -105,12 +145,7 @@ static void check_depends_on(tp_result *res, const cJSON *jobs, const cJSON *job
 	int k = 0;
 	for (const cJSON *d = deps ? deps->child : NULL; d; d = d->next, k++) {
 		const char *name = tp_get_str(d, "name");
-		bool earlier = false;
-		for (const cJSON *p = jobs->child; name && p != job; p = p->next) {
-			const char *pn = tp_get_str(p, "name");
-			earlier = earlier || (pn && !strcmp(pn, name));
-		}
-		if (name && !earlier) {
+		if (name && !earlier_has(e, name)) {
 			tp__rt_pathf(path, sizeof(path),
 				 "spec.template.spec.replicatedJobs[%d].dependsOn[%d].name", i, k);
 			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, name),
@@ -134,45 +169,48 @@ static const char *job_name_path(char *buf, size_t n, int i)
 	return tp__rt_pathf(buf, n, "spec.template.spec.replicatedJobs[%d].name", i);
 }
 
-static void check_job_names(tp_result *res, const cJSON *jobs, bool schema)
+static int check_job_names(tp_result *res, const cJSON *jobs, bool schema)
 {
 	char path[PATH_LEN];
-	int i = 0;
-	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+	earlier e;
+	earlier_init(&e, jobs);
+	int rc = TP_OK, i = 0;
+	for (const cJSON *job = jobs ? jobs->child : NULL; job && !rc; job = job->next, i++) {
 		const char *name = tp_get_str(job, "name");
-		if (!name)
-			continue;
-		const char *msg = tp_check_dns1035_label(name);
+		const char *msg = name ? tp_check_dns1035_label(name) : NULL;
 		if (msg)
 			tp_result_add(res, TP_FIELD_INVALID, job_name_path(path, sizeof(path), i),
 				      tp_result_quote(res, name),
 				      "%s; use a short lower-case name such as \"node\"", msg);
-		if (schema)
-			continue; /* the list-map key's duplicates are the schema's */
-		for (const cJSON *p = jobs->child; p != job; p = p->next) {
-			const char *pn = tp_get_str(p, "name");
-			if (pn && !strcmp(pn, name)) {
-				tp_result_add(res, TP_FIELD_DUPLICATE,
-					      job_name_path(path, sizeof(path), i),
-					      tp_result_quote(res, name),
-					      "replicated job names must be unique; rename one");
-				break;
-			}
-		}
+		/* with the schema layer, the list-map key's duplicates are its */
+		if (name && !schema && earlier_has(&e, name))
+			tp_result_add(res, TP_FIELD_DUPLICATE, job_name_path(path, sizeof(path), i),
+				      tp_result_quote(res, name),
+				      "replicated job names must be unique; rename one");
+		if (!schema)
+			rc = earlier_pass(&e, job);
 	}
+	tp_strset_free(&e.set);
+	return rc;
 }
 
-static void check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *js)
+static int check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *js)
 {
 	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
 	check_ancestors(f, res, jobs);
-	check_job_names(res, jobs, f->schema);
+	int rc = check_job_names(res, jobs, f->schema);
 	bool depends = false;
+	earlier e;
+	earlier_init(&e, jobs);
 	int i = 0;
-	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
+	for (const cJSON *job = jobs ? jobs->child : NULL; job && !rc; job = job->next, i++) {
 		depends = depends || tp_get_array(job, "dependsOn");
-		check_depends_on(res, jobs, job, i, f->schema);
+		check_depends_on(res, &e, job, i, f->schema);
+		rc = earlier_pass(&e, job);
 	}
+	tp_strset_free(&e.set);
+	if (rc)
+		return rc;
 	const cJSON *sp = tp_get_object(js, "startupPolicy");
 	const char *order = tp_get_str(sp, "startupPolicyOrder");
 	/* the CEL rule already speaks for InOrder when the schema layer ran */
@@ -182,6 +220,7 @@ static void check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *
 			      tp_result_value(res, sp),
 			      "cannot be set together with replicatedJobs[].dependsOn; remove "
 			      "startupPolicy and order the jobs with dependsOn");
+	return TP_OK;
 }
 
 /* ------------------------------------------------------ entry */
@@ -200,6 +239,6 @@ int tp__runtime_strict(const tp__rt_flavor *f, tp_operation op, tp_kind kind, co
 	const cJSON *pg = tp_get_object(spec, "podGroupPolicy");
 	if (pg)
 		tp__runtime_strict_pod_group(f, res, pg);
-	check_template(f, res, tp_get_object(spec, "template.spec"));
-	return TP_OK;
+	/* TP_ENOMEM: a set of job names could not grow (never an allow) */
+	return check_template(f, res, tp_get_object(spec, "template.spec"));
 }

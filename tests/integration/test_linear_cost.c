@@ -155,6 +155,25 @@ static void runtime_jobs(tp_buf *b, int n)
 	tp_buf_adds(b, "]}}}}");
 }
 
+/* A runtime of n jobs, each depending on the one before it (the strict
+ * profile finds each dependsOn among the jobs listed earlier). */
+static void runtime_chain(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"chain\",\"labels\":"
+		       "{\"trainer.kubeflow.org/framework\":\"torch\"}},\"spec\":{\"mlPolicy\":"
+		       "{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":{\"replicatedJobs\":[");
+	for (int i = 0; i < n; i++) {
+		tp_buf_addf(b, "%s{\"name\":\"j%d\",", i ? "," : "", i);
+		if (i)
+			tp_buf_addf(b, "\"dependsOn\":[{\"name\":\"j%d\",\"status\":\"Complete\"}],",
+				    i - 1);
+		tp_buf_adds(b, "\"template\":{\"spec\":{\"template\":{\"spec\":{\"containers\":"
+			       "[{\"name\":\"node\",\"image\":\"i\"}]}}}}}");
+	}
+	tp_buf_adds(b, "]}}}}");
+}
+
 static void jobset_jobs(tp_buf *b, int n)
 {
 	tp_buf_adds(b, "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\","
@@ -306,6 +325,13 @@ static const cost_case cases[] = {
 	{ "validate, CRDs: UPDATE runtime jobs", "tw_admission_handle",
 	  "review --profile kubeflow --crds %2$s", runtime_jobs, "ClusterTrainingRuntime",
 	  TJ_GROUP, "UPDATE", true },
+	{ "validate, strict: runtime dependsOn", "tp_validate", "validate --profile strict",
+	  runtime_chain, NULL, NULL, NULL, false },
+	{ "validate --no-schema: runtime jobs", "tp_validate",
+	  "validate --profile strict --no-schema", runtime_chain, NULL, NULL, NULL, false },
+	{ "built-in schema: runtime UPDATE", "tw_admission_handle",
+	  "review --profile kubeflow --crds none", runtime_jobs, "ClusterTrainingRuntime",
+	  TJ_GROUP, "UPDATE", false },
 	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false },
 	{ "mutate: JobSet of a TrainJob", "tw_admission_handle",
 	  "review " RT " --path /mutate-jobset-x-k8s-io-v1alpha2-jobset", jobset_owned, "JobSet",
