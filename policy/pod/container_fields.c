@@ -269,7 +269,9 @@ static void check_mount(tp_podv *v, const cJSON *m, const tp_nameset *volumes,
 	const char *mp = tp__mstr(m, "mountPath");
 	if (!name || !*name)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the volume to mount", "%s", "");
-	if (!tp__nameset_has(volumes, name ? name : ""))
+	/* the volumes of the template, or of a volumeClaimPolicy (pod/claims.c) */
+	if (!tp__nameset_has(volumes, name ? name : "") &&
+	    !tp__pod_claims_has(v->claims, v->rjob, name))
 		tp__podv_add(v, TP_FIELD_NOT_FOUND, ".name", tp__podv_quote(v, name ? name : ""),
 			     tp__podv_printf(v, "add a volume named \"%s\" to the Pod template's "
 						"volumes, or mount one it defines",

@@ -2,8 +2,11 @@
  * pod/findings.c — the collector the Pod checks write into (pod/pod.h): the
  * path of the field being looked at, built by push and pop without printing,
  * the findings in an arena, and a hashed name set for the "unique" and
- * "exists" rules.
+ * "exists" rules. The set hashes with core/hash.h's keyed SipHash: an
+ * unkeyed hash (FNV-1a before) lets whoever writes the names make them
+ * share a slot, and every lookup of the set then walks all of them.
  */
+#include "policy/core/hash.h"
 #include "policy/pod/pod.h"
 
 #include <stdio.h>
@@ -37,7 +40,7 @@ void tp__podv_reset(tp_podv *v)
 	v->container = NULL;
 	v->container_len = 0;
 	v->rc = TP_OK;
-	/* jobset_spec and rjob are the caller's, set per job */
+	/* claims and rjob are the caller's, set per job */
 }
 
 /* Append n bytes of s; a path that does not fit ends in "..." instead. */
@@ -263,22 +266,25 @@ int tp__pod_dns_label(tp_podv *v, const char *suffix, const char *name, const ch
 
 /* ------------------------------------------------------------ name sets */
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 void tp__nameset_init(tp_nameset *s, tp_arena *a)
 {
 	*s = (tp_nameset){ .arena = a };
 }
 
+/* A set of up to 8 names (16 slots, half full at most) is a walk of its
+ * filled slots, which come first: no hash to compute for a Pod's usual few
+ * containers, volumes and ports. */
+#define WALKED_CAP 16
+
 static size_t find(const char **slots, size_t cap, const char *name)
 {
-	size_t i = (size_t)hash(name) & (cap - 1);
+	size_t i = 0;
+	if (cap <= WALKED_CAP) {
+		while (slots[i] && strcmp(slots[i], name))
+			i++;
+		return i;
+	}
+	i = (size_t)tp_hash_str(name) & (cap - 1);
 	while (slots[i] && strcmp(slots[i], name))
 		i = (i + 1) & (cap - 1);
 	return i;
@@ -299,7 +305,7 @@ const void *tp__nameset_get(const tp_nameset *s, const char *name)
 
 static int grow(tp_nameset *s)
 {
-	size_t cap = s->cap ? s->cap * 2 : 16;
+	size_t cap = s->cap ? s->cap * 2 : WALKED_CAP;
 	const char **slots = tp_arena_alloc(s->arena, cap * sizeof(*slots));
 	const void **vals = tp_arena_alloc(s->arena, cap * sizeof(*vals));
 	if (!slots || !vals)

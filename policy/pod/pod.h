@@ -12,6 +12,7 @@
 #ifndef TP_POD_H
 #define TP_POD_H
 
+#include "policy/core/hash.h"
 #include "policy/core/internal.h"
 
 /* Where in the Pod a finding is: no container, a container or an init
@@ -44,9 +45,10 @@ typedef struct tp_podv {
 	const char *container;
 	size_t container_len;  /* path length where its inner path starts */
 	int rc;                /* the first TP_ENOMEM, kept until the end */
-	/* The JobSet the job is a replicated job of, when known: its
-	 * volumeClaimPolicies give the Pods volumes the template does not list. */
-	const cJSON *jobset_spec;
+	/* The volumeClaimPolicies of the JobSet the job is a replicated job of,
+	 * when known (NULL: none): they give the Pods volumes the template does
+	 * not list. The caller's, set per job with rjob. */
+	const struct tp_pod_claims *claims;
 	const char *rjob;
 	/* The Pods the trainer's JobSet builder gives the job, written as both
 	 * its parallelism and its completions (expand/info.c, the plugins): a
@@ -130,6 +132,23 @@ int tp__nameset_add(tp_nameset *s, const char *name);
 int tp__nameset_put(tp_nameset *s, const char *name, const void *val);
 /* The value put with name, or NULL. */
 const void *tp__nameset_get(const tp_nameset *s, const char *name);
+
+/* --------------------------------------------------------- claims
+ * (pod/claims.c) The volumeClaimPolicies of one JobSet spec, filed once for
+ * all its jobs. */
+typedef struct tp_pod_claims {
+	tp_arena *arena;                 /* NULL: no policies */
+	struct claim_policy *policies;
+	size_t npolicies;
+	tp_htab names;                   /* claim templates by name */
+} tp_pod_claims;
+
+/* TP_OK or TP_ENOMEM; *c is usable (it may miss policies) and must be
+ * freed either way. */
+int tp__pod_claims_init(tp_pod_claims *c, const cJSON *jobset_spec);
+/* Does a policy give the Pods of replicated job rjob a volume named name? */
+bool tp__pod_claims_has(const tp_pod_claims *c, const char *rjob, const char *name);
+void tp__pod_claims_free(tp_pod_claims *c);
 
 /* --------------------------------------------------------- validation
  * kube-apiserver's checks, v1.32 texts (each file's header notes where

@@ -62,12 +62,15 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	tp_podv v;
 	if (tp__podv_init(&v))
 		return TP_ENOMEM;
-	v.jobset_spec = tp_get(runtime, "spec.template.spec");
+	tp_pod_claims claims;
+	int rc = tp__pod_claims_init(&claims, tp_get(runtime, "spec.template.spec"));
+	v.claims = &claims;
 	const cJSON *ml = tp_get_object(runtime, "spec.mlPolicy");
-	int rc = TP_OK, i = 0;
+	int i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
 			rc = check_job(&v, ml, j, i, res);
+	tp__pod_claims_free(&claims);
 	tp__podv_free(&v);
 	return rc;
 }

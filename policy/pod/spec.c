@@ -139,25 +139,6 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 	return v->rc;
 }
 
-/* JobSet's volumeClaimPolicies: the controller adds a volume named after
- * each claim template to the Pods of the replicated jobs a policy targets
- * (all of them when it names none), so mounts of those names are found. */
-static int add_claim_volumes(tp_podv *v, tp_nameset *volumes)
-{
-	const cJSON *pols = tp__marr(v->jobset_spec, "volumeClaimPolicies");
-	for (const cJSON *p = pols ? pols->child : NULL; p; p = p->next) {
-		const cJSON *targets = tp__marr(p, "targetReplicatedJobs");
-		bool mine = !targets || !targets->child;
-		for (const cJSON *t = mine ? NULL : targets->child; t && !mine; t = t->next)
-			mine = cJSON_IsString(t) && v->rjob && !strcmp(t->valuestring, v->rjob);
-		const cJSON *tmpls = mine ? tp__marr(p, "templates") : NULL;
-		for (const cJSON *t = tmpls ? tmpls->child : NULL; t; t = t->next)
-			if (tp__nameset_add(volumes, tp_get_str(t, "metadata.name")))
-				return v->rc = TP_ENOMEM;
-	}
-	return TP_OK;
-}
-
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 {
 	/* upstream: fldPath.Child("labels"), without "metadata" */
@@ -167,7 +148,6 @@ int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 	tp_nameset volumes;
 	tp__nameset_init(&volumes, v->arena);
 	tp__pod_check_volumes(v, tp_member(spec, "volumes"), &volumes);
-	add_claim_volumes(v, &volumes);
 	tp__pod_check_containers(v, spec, &volumes);
 	tp__pod_check_spec_fields(v, spec);
 	const cJSON *eph = tp__marr(spec, "ephemeralContainers");

@@ -58,6 +58,8 @@ typedef struct tj_pods {
 	tp_podv names;
 	tp_nameset base_jobs, tmpl_jobs;
 	bool names_ready, base_filed, tmpl_filed;
+	/* the volumeClaimPolicies of ctx->tmpl and of ctx->base */
+	tp_pod_claims tmpl_claims, base_claims;
 } tj_pods;
 
 static bool is(const char *s, const char *want)
@@ -229,7 +231,7 @@ static int other_findings(tj_pods *t, const cJSON *tmpl, tp_nameset *cached, boo
 	if (!(*job = tp__nameset_get(&jobs, name)))
 		return TP_OK;
 	size_t start = t->other.n;
-	t->other.jobset_spec = tp_member(tmpl, "spec");
+	t->other.claims = tmpl == t->ctx->tmpl ? &t->tmpl_claims : &t->base_claims;
 	t->other.rjob = name;
 	t->other.pods = tp__pod_runtime_count(t->ml, (*job)->job);
 	tp__pod_check_job(&t->other, tp_member((*job)->job, "template"));
@@ -355,7 +357,7 @@ static int check_job(tj_pods *t, const cJSON *job, int index)
 		return rc == TP_ENOMEM ? rc : TP_OK;
 	const char *rjob = tp__mstr(job, "name");
 	tp__podv_reset(&t->built);
-	t->built.jobset_spec = tp_member(t->ctx->tmpl, "spec");
+	t->built.claims = &t->tmpl_claims;
 	t->built.rjob = rjob;
 	t->built.pods = pods_of(t, job);
 	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
@@ -369,13 +371,21 @@ static int check_job(tj_pods *t, const cJSON *job, int index)
 static int check_jobs(const tp_tj_ctx *ctx)
 {
 	tj_pods t = { .ctx = ctx, .ml = tp_get_object(ctx->runtime, "spec.mlPolicy") };
-	if (tp__podv_init(&t.built))
-		return TP_ENOMEM;
-	int rc = TP_OK, i = 0;
+	int rc = tp__pod_claims_init(&t.tmpl_claims, tp_member(ctx->tmpl, "spec"));
+	int brc = tp__pod_claims_init(&t.base_claims,
+				      ctx->base != ctx->tmpl ? tp_member(ctx->base, "spec") : NULL);
+	if (ctx->base == ctx->tmpl)
+		t.base_claims = t.tmpl_claims; /* the same policies: shared, freed once */
+	if (!rc && !(rc = brc) && tp__podv_init(&t.built))
+		rc = TP_ENOMEM;
+	int i = 0;
 	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
 			rc = check_job(&t, j, i);
+	tp__pod_claims_free(&t.tmpl_claims);
+	if (ctx->base != ctx->tmpl)
+		tp__pod_claims_free(&t.base_claims);
 	tp__podv_free(&t.built);
 	if (t.other_ready)
 		tp__podv_free(&t.other);

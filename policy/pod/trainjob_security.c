@@ -22,7 +22,17 @@ typedef struct psa_run {
 	tp_buf audit;    /* the annotation's text */
 	tp_buf warnings; /* held back until no job is denied */
 	bool denied;
+	/* the runtime's own jobs by name, filed at the first denial: a lookup
+	 * by a scan for each denied job made a wide runtime O(jobs^2) */
+	tp_nameset base_jobs;
+	bool base_filed;
+	int base_count;
 } psa_run;
+
+typedef struct base_job {
+	const cJSON *pod;
+	int index;
+} base_job;
 
 static bool same(const tp_psa_lv *a, const tp_psa_lv *b)
 {
@@ -38,16 +48,28 @@ static int eval(psa_run *r, const tp_psa_lv *lv, const cJSON *pod, tp_buf *detai
 				r->arena, detail, allowed);
 }
 
-/* The runtime's own template for a replicated job name, for telling a
- * violation the runtimePatches brought in. */
-static const cJSON *base_pod(const tp_tj_ctx *ctx, const char *name, int *index)
+/* The runtime's own template for a replicated job name (the first of that
+ * name), for telling a violation the runtimePatches brought in; *index its
+ * place, or the number of jobs when there is none. TP_OK or TP_ENOMEM. */
+static int base_pod(psa_run *r, const char *name, const cJSON **pod, int *index)
 {
-	const cJSON *jobs = tp_get_array(ctx->base, "spec.replicatedJobs");
-	*index = 0;
-	for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next, ++*index)
-		if (name && !strcmp(tp__mstr(j, "name") ? tp__mstr(j, "name") : "", name))
-			return tp_get(j, "template.spec.template");
-	return NULL;
+	if (!r->base_filed) {
+		tp__nameset_init(&r->base_jobs, r->arena);
+		const cJSON *jobs = tp_get_array(r->ctx->base, "spec.replicatedJobs");
+		for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next, r->base_count++) {
+			base_job *b = tp_arena_alloc(r->arena, sizeof(*b));
+			if (!b)
+				return TP_ENOMEM;
+			*b = (base_job){ tp_get(j, "template.spec.template"), r->base_count };
+			if (tp__nameset_put(&r->base_jobs, tp__mstr(j, "name"), b))
+				return TP_ENOMEM;
+		}
+		r->base_filed = true;
+	}
+	const base_job *b = tp__nameset_get(&r->base_jobs, name);
+	*pod = b ? b->pod : NULL;
+	*index = b ? b->index : r->base_count;
+	return TP_OK;
 }
 
 static int deny(psa_run *r, const cJSON *bjob, const char *level, const char *detail)
@@ -55,12 +77,15 @@ static int deny(psa_run *r, const cJSON *bjob, const char *level, const char *de
 	const tp_tj_ctx *ctx = r->ctx;
 	const char *rjob = tp__mstr(bjob, "name");
 	int ri;
-	const cJSON *base = base_pod(ctx, rjob, &ri);
+	const cJSON *base;
+	int rc = base_pod(r, rjob, &base, &ri);
+	if (rc)
+		return rc;
 	bool patched = false;
 	if (ctx->tmpl != ctx->base && base) {
 		tp_buf d = TP_BUF_INIT(0);
 		bool ok;
-		int rc = eval(r, &r->pol.enforce, base, &d, &ok);
+		rc = eval(r, &r->pol.enforce, base, &d, &ok);
 		tp_buf_free(&d);
 		if (rc)
 			return rc;

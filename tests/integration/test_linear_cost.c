@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,74 @@ static void runtime_chain(tp_buf *b, int n)
 			       "[{\"name\":\"node\",\"image\":\"i\"}]}}}}}");
 	}
 	tp_buf_adds(b, "]}}}}");
+}
+
+/* A runtime "wide" of n jobs and one volumeClaimPolicy of n templates, each
+ * job mounting one of them: the Pod checks find each mount among the
+ * claims (every claim was added to every job's volumes). */
+static void runtime_claims(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"wide\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
+		       "{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"j%d\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+		    "{\"containers\":[{\"name\":\"node\",\"image\":\"i\",\"volumeMounts\":"
+		    "[{\"name\":\"t%d\",\"mountPath\":\"/m\"}]}]}}}}}");
+	tp_buf_adds(b, "],\"volumeClaimPolicies\":[{\"templates\":[");
+	items(b, n, "{\"metadata\":{\"name\":\"t%d\"},\"spec\":{\"storageClassName\":\"s%d\"}}");
+	tp_buf_adds(b, "]}]}}}}");
+}
+
+/* FNV-1a, the unkeyed hash the Pod checks' name sets used */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* A runtime of one job whose n volumes have names an unkeyed hash puts in
+ * one slot of a table of 4,096: each lookup walked all the earlier ones. */
+static void runtime_colliding_volumes(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"vols\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
+		       "{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{\"spec\":{\"template\":"
+		       "{\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"i\"}],\"volumes\":[");
+	char name[32];
+	for (long k = 0, found = 0; found < n; k++) {
+		snprintf(name, sizeof(name), "v%lx", k);
+		if ((fnv1a(name) & 4095) != 7)
+			continue;
+		tp_buf_addf(b, "%s{\"name\":\"%s\",\"emptyDir\":{}}", found++ ? "," : "", name);
+	}
+	tp_buf_adds(b, "]}}}}}]}}}}");
+}
+
+/* A runtime "wide" of n jobs whose containers run privileged, and a TrainJob
+ * of it in a namespace that enforces restricted (rt/ns-locked.json): every
+ * job is denied, each naming its place in the runtime. */
+static void runtime_privileged(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"wide\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
+		       "{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"j%d\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+		    "{\"containers\":[{\"name\":\"c%d\",\"image\":\"i\",\"securityContext\":"
+		    "{\"privileged\":true}}]}}}}}");
+	tp_buf_adds(b, "]}}}}");
+}
+
+static void tj_locked(tp_buf *b, int n)
+{
+	(void)n;
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
+		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"locked\"},\"spec\":"
+		       "{\"runtimeRef\":{\"name\":\"wide\"},\"trainer\":{\"image\":\"x\"}}}");
 }
 
 static void jobset_jobs(tp_buf *b, int n)
@@ -332,6 +401,12 @@ static const cost_case cases[] = {
 	{ "built-in schema: runtime UPDATE", "tw_admission_handle",
 	  "review --profile kubeflow --crds none", runtime_jobs, "ClusterTrainingRuntime",
 	  TJ_GROUP, "UPDATE", false },
+	{ "validate: runtime claim templates", "tp_validate", "validate --profile strict",
+	  runtime_claims, NULL, NULL, NULL, false },
+	{ "validate: colliding volume names", "tp_validate", "validate --profile strict",
+	  runtime_colliding_volumes, NULL, NULL, NULL, false },
+	{ "Pod Security: a wide runtime", "tw_admission_handle", "review " RT,
+	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged },
 	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false },
 	{ "mutate: JobSet of a TrainJob", "tw_admission_handle",
 	  "review " RT " --path /mutate-jobset-x-k8s-io-v1alpha2-jobset", jobset_owned, "JobSet",
@@ -368,6 +443,10 @@ static int setup(void **state)
 	trainjob_open(&b, "torch-distributed");
 	tp_buf_adds(&b, "\"trainer\":{\"image\":\"x\",\"numNodes\":2}}}");
 	save("rt/trainjob.json", &b);
+	tp_buf_reset(&b);
+	tp_buf_adds(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":"
+		       "\"locked\",\"labels\":{\"pod-security.kubernetes.io/enforce\":\"restricted\"}}}");
+	save("rt/ns-locked.json", &b);
 	tp_buf_free(&b);
 	return 0;
 }

@@ -187,6 +187,39 @@ static void runtime_mount_of_a_missing_volume(void **state)
 	cJSON_Delete(rt);
 }
 
+/* JobSet's volumeClaimPolicies give the Pods volumes the template does not
+ * list: a policy without targets to every replicated job, one with
+ * targetReplicatedJobs to those only (pod/claims.c). */
+static void claim_templates_are_volumes(void **state)
+{
+	(void)state;
+	cJSON *rt = tt_jsq(
+		"{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		"'metadata':{'name':'rt','labels':{'trainer.kubeflow.org/framework':'torch'}},"
+		"'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{"
+		"'volumeClaimPolicies':[{'templates':[{'metadata':{'name':'shared'}}]},"
+		"{'targetReplicatedJobs':['prep'],'templates':[{'metadata':{'name':'scratch'}}]}],"
+		"'replicatedJobs':[{'name':'prep','template':{'spec':{'template':{'spec':"
+		"{'containers':[{'name':'prep','image':'i','volumeMounts':[{'name':'shared',"
+		"'mountPath':'/s'},{'name':'scratch','mountPath':'/t'}]}]}}}}},"
+		"{'name':'node','template':{'metadata':{'labels':"
+		"{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
+		"{'spec':{'containers':[{'name':'node','image':'i','volumeMounts':[{'name':'shared',"
+		"'mountPath':'/s'},{'name':'scratch','mountPath':'/t'}]}]}}}}}]}}}}");
+	tp_options opt = { .profile = SP };
+	tp_result *r;
+	assert_int_equal(tp_result_new(&r), TP_OK);
+	assert_int_equal(tp_validate_runtime(&opt, TP_OP_CREATE, rt, NULL, r), TP_OK);
+	tt_dump(r);
+	const tp_field_error *e = only_error(r);
+	assert_int_equal(e->type, TP_FIELD_NOT_FOUND);
+	assert_string_equal(e->path, "spec.template.spec.replicatedJobs[1].template.spec.template."
+				     "spec.containers[0].volumeMounts[1].name");
+	assert_string_equal(e->value, "\"scratch\"");
+	tp_result_free(r);
+	cJSON_Delete(rt);
+}
+
 /* A runtime memory request over its own limit: the runtime is refused at
  * its field (issue 24, "Runtimes too"). */
 static void runtime_memory_request_over_its_limit(void **state)
@@ -530,6 +563,7 @@ int main(void)
 		cmocka_unit_test(gpu_request_without_limit_at_the_trainjob),
 		cmocka_unit_test(request_over_the_runtimes_limit),
 		cmocka_unit_test(runtime_mount_of_a_missing_volume),
+		cmocka_unit_test(claim_templates_are_volumes),
 		cmocka_unit_test(runtime_memory_request_over_its_limit),
 		cmocka_unit_test(image_left_to_the_trainjob),
 		cmocka_unit_test(finding_of_the_runtime_patches),
