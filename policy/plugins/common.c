@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/core/index.h"
 #include "policy/core/quantity.h"
 
 /* ------------------------------------------------------ TrainJob checks */
@@ -33,6 +34,85 @@ const cJSON *tp__tj_pod_spec(const cJSON *rjob)
 {
 	return tp_get_object(rjob, "template.spec.template.spec");
 }
+
+/* ------------------------------------------------------ containers by job */
+
+struct tp__jc_entry {
+	const char *job, *name;
+	cJSON *container;
+};
+
+static uint64_t jc_hash(const char *job, const char *name)
+{
+	return tp_hash_str(job) * 0x9e3779b97f4a7c15ull + tp_hash_str(name);
+}
+
+/* Calls fn for each container, then each init container, of the first job
+ * of each name; the number of calls. */
+static size_t jc_walk(tp__job_containers *t, const cJSON *jobs, tp_strset *seen, bool file,
+		      int *rc)
+{
+	static const char *const lists[] = { "containers", "initContainers" };
+	size_t n = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !*rc; j = j->next) {
+		const char *job = tp_get_str(j, "name");
+		bool fresh = false;
+		if (!job || (*rc = tp_strset_add(seen, job, &fresh)) || !fresh)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const cJSON *c;
+			cJSON_ArrayForEach(c, tp_get_array(tp__tj_pod_spec(j), lists[k])) {
+				const char *name = tp_get_str(c, "name");
+				if (!name || !file) {
+					n += name != NULL;
+					continue;
+				}
+				struct tp__jc_entry *e = &t->entries[t->n++];
+				*e = (struct tp__jc_entry){ job, name, (cJSON *)c };
+				if ((*rc = tp_htab_put(&t->tab, jc_hash(job, name), e)))
+					return n;
+			}
+		}
+	}
+	return n;
+}
+
+int tp__job_containers_init(tp__job_containers *t, const cJSON *jobs)
+{
+	*t = (tp__job_containers){ .tab = TP_HTAB_INIT };
+	tp_strset seen = TP_STRSET_INIT;
+	int rc = TP_OK;
+	size_t n = jc_walk(t, jobs, &seen, false, &rc);
+	tp_strset_free(&seen);
+	if (rc || !n)
+		return rc;
+	if (!(t->entries = calloc(n, sizeof(*t->entries))) || tp_htab_reserve(&t->tab, n))
+		return TP_ENOMEM;
+	seen = (tp_strset)TP_STRSET_INIT;
+	jc_walk(t, jobs, &seen, true, &rc);
+	tp_strset_free(&seen);
+	return rc;
+}
+
+cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, const char *name)
+{
+	if (!job || !name || !t->n)
+		return NULL;
+	size_t pos = 0;
+	for (const struct tp__jc_entry *e; (e = tp_htab_next(&t->tab, jc_hash(job, name), &pos));)
+		if (!strcmp(e->job, job) && !strcmp(e->name, name))
+			return e->container;
+	return NULL;
+}
+
+void tp__job_containers_free(tp__job_containers *t)
+{
+	tp_htab_free(&t->tab);
+	free(t->entries);
+	*t = (tp__job_containers){ .tab = TP_HTAB_INIT };
+}
+
+/* ------------------------------------------------------ env names */
 
 static int cmp_str(const void *a, const void *b)
 {

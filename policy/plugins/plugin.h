@@ -13,6 +13,7 @@
 #define TP_PLUGIN_H
 
 #include "policy/admission/runtime.h"
+#include "policy/core/hash.h"
 #include "policy/admission/trainjob.h"
 #include "policy/expand/expand.h"
 
@@ -63,6 +64,24 @@ const cJSON *tp__tj_pod_spec(const cJSON *rjob);
 /* Invalid at spec.trainer.env when trainer.env names any of reserved[]:
  * "must not have reserved envs, invalid envs configured: [A B]" (sorted). */
 int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n);
+/* The containers and init containers of a JobSet template's replicated
+ * jobs (jobs: its spec.replicatedJobs) by job name and container name, for
+ * the lookups a list of targets makes (torch's envInjection): filed once,
+ * instead of a scan of the jobs and of a job's containers per target. The
+ * answers are the scans': the first job of a name, in it the first
+ * container of a name, else the first init container of that name. */
+typedef struct tp__job_containers {
+	struct tp__jc_entry *entries;
+	size_t n;
+	tp_htab tab;
+} tp__job_containers;
+
+/* TP_OK or TP_ENOMEM; *t is usable (finding nothing) and must be freed
+ * either way. */
+int tp__job_containers_init(tp__job_containers *t, const cJSON *jobs);
+cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, const char *name);
+void tp__job_containers_free(tp__job_containers *t);
+
 /* Is s one of list[0..n)? */
 bool tp__listed(const char *const *list, size_t n, const char *s);
 

@@ -139,23 +139,16 @@ static const char *const pet_reserved[] = {
 	"PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT",
 };
 
-/* A target container is looked for among containers, then initContainers. */
-static bool has_container(const cJSON *rjob, const char *name)
-{
-	const cJSON *pod = tp__tj_pod_spec(rjob);
-	return tp_find_named(tp_get_array(pod, "containers"), "name", name) ||
-	       tp_find_named(tp_get_array(pod, "initContainers"), "name", name);
-}
-
-static int check_target(tp_tj_ctx *ctx, const cJSON *target)
+/* A target container is looked for among containers, then initContainers,
+ * of the first job of its jobName (one table for all the targets). */
+static int check_target(tp_tj_ctx *ctx, const tp__job_containers *jc, const cJSON *target)
 {
 	const char *job = tp_get_str(target, "jobName");
 	job = job ? job : "";
-	const cJSON *rjob = tp__tj_job(ctx->tmpl, job);
 	const cJSON *names = tp_get_array(target, "containerNames");
 	for (const cJSON *n = names ? names->child : NULL; n; n = n->next) {
 		const char *c = cJSON_IsString(n) ? n->valuestring : "";
-		if (rjob && has_container(rjob, c))
+		if (tp__job_containers_get(jc, job, c))
 			continue;
 		/* upstream shows the target as the bad value */
 		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimeRef",
@@ -168,14 +161,25 @@ static int check_target(tp_tj_ctx *ctx, const cJSON *target)
 	return TP_OK;
 }
 
+static int check_targets(tp_tj_ctx *ctx)
+{
+	const cJSON *targets =
+		tp_get_array(ctx->runtime, "spec.mlPolicy.torch.envInjection.targets");
+	if (!targets || !targets->child)
+		return TP_OK;
+	tp__job_containers jc;
+	int rc = tp__job_containers_init(&jc, tp_get_array(ctx->tmpl, "spec.replicatedJobs"));
+	for (const cJSON *t = targets->child; t && !rc; t = t->next)
+		rc = check_target(ctx, &jc, t);
+	tp__job_containers_free(&jc);
+	return rc;
+}
+
 static int check_trainjob(tp_tj_ctx *ctx)
 {
 	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.torch"))
 		return TP_OK;
-	const cJSON *targets = tp_get_array(ctx->runtime, "spec.mlPolicy.torch.envInjection.targets");
-	int rc = TP_OK;
-	for (const cJSON *t = targets ? targets->child : NULL; t && !rc; t = t->next)
-		rc = check_target(ctx, t);
+	int rc = check_targets(ctx);
 	if (!rc)
 		rc = tp__tj_reserved_envs(ctx, pet_reserved,
 					  sizeof(pet_reserved) / sizeof(pet_reserved[0]));
@@ -208,18 +212,19 @@ static int pet_env(tp_expansion *x, cJSON *c, long long nodes, const char *nproc
 	return tp_x_env(c, "PET_MASTER_PORT", PORT_TEXT);
 }
 
-/* Side containers the runtime names get the same rendezvous settings. A
- * target that is not there stops the build, as upstream's EnforceMLPolicy
- * returns an error (its validator refuses such TrainJobs first). */
-static int env_injection(tp_expansion *x, const cJSON *torch, long long nodes, const char *nproc)
+/* Side containers the runtime names get the same rendezvous settings,
+ * found through one table of the template's containers. A target that is
+ * not there stops the build, as upstream's EnforceMLPolicy returns an error
+ * (its validator refuses such TrainJobs first). */
+static int inject(tp_expansion *x, const tp__job_containers *jc, const cJSON *targets,
+		  long long nodes, const char *nproc)
 {
 	const cJSON *t;
-	cJSON_ArrayForEach(t, tp_get_array(torch, "envInjection.targets")) {
+	cJSON_ArrayForEach(t, targets) {
 		const char *job = tp_get_str(t, "jobName");
-		tp_podset *ps = tp_x_podset_by_name(x, job);
 		const cJSON *name;
 		cJSON_ArrayForEach(name, tp_get_array(t, "containerNames")) {
-			cJSON *c = ps ? tp_x_any_container(ps, name->valuestring) : NULL;
+			cJSON *c = tp__job_containers_get(jc, job, name->valuestring);
 			if (!c) {
 				char d[600];
 				snprintf(d, sizeof(d), "envInjection target podSet \"%s\" container \"%s\" "
@@ -232,6 +237,19 @@ static int env_injection(tp_expansion *x, const cJSON *torch, long long nodes, c
 		}
 	}
 	return TP_OK;
+}
+
+static int env_injection(tp_expansion *x, const cJSON *torch, long long nodes, const char *nproc)
+{
+	const cJSON *targets = tp_get_array(torch, "envInjection.targets");
+	if (!targets || !targets->child)
+		return TP_OK;
+	tp__job_containers jc;
+	int rc = tp__job_containers_init(&jc, tp_get_array(x->tmpl, "spec.replicatedJobs"));
+	if (!rc)
+		rc = inject(x, &jc, targets, nodes, nproc);
+	tp__job_containers_free(&jc);
+	return rc;
 }
 
 static int enforce_ml_policy(tp_expansion *x)

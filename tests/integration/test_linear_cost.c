@@ -243,6 +243,27 @@ static void tj_locked(tp_buf *b, int n)
 		       "{\"runtimeRef\":{\"name\":\"wide\"},\"trainer\":{\"image\":\"x\"}}}");
 }
 
+/* A torch runtime "wide" of n jobs whose envInjection targets each of them. */
+static void runtime_targets(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+		       "\"ClusterTrainingRuntime\",\"metadata\":{\"name\":\"wide\"},\"spec\":"
+		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{\"envInjection\":{\"targets\":[");
+	items(b, n, "{\"jobName\":\"j%d\",\"containerNames\":[\"side%d\"]}");
+	tp_buf_adds(b, "]}}},\"template\":{\"spec\":{\"replicatedJobs\":[");
+	items(b, n, "{\"name\":\"j%d\",\"template\":{\"spec\":{\"template\":{\"spec\":"
+		    "{\"containers\":[{\"name\":\"node\",\"image\":\"i\"},{\"name\":\"side%d\","
+		    "\"image\":\"i\"}]}}}}}");
+	tp_buf_adds(b, "]}}}}");
+}
+
+static void tj_of_wide(tp_buf *b, int n)
+{
+	(void)n;
+	trainjob_open(b, "wide");
+	tp_buf_adds(b, "\"trainer\":{\"image\":\"x\",\"numNodes\":1}}}");
+}
+
 static void jobset_jobs(tp_buf *b, int n)
 {
 	tp_buf_adds(b, "{\"apiVersion\":\"jobset.x-k8s.io/v1alpha2\",\"kind\":\"JobSet\","
@@ -407,6 +428,10 @@ static const cost_case cases[] = {
 	  runtime_colliding_volumes, NULL, NULL, NULL, false },
 	{ "Pod Security: a wide runtime", "tw_admission_handle", "review " RT,
 	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged },
+	{ "validate: torch envInjection", "tw_admission_handle", "review " RT,
+	  tj_of_wide, "TrainJob", TJ_GROUP, "CREATE", false, runtime_targets },
+	{ "expand: torch envInjection", "tw_expand_trainjob", "expand --no-schema " RT,
+	  tj_of_wide, NULL, NULL, NULL, false, runtime_targets },
 	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false },
 	{ "mutate: JobSet of a TrainJob", "tw_admission_handle",
 	  "review " RT " --path /mutate-jobset-x-k8s-io-v1alpha2-jobset", jobset_owned, "JobSet",
