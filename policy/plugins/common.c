@@ -112,6 +112,18 @@ void tp__job_containers_free(tp__job_containers *t)
 	*t = (tp__job_containers){ .tab = TP_HTAB_INIT };
 }
 
+/* ------------------------------------------------------ names */
+
+void tp__name_after(char *out, size_t n, const char *tj, const char *suffix)
+{
+	size_t la = strlen(tj), lb = strlen(suffix);
+	la = la < n - 1 ? la : n - 1;
+	lb = lb < n - 1 - la ? lb : n - 1 - la;
+	memcpy(out, tj, la);
+	memcpy(out + la, suffix, lb);
+	out[la + lb] = '\0';
+}
+
 /* ------------------------------------------------------ env names */
 
 static int cmp_str(const void *a, const void *b)

@@ -9,13 +9,15 @@
  *   enforce         the `node` job gets the flux-installer init container
  *                   (a Flux view image that copies Flux into a shared
  *                   emptyDir), five volumes and the node container's five
- *                   mounts; the trainer's command becomes
+ *                   mounts (flux_parts.c); the trainer's command becomes
  *                   `/bin/bash /etc/flux-config/entrypoint.sh "<command args>"`
  *                   and the TrainJob's args are dropped;
  *   build           the <tj>-flux-entrypoint ConfigMap (init.sh with the
  *                   broker configuration, entrypoint.sh with flux run's
  *                   flags) and the <tj>-flux-curve Secret (the brokers'
- *                   CURVE certificate; the key is the caller's, tp_keys).
+ *                   CURVE certificate; the key is the caller's, tp_keys);
+ *   pod parts       the same volumes, installer and mounts in the strict
+ *                   profile's copy of the `node` job (flux_parts.c).
  *
  * FLUX_VIEW_IMAGE, FLUX_NETWORK_DEVICE and FLUX_QUEUE_POLICY come from the
  * trainer's env (the TrainJob's over the runtime's), else the defaults.
@@ -28,22 +30,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define INSTALLER        "flux-installer"
-#define INSTALL_VOLUME   "flux-install"
-#define INSTALL_PATH     "/mnt/flux"
-#define CONFIG_PATH      "/etc/flux-config"
-#define CURVE_VOLUME     "flux-curve"
-#define CURVE_PATH       "/curve"
-#define MEMORY_VOLUME    "shared-memory"
-#define MEMORY_PATH      "/dev/shm"
-#define SPACK_VOLUME     "spack-install"
-#define SPACK_PATH       "/opt/software"
-#define VIEW_ROOT        "/opt/view"
 #define NUM_NODES_NEEDED                                                                   \
 	"a TrainJob of a Flux runtime must set it: Flux lists one host per node in its broker " \
 	"configuration; write the node count, e.g. numNodes: 2"
-#define MODE_0755 493
-#define MODE_0400 256
 
 /* ------------------------------------------------------ TrainJob check */
 
@@ -55,11 +44,11 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	const cJSON *c;
 	cJSON_ArrayForEach(c, tp_get_array(pod, "initContainers")) {
 		const char *name = tp_get_str(c, "name");
-		if (!name || strcmp(name, INSTALLER))
+		if (!name || strcmp(name, TP_FLUX_INSTALLER))
 			continue;
 		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.trainer.initContainers",
 				       tp_result_quote(ctx->res, name),
-				       "InitContainer '" INSTALLER "' is reserved");
+				       "InitContainer '" TP_FLUX_INSTALLER "' is reserved");
 		if (rc)
 			return rc;
 	}
@@ -152,41 +141,13 @@ int tp__flux_curve_cert(const char *name, const tp_curve_key *key, tp_buf *out)
 
 /* ------------------------------------------------------ settings */
 
-typedef struct settings {
-	const char *view_image;     /* FLUX_VIEW_IMAGE */
-	const char *network_device; /* FLUX_NETWORK_DEVICE */
-	const char *queue_policy;   /* FLUX_QUEUE_POLICY */
-} settings;
+#define VIEW_ROOT "/opt/view"
 
-static void set_from(settings *s, const char *name, const char *value)
+static void expansion_settings(tp_expansion *x, tp__flux_settings *s)
 {
-	if (!strcmp(name, "FLUX_VIEW_IMAGE"))
-		s->view_image = value;
-	else if (!strcmp(name, "FLUX_NETWORK_DEVICE"))
-		s->network_device = value;
-	else if (!strcmp(name, "FLUX_QUEUE_POLICY"))
-		s->queue_policy = value;
-}
-
-/* The defaults, then the trainer node container's env entries with a value,
- * then the TrainJob's env (an entry without a value sets ""). */
-static void read_settings(tp_expansion *x, settings *s)
-{
-	*s = (settings){ "ghcr.io/converged-computing/flux-view-ubuntu:tag-jammy", "eth0", "fcfs" };
-	const cJSON *e;
-	cJSON_ArrayForEach(e, tp_get_array(tp_x_container(tp_x_podset_by_ancestor(
-							      x, TP_ANCESTOR_TRAINER),
-						      TP_CONTAINER_NODE),
-					   "env")) {
-		const char *name = tp_get_str(e, "name"), *value = tp_get_str(e, "value");
-		if (name && value)
-			set_from(s, name, value);
-	}
-	cJSON_ArrayForEach(e, tp_get_array(x->trainer, "env")) {
-		const char *name = tp_get_str(e, "name"), *value = tp_get_str(e, "value");
-		if (name)
-			set_from(s, name, value ? value : "");
-	}
+	tp__flux_read_settings(tp_x_container(tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER),
+					      TP_CONTAINER_NODE),
+			       x->trainer, s);
 }
 
 static bool num_nodes(tp_expansion *x, long long *nodes)
@@ -200,92 +161,6 @@ static bool num_nodes(tp_expansion *x, long long *nodes)
 
 /* ------------------------------------------------------ enforcement */
 
-static cJSON *volume(const char *name, const char *source, cJSON *spec)
-{
-	cJSON *v = cJSON_CreateObject();
-	if (!spec || !v || !cJSON_AddStringToObject(v, "name", name) ||
-	    !cJSON_AddItemToObject(v, source, spec)) {
-		cJSON_Delete(v);
-		cJSON_Delete(spec);
-		return NULL;
-	}
-	return v;
-}
-
-static cJSON *empty_dir(const char *medium)
-{
-	cJSON *d = cJSON_CreateObject();
-	if (d && medium && !cJSON_AddStringToObject(d, "medium", medium)) {
-		cJSON_Delete(d);
-		return NULL;
-	}
-	return d;
-}
-
-/* {name|secretName: ref, defaultMode: mode} in Go's member order. */
-static cJSON *file_source(const char *ref_key, const char *ref, int mode)
-{
-	cJSON *s = cJSON_CreateObject();
-	if (!s || !cJSON_AddStringToObject(s, ref_key, ref) ||
-	    !cJSON_AddNumberToObject(s, "defaultMode", mode)) {
-		cJSON_Delete(s);
-		return NULL;
-	}
-	return s;
-}
-
-/* Upstream's order: the view's volumes, then the CURVE certificate's. */
-static int add_volumes(tp_podset *ps, const char *cm, const char *secret)
-{
-	cJSON *v[] = {
-		volume(SPACK_VOLUME, "emptyDir", empty_dir(NULL)),
-		volume(INSTALL_VOLUME, "emptyDir", empty_dir(NULL)),
-		volume(cm, "configMap", file_source("name", cm, MODE_0755)),
-		volume(MEMORY_VOLUME, "emptyDir", empty_dir("Memory")),
-		volume(CURVE_VOLUME, "secret", file_source("secretName", secret, MODE_0400)),
-	};
-	int rc = TP_OK;
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		if (!rc)
-			rc = v[i] ? tp_x_volume(ps->pod_spec, v[i]) : TP_ENOMEM;
-		else
-			cJSON_Delete(v[i]);
-	}
-	return rc;
-}
-
-static int add_installer(tp_expansion *x, tp_podset *ps, const settings *s, const char *cm)
-{
-	if (tp_find_named(tp_get_array(ps->pod_spec, "initContainers"), "name", INSTALLER))
-		return tp_x_fail(x, "spec.trainer.initContainers", NULL,
-				 "InitContainer '" INSTALLER "' is reserved");
-	cJSON *inits = tp_x_array(ps->pod_spec, "initContainers");
-	cJSON *c = cJSON_CreateObject(), *cmd = NULL;
-	if (!inits || !c || !cJSON_AddItemToArray(inits, c)) {
-		cJSON_Delete(c);
-		return inits ? TP_ENOMEM : TP_EINVAL;
-	}
-	if (!cJSON_AddStringToObject(c, "name", INSTALLER) ||
-	    (*s->view_image && !cJSON_AddStringToObject(c, "image", s->view_image)) ||
-	    !(cmd = cJSON_AddArrayToObject(c, "command")) ||
-	    !cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/bash")) ||
-	    !cJSON_AddItemToArray(cmd, cJSON_CreateString(CONFIG_PATH "/init.sh")))
-		return TP_ENOMEM;
-	int rc = tp_x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false);
-	return rc ? rc : tp_x_mount_as(c, cm, CONFIG_PATH, true);
-}
-
-static int mount_node(cJSON *c, const char *cm)
-{
-	int rc;
-	if ((rc = tp_x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false)) ||
-	    (rc = tp_x_mount_as(c, SPACK_VOLUME, SPACK_PATH, false)) ||
-	    (rc = tp_x_mount_as(c, cm, CONFIG_PATH, true)) ||
-	    (rc = tp_x_mount_as(c, CURVE_VOLUME, CURVE_PATH, true)))
-		return rc;
-	return tp_x_mount_as(c, MEMORY_VOLUME, MEMORY_PATH, true);
-}
-
 /* The command upstream hands to the entrypoint: the TrainJob's command
  * (else the runtime's) and the TrainJob's args. */
 static int wrapped_command(tp_expansion *x, cJSON **out)
@@ -298,7 +173,7 @@ static int wrapped_command(tp_expansion *x, cJSON **out)
 	int rc = tp__flux_command_line(command, args && args->child ? args : NULL, &line);
 	cJSON *cmd = rc ? NULL : cJSON_CreateArray();
 	if (!rc && (!cmd || !cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/bash")) ||
-		    !cJSON_AddItemToArray(cmd, cJSON_CreateString(CONFIG_PATH "/entrypoint.sh")) ||
+		    !cJSON_AddItemToArray(cmd, cJSON_CreateString(TP_FLUX_CONFIG_PATH "/entrypoint.sh")) ||
 		    !cJSON_AddItemToArray(cmd, cJSON_CreateString(line.data))))
 		rc = TP_ENOMEM;
 	tp_buf_free(&line);
@@ -342,19 +217,19 @@ static int enforce_ml_policy(tp_expansion *x)
 	long long nodes;
 	if (!num_nodes(x, &nodes))
 		return TP_EINVAL;
-	settings s;
-	read_settings(x, &s);
-	char cm[300], secret[300];
-	snprintf(cm, sizeof(cm), "%s-flux-entrypoint", x->name);
-	snprintf(secret, sizeof(secret), "%s-flux-curve", x->name);
+	tp__flux_settings s;
+	expansion_settings(x, &s);
+	tp__flux_names n;
+	tp__flux_names_of(x->name, &n);
 	int rc = TP_OK;
 	for (size_t i = 0; i < x->npodsets && !rc; i++) {
 		tp_podset *ps = &x->podsets[i];
 		if (strcmp(ps->name, TP_JOB_NODE))
 			continue;
-		cJSON *node = tp_x_container(ps, TP_CONTAINER_NODE);
-		if (!(rc = add_volumes(ps, cm, secret)) && !(rc = add_installer(x, ps, &s, cm)) && node)
-			rc = mount_node(node, cm);
+		rc = tp__flux_write_parts(ps->pod_spec, tp_x_container(ps, TP_CONTAINER_NODE), &s, &n);
+		if (rc == TP_ECONFLICT)
+			rc = tp_x_fail(x, "spec.trainer.initContainers", NULL,
+				       "InitContainer '" TP_FLUX_INSTALLER "' is reserved");
 	}
 	cJSON *cmd = NULL;
 	if (!rc && !(rc = wrapped_command(x, &cmd)))
@@ -408,7 +283,7 @@ static int entrypoint(tp_expansion *x, long long nodes, tp_buf *out)
 
 /* init.sh: the view root, the lead host, the host list and broker.toml
  * (bind on the network device, connect through the TrainJob's service). */
-static int init_script(tp_expansion *x, long long nodes, const settings *s, tp_buf *out)
+static int init_script(tp_expansion *x, long long nodes, const tp__flux_settings *s, tp_buf *out)
 {
 	tp_buf hosts = TP_BUF_INIT(0), bind = TP_BUF_INIT(0), connect = TP_BUF_INIT(0),
 	       broker = TP_BUF_INIT(0), lead = TP_BUF_INIT(0);
@@ -432,8 +307,8 @@ static int init_script(tp_expansion *x, long long nodes, const settings *s, tp_b
 
 static int config_map(tp_expansion *x, long long nodes)
 {
-	settings s;
-	read_settings(x, &s);
+	tp__flux_settings s;
+	expansion_settings(x, &s);
 	char name[300];
 	snprintf(name, sizeof(name), "%s-flux-entrypoint", x->name);
 	tp_buf entry = TP_BUF_INIT(0), init = TP_BUF_INIT(0);
@@ -480,4 +355,5 @@ const tp_plugin tp_plugin_flux = {
 	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,
 	.build = build,
+	.pod_parts = tp__flux_pod_parts,
 };

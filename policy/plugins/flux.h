@@ -1,11 +1,43 @@
 /*
- * plugins/flux.h — what the Flux plugin (flux.c) and its scripts
- * (flux_scripts.c) share, and the pieces its tests call.
+ * plugins/flux.h — what the Flux plugin (flux.c), its Pod parts
+ * (flux_parts.c) and its scripts (flux_scripts.c) share, and the pieces its
+ * tests call.
  */
 #ifndef TP_FLUX_H
 #define TP_FLUX_H
 
 #include "policy/plugins/plugin.h"
+
+#define TP_FLUX_INSTALLER   "flux-installer"
+#define TP_FLUX_CONFIG_PATH "/etc/flux-config"
+
+/* FLUX_VIEW_IMAGE, FLUX_NETWORK_DEVICE, FLUX_QUEUE_POLICY (flux_parts.c):
+ * the defaults, then the trainer's node container's env entries with a
+ * value, then the TrainJob's trainer env (an entry without a value sets
+ * ""). node may hold the TrainJob's env already (the expansion's) or not
+ * (the runtime's, which the Pod check reads): the TrainJob's win either
+ * way. */
+typedef struct tp__flux_settings {
+	const char *view_image;
+	const char *network_device;
+	const char *queue_policy;
+} tp__flux_settings;
+void tp__flux_read_settings(const cJSON *node, const cJSON *trainer, tp__flux_settings *s);
+
+/* The ConfigMap and Secret Flux names after the TrainJob tj. */
+typedef struct tp__flux_names {
+	char cm[300], secret[300];
+} tp__flux_names;
+void tp__flux_names_of(const char *tj, tp__flux_names *n);
+
+/* What Flux adds to the Pods of the `node` job, in the expansion and in the
+ * Pod check alike: the volumes, the installer, the node container's mounts
+ * (node may be NULL). TP_ECONFLICT: the Pod has a flux-installer init
+ * container already. */
+int tp__flux_write_parts(cJSON *pod_spec, cJSON *node, const tp__flux_settings *s,
+			 const tp__flux_names *n);
+/* The same parts in the Pod check's copy of the `node` job (plugin.h). */
+int tp__flux_pod_parts(tp_pod_parts *pp);
 
 /* Upstream's templates, each "%s" a slot (flux_scripts.c). */
 extern const char tp__flux_broker_toml[];

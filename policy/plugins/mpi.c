@@ -129,10 +129,10 @@ static bool add_item(cJSON *arr, cJSON *item)
 }
 
 /* Members in Go's SecretVolumeSource / ConfigMapVolumeSource order. */
-static cJSON *ssh_volume(const tp_expansion *x)
+static cJSON *ssh_volume(const char *tj)
 {
 	char secret[300];
-	snprintf(secret, sizeof(secret), "%s-mpi-ssh-auth", x->name);
+	tp__name_after(secret, sizeof(secret), tj, "-mpi-ssh-auth");
 	cJSON *v = cJSON_CreateObject(), *src = NULL, *items = NULL;
 	if (!v || !cJSON_AddStringToObject(v, "name", SSH_VOLUME) ||
 	    !(src = cJSON_AddObjectToObject(v, "secret")) ||
@@ -148,10 +148,10 @@ static cJSON *ssh_volume(const tp_expansion *x)
 	return v;
 }
 
-static cJSON *hostfile_volume(const tp_expansion *x)
+static cJSON *hostfile_volume(const char *tj)
 {
 	char cm[300];
-	snprintf(cm, sizeof(cm), "%s-mpi-hostfile", x->name);
+	tp__name_after(cm, sizeof(cm), tj, "-mpi-hostfile");
 	cJSON *v = cJSON_CreateObject(), *src = NULL, *items = NULL;
 	if (!v || !cJSON_AddStringToObject(v, "name", HOSTFILE_VOLUME) ||
 	    !(src = cJSON_AddObjectToObject(v, "configMap")) || !cJSON_AddStringToObject(src, "name", cm) ||
@@ -179,25 +179,33 @@ static int launcher_env(tp_expansion *x, cJSON *c)
 	return tp_x_env(c, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10");
 }
 
+static const char *ssh_mount_path(const cJSON *ml)
+{
+	const char *mount = tp_get_str(ml, "mpi.sshAuthMountPath");
+	return mount && *mount ? mount : "/root/.ssh";
+}
+
+/* What MPI adds to the Pods of the launcher and node jobs, in the expansion
+ * and in the Pod check alike (plugin.h's pod_parts): the SSH keys' volume
+ * and the launcher's hostfile volume, mounted in the node container c (may
+ * be NULL). */
+static int write_parts(cJSON *pod_spec, cJSON *c, const char *tj, const char *ssh_path,
+		       bool launcher)
+{
+	int rc;
+	if ((rc = tp_x_volume(pod_spec, ssh_volume(tj))) ||
+	    (launcher && (rc = tp_x_volume(pod_spec, hostfile_volume(tj)))))
+		return rc;
+	if (!c || (rc = tp_x_mount(c, SSH_VOLUME, ssh_path)))
+		return rc;
+	return launcher ? tp_x_mount(c, HOSTFILE_VOLUME, HOSTFILE_DIR) : TP_OK;
+}
+
 static int wire_podset(tp_expansion *x, tp_podset *ps, bool launcher)
 {
-	const char *mount = tp_get_str(x->ml, "mpi.sshAuthMountPath");
-	if (!mount || !*mount)
-		mount = "/root/.ssh";
-	int rc;
-	if ((rc = tp_x_volume(ps->pod_spec, ssh_volume(x))) ||
-	    (launcher && (rc = tp_x_volume(ps->pod_spec, hostfile_volume(x)))))
-		return rc;
 	cJSON *c = tp_x_container(ps, TP_CONTAINER_NODE);
-	if (!c)
-		return TP_OK;
-	if ((rc = tp_x_mount(c, SSH_VOLUME, mount)))
-		return rc;
-	if (!launcher)
-		return TP_OK;
-	if ((rc = tp_x_mount(c, HOSTFILE_VOLUME, HOSTFILE_DIR)))
-		return rc;
-	return launcher_env(x, c);
+	int rc = write_parts(ps->pod_spec, c, x->name, ssh_mount_path(x->ml), launcher);
+	return rc || !c || !launcher ? rc : launcher_env(x, c);
 }
 
 /* ------------------------------------------------------- enforcement */
@@ -256,6 +264,112 @@ static int enforce_ml_policy(tp_expansion *x)
 			return rc;
 	}
 	return TP_OK;
+}
+
+/* ------------------------------------------------------- the Pod check */
+
+/* p with repeated slashes and trailing ones dropped, into buf. */
+static const char *clean_path(const char *p, char *buf, size_t n)
+{
+	size_t k = 0;
+	for (; *p && k + 1 < n; p++)
+		if (*p != '/' || !k || buf[k - 1] != '/')
+			buf[k++] = *p;
+	while (k > 1 && buf[k - 1] == '/')
+		k--;
+	buf[k] = '\0';
+	return buf;
+}
+
+/* A mount MPI writes into the node container, and what it is. */
+typedef struct mpi_mount {
+	const char *volume, *path;
+	const char *what; /* "the SSH keys (volume mpi-ssh-auth, at mlPolicy.mpi.sshAuthMountPath)" */
+	const char *alt;  /* ", or ..." another way out, or "" */
+} mpi_mount;
+
+static bool mounts(const cJSON *c, const char *volume, const char *path)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, tp_get_array(c, "volumeMounts")) {
+		const char *n = tp_get_str(m, "name"), *p = tp_get_str(m, "mountPath");
+		if (n && p && !strcmp(n, volume) && !strcmp(p, path))
+			return true;
+	}
+	return false;
+}
+
+/* The runtime's own node container of the job named job, or NULL. */
+static const cJSON *base_node(const tp_tj_ctx *ctx, const char *job)
+{
+	return tp_find_named(tp_get_array(tp__tj_pod_spec(tp__tj_job(ctx->base, job)), "containers"),
+			     "name", TP_CONTAINER_NODE);
+}
+
+/* Each mount of another volume at m's directory in the node container c:
+ * at the same path the plugin's upsert takes its place and the volume is
+ * not mounted; spelt otherwise ("/root/.ssh/"), the Pods get two volumes at
+ * one directory, which the container runtime refuses. At the TrainJob:
+ * spec.runtimePatches when the runtime's own job does not have it. */
+static int report_clashes(tp_pod_parts *pp, const cJSON *c, const mpi_mount *m)
+{
+	const tp_tj_ctx *ctx = pp->ctx;
+	char want[512], got[512];
+	clean_path(m->path, want, sizeof(want));
+	const cJSON *mt;
+	cJSON_ArrayForEach(mt, tp_get_array(c, "volumeMounts")) {
+		const char *name = tp_get_str(mt, "name"), *path = tp_get_str(mt, "mountPath");
+		if (!name || !path || !strcmp(name, m->volume) ||
+		    strcmp(clean_path(path, got, sizeof(got)), want))
+			continue;
+		bool patched = ctx->tmpl != ctx->base && !mounts(base_node(ctx, pp->job_name), name, path);
+		tp_kind k = tp_kind_of(ctx->runtime);
+		char whose[320] = "the patched template";
+		if (!patched)
+			snprintf(whose, sizeof(whose), "%s \"%s\"",
+				 k == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(k),
+				 tp_meta_name(ctx->runtime));
+		int rc = tp_result_add(
+			ctx->res, TP_FIELD_INVALID, patched ? "spec.runtimePatches" : "spec.runtimeRef",
+			tp_result_quote(ctx->res, path),
+			"%s: container \"" TP_CONTAINER_NODE "\" of replicated job \"%s\" mounts volume "
+			"\"%s\" where the MPI plugin mounts %s: %s; mount the volume at another path%s",
+			whose, pp->job_name, name, m->what,
+			strcmp(path, m->path) ? "the Pods would have two volumes mounted at one directory"
+					      : "the plugin's mount takes its place, so the volume is not "
+						"mounted in the Pods",
+			m->alt);
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+/* The launcher's and the node job's SSH keys and hostfile (plugin.h). */
+static int pod_parts(tp_pod_parts *pp)
+{
+	if (!cJSON_IsObject(tp_member(pp->ml, "mpi")) || !pp->job_name)
+		return TP_OK;
+	bool launcher = !strcmp(pp->job_name, TP_JOB_LAUNCHER);
+	if (!launcher && strcmp(pp->job_name, TP_JOB_NODE))
+		return TP_OK;
+	const char *ssh = ssh_mount_path(pp->ml);
+	const mpi_mount ours[] = {
+		{ SSH_VOLUME, ssh, "the SSH keys (volume " SSH_VOLUME ", at mlPolicy.mpi.sshAuthMountPath)",
+		  ", or set mlPolicy.mpi.sshAuthMountPath to another directory" },
+		{ HOSTFILE_VOLUME, HOSTFILE_DIR, "the hostfile (volume " HOSTFILE_VOLUME ", at "
+		  HOSTFILE_DIR ")", "" },
+	};
+	const cJSON *own = tp_find_named(tp_get_array(tp__tj_pod_spec(pp->job), "containers"), "name",
+					 TP_CONTAINER_NODE);
+	int rc = TP_OK;
+	for (int i = 0; i < (launcher ? 2 : 1) && !rc; i++)
+		rc = report_clashes(pp, own, &ours[i]);
+	cJSON *pod = rc ? NULL : tp__parts_pod_spec(pp);
+	if (!pod)
+		return rc ? rc : TP_ENOMEM;
+	cJSON *c = (cJSON *)tp_find_named(tp_get_array(pod, "containers"), "name", TP_CONTAINER_NODE);
+	return write_parts(pod, c, tp__parts_tj_name(pp), ssh, launcher);
 }
 
 /* ------------------------------------------------------------- build */
@@ -326,4 +440,5 @@ const tp_plugin tp_plugin_mpi = {
 	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,
 	.build = build,
+	.pod_parts = pod_parts,
 };

@@ -4,6 +4,7 @@
  *
  * The runtime validator (strict profile) runs every check_ml_policy, then
  * every check_pod_group_policy; the TrainJob validator every check_trainjob;
+ * the strict profile's look at a TrainJob's Pods every pod_parts on each job;
  * the expansion every enforce_ml_policy (each acts only on its own mlPolicy;
  * plainml on runtimes without torch, mpi, jax or xgboost: Flux's too), then every
  * enforce_pod_group_policy, every pre_build (jobset: endpoints,
@@ -61,6 +62,16 @@ int tp_plugins_check_trainjob(tp_tj_ctx *ctx)
 {
 	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
 		int rc = (*p)->check_trainjob ? (*p)->check_trainjob(ctx) : TP_OK;
+		if (rc)
+			return rc;
+	}
+	return TP_OK;
+}
+
+int tp_plugins_pod_parts(tp_pod_parts *pp)
+{
+	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+		int rc = (*p)->pod_parts ? (*p)->pod_parts(pp) : TP_OK;
 		if (rc)
 			return rc;
 	}

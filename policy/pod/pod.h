@@ -213,9 +213,29 @@ struct tp_tj_ctx;
 int tp__pod_check_trainjob(const struct tp_tj_ctx *ctx);
 int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runtime,
 			  tp_result *res);
-/* Pod Security of the Pods of a built JobSet in the TrainJob's namespace
- * (pod/trainjob_security.c). */
-int tp__pod_security_trainjob(const struct tp_tj_ctx *ctx, const cJSON *jobset);
+
+/* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
+ * it: a copy with the TrainJob's settings and the plugins' Pod parts
+ * written in (plugins/plugin.h), or NULL when nothing is (the job's own
+ * template is it), and what Pod Security should say of a part. */
+typedef struct tp_pod_checked {
+	cJSON *copy;               /* a JobTemplateSpec, owned */
+	const char *psa_container; /* a part without a securityContext, or NULL */
+	const char *psa_note;
+} tp_pod_checked;
+
+/* Every replicated job of ctx->tmpl as the check sees it, without checking
+ * it: *out (n of them, one per item of spec.replicatedJobs) for
+ * tp__pod_checked_free (TP_ENOMEM: *out is NULL). For the tests that hold
+ * the check to the expansion. */
+int tp__pod_checked_jobs(const struct tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n);
+void tp__pod_checked_free(tp_pod_checked *jobs, size_t n);
+
+/* Pod Security of the Pods of ctx->tmpl's replicated jobs in the TrainJob's
+ * namespace (pod/trainjob_security.c): checked[i] (n of them, or NULL) the
+ * i-th job as the check sees it. */
+int tp__pod_security_trainjob(const struct tp_tj_ctx *ctx, const tp_pod_checked *checked,
+			      size_t n);
 
 /* ------------------------------------------------------ pod security */
 

@@ -18,25 +18,35 @@
  * resourcesPerNode strategic-merged into the trainer job's node container
  * (and MPI's node job's, with runLauncherAsNode), image, command and args
  * set there, env upserted. Those are written into a copy of that job's
- * template with the expansion's own helpers; every job gets the builder's
- * Pod count as parallelism and completions (tp_podv.pods); every other
- * part is read where it is. Building the whole JobSet instead costs more
- * than the review itself (callgrind, per review: 65,700 instructions more
- * on make bench's TrainJob review of 65,276; an MPI one on
- * deepspeed-distributed 76,819 -> 210,183, a Flux one 48,082 -> 178,246),
- * so what the plugins add is not looked at: environment variables and
- * ports (valid by construction), MPI's SSH and hostfile volumes and mounts
- * (fixed names, upserted by name and mount path), and Flux's
- * flux-installer init container with its volumes and mounts, which Pod
- * Security and the API server do check (README's "The Pods a TrainJob will
- * make" says what that misses).
+ * template with the expansion's own helpers; then each plugin's pod_parts
+ * phase writes what its expansion adds that the API server or Pod Security
+ * could refuse, with the functions the expansion writes it with (Flux's
+ * flux-installer init container, volumes and mounts; MPI's SSH and
+ * hostfile volumes and mounts; plugins/plugin.h), and says where a finding
+ * in those parts comes from; every job gets the builder's Pod count as
+ * parallelism and completions (tp_podv.pods); every other part is read
+ * where it is. Building the whole JobSet instead costs more than the review
+ * itself (callgrind, per review: 65,700 instructions more on make bench's
+ * TrainJob review of 65,276; an MPI one on deepspeed-distributed 76,819 ->
+ * 210,183, a Flux one 48,082 -> 178,246). What is still not written in:
+ * the environment variables and ports torch, JAX, XGBoost and MPI add
+ * (fixed valid names, unnamed ports without hostPort: nothing the API
+ * server or Pod Security refuses; test_pod_parts holds findings and
+ * verdicts to the expansion's), the commands Flux and TorchTune rewrite,
+ * the PodGroup label and annotations of coscheduling and Volcano (the
+ * TrainJob's name, a valid label value), and the JobSet plugin's
+ * initializer env and envFrom, checked where the TrainJob holds them
+ * (check_initializer_env).
  * The runtime's template is checked again only for a job that has
  * findings, to tell the TrainJob's from the runtime's.
  */
 #include "policy/admission/trainjob.h"
 #include "policy/expand/expand.h"
+#include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct rt_job {
@@ -60,6 +70,10 @@ typedef struct tj_pods {
 	bool names_ready, base_filed, tmpl_filed;
 	/* the volumeClaimPolicies of ctx->tmpl and of ctx->base */
 	tp_pod_claims tmpl_claims, base_claims;
+	/* the plugins' Pod parts of the job being checked (not zeroed with the
+	 * rest: build_job sets what it reads), and what they read alike */
+	tp_pod_parts *parts;
+	tp_pod_parts_cache *parts_cache;
 } tj_pods;
 
 static bool is(const char *s, const char *want)
@@ -174,6 +188,48 @@ static long long pods_of(tj_pods *t, const cJSON *job)
 	return n;
 }
 
+/* ------------------------------------------------------------ parts */
+
+/* t for ctx, the parts of its jobs in parts and cache (the caller's). */
+static void pods_init(tj_pods *t, const tp_tj_ctx *ctx, tp_pod_parts *parts,
+		      tp_pod_parts_cache *cache)
+{
+	cache->looked = cache->named = cache->flux_read = false;
+	*t = (tj_pods){ .ctx = ctx, .ml = tp_get_object(ctx->runtime, "spec.mlPolicy"),
+			.parts = parts, .parts_cache = cache };
+}
+
+/* The job build_job made, as Pod Security and the tests see it. */
+static tp_pod_checked as_checked(const tj_pods *t)
+{
+	return (tp_pod_checked){ t->parts->copy, t->parts->psa_container, t->parts->psa_note };
+}
+
+/* job as the check sees it, in t->parts: the trainer's settings and the
+ * plugins' Pod parts written into t->parts->copy (NULL: nothing was).
+ * TP_EINVAL as overlay. */
+static int build_job(tj_pods *t, const cJSON *job)
+{
+	/* member by member: the origins' buffers need no clearing */
+	tp_pod_parts *pp = t->parts;
+	pp->ctx = t->ctx;
+	pp->ml = t->ml;
+	pp->cache = t->parts_cache;
+	pp->job = job;
+	pp->job_name = tp__mstr(job, "name");
+	pp->copy = NULL;
+	pp->norigins = 0;
+	pp->psa_container = pp->psa_note = NULL;
+	int rc = overlay(t->ctx, job, &t->parts->copy);
+	if (!rc)
+		rc = tp_plugins_pod_parts(t->parts);
+	if (rc) {
+		cJSON_Delete(t->parts->copy);
+		t->parts->copy = NULL;
+	}
+	return rc;
+}
+
 /* ------------------------------------------------------------ origins */
 
 /* The replicated jobs of a template by name. */
@@ -244,11 +300,27 @@ static int other_findings(tj_pods *t, const cJSON *tmpl, tp_nameset *cached, boo
 	return t->other.rc;
 }
 
+/* The origin of a finding in a plugin's Pod parts, or NULL. */
+static const tp_pod_origin *part_origin(const tj_pods *t, const tp_pod_finding *f)
+{
+	for (size_t i = 0; i < t->parts->norigins; i++) {
+		const tp_pod_origin *o = &t->parts->origins[i];
+		if (o->container ? is(f->container, o->container) && f->rel &&
+					   !strncmp(f->rel, o->rel, strlen(o->rel))
+				 : f->value && !strcmp(f->value, o->value))
+			return o;
+	}
+	return NULL;
+}
+
 /* The TrainJob field behind a finding in the copy, or NULL. */
 static const char *trainjob_field(tj_pods *t, const tp_pod_finding *f)
 {
 	const cJSON *trainer = tp_get(t->ctx->job, "spec.trainer");
 	const char *rel = f->rel ? f->rel : "";
+	const tp_pod_origin *o = part_origin(t, f);
+	if (o)
+		return o->field;
 	if (t->nodes_written && f->list == TP_POD_NONE &&
 	    (is(f->path, "spec.parallelism") || is(f->path, "spec.completions")))
 		return "spec.trainer.numNodes";
@@ -299,8 +371,12 @@ static int report_other(tj_pods *t, const char *rjob, const tp_pod_finding *f, b
 				      "the patched template makes Job.batch \"%s\" invalid at %s (%s)",
 				      jname, f->path, where);
 	const char *field = trainjob_field(t, f);
+	const tp_pod_origin *o = part_origin(t, f);
+	tp_pod_finding told = *f;
+	if (o && o->hint)
+		told.hint = o->hint;
 	if (field)
-		return tp__pod_report(t->ctx->res, field, f,
+		return tp__pod_report(t->ctx->res, field, &told,
 				      "Job.batch \"%s\" would be invalid at %s (%s)", jname, f->path,
 				      where);
 	return tp__pod_report(t->ctx->res, "spec.runtimeRef", f,
@@ -347,53 +423,6 @@ static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
 	return rc;
 }
 
-/* One replicated job of ctx->tmpl, with the trainer's settings and the
- * Pod count written in. */
-static int check_job(tj_pods *t, const cJSON *job, int index)
-{
-	cJSON *copy;
-	int rc = overlay(t->ctx, job, &copy);
-	if (rc)
-		return rc == TP_ENOMEM ? rc : TP_OK;
-	const char *rjob = tp__mstr(job, "name");
-	tp__podv_reset(&t->built);
-	t->built.claims = &t->tmpl_claims;
-	t->built.rjob = rjob;
-	t->built.pods = pods_of(t, job);
-	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
-	rc = t->built.rc;
-	if (!rc && t->built.n)
-		rc = attribute(t, job, index, copy || t->nodes_written);
-	cJSON_Delete(copy);
-	return rc;
-}
-
-static int check_jobs(const tp_tj_ctx *ctx)
-{
-	tj_pods t = { .ctx = ctx, .ml = tp_get_object(ctx->runtime, "spec.mlPolicy") };
-	int rc = tp__pod_claims_init(&t.tmpl_claims, tp_member(ctx->tmpl, "spec"));
-	int brc = tp__pod_claims_init(&t.base_claims,
-				      ctx->base != ctx->tmpl ? tp_member(ctx->base, "spec") : NULL);
-	if (ctx->base == ctx->tmpl)
-		t.base_claims = t.tmpl_claims; /* the same policies: shared, freed once */
-	if (!rc && !(rc = brc) && tp__podv_init(&t.built))
-		rc = TP_ENOMEM;
-	int i = 0;
-	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
-	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
-		if (cJSON_IsObject(j))
-			rc = check_job(&t, j, i);
-	tp__pod_claims_free(&t.tmpl_claims);
-	if (ctx->base != ctx->tmpl)
-		tp__pod_claims_free(&t.base_claims);
-	tp__podv_free(&t.built);
-	if (t.other_ready)
-		tp__podv_free(&t.other);
-	if (t.names_ready)
-		tp__podv_free(&t.names);
-	return rc;
-}
-
 /* The initializer's secretRef becomes an envFrom of its containers
  * (plugins/jobset.c): a Secret's name, a DNS-1123 subdomain. */
 static void check_initializer_secret(tp_podv *v, const cJSON *initializer)
@@ -431,14 +460,119 @@ static int check_initializer_env(const tp_tj_ctx *ctx)
 	return rc;
 }
 
+/* One replicated job of ctx->tmpl, with the trainer's settings, the
+ * plugins' Pod parts and the Pod count written in; *checked keeps the copy
+ * for Pod Security. */
+static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *checked)
+{
+	int rc = build_job(t, job);
+	if (rc)
+		return rc == TP_ENOMEM ? rc : TP_OK;
+	*checked = as_checked(t);
+	cJSON *copy = checked->copy;
+	const char *rjob = tp__mstr(job, "name");
+	tp__podv_reset(&t->built);
+	t->built.claims = &t->tmpl_claims;
+	t->built.rjob = rjob;
+	t->built.pods = pods_of(t, job);
+	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
+	rc = t->built.rc;
+	if (!rc && t->built.n)
+		rc = attribute(t, job, index, copy || t->nodes_written);
+	return rc;
+}
+
+static size_t count(const cJSON *jobs)
+{
+	size_t n = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next)
+		n++;
+	return n;
+}
+
+static void release_copies(tp_pod_checked *jobs, size_t n)
+{
+	for (size_t i = 0; jobs && i < n; i++)
+		cJSON_Delete(jobs[i].copy);
+}
+
+void tp__pod_checked_free(tp_pod_checked *jobs, size_t n)
+{
+	release_copies(jobs, n);
+	free(jobs);
+}
+
+int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
+{
+	tp_pod_parts parts;
+	tp_pod_parts_cache cache;
+	tj_pods t;
+	pods_init(&t, ctx, &parts, &cache);
+	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	*n = count(jobs);
+	if (!(*out = calloc(*n ? *n : 1, sizeof(**out))))
+		return TP_ENOMEM;
+	int rc = TP_OK;
+	size_t i = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++)
+		if (cJSON_IsObject(j) && !(rc = build_job(&t, j)))
+			(*out)[i] = as_checked(&t);
+	if (rc != TP_ENOMEM)
+		return TP_OK;
+	tp__pod_checked_free(*out, *n);
+	*out = NULL;
+	return rc;
+}
+
+#define FEW_CHECKED 8
+
+/* Every job checked, then Pod Security of them all as checked. */
+static int check_jobs(const tp_tj_ctx *ctx)
+{
+	tp_pod_parts parts;
+	tp_pod_parts_cache cache;
+	tj_pods t;
+	pods_init(&t, ctx, &parts, &cache);
+	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	size_t njobs = count(jobs);
+	tp_pod_checked few[FEW_CHECKED];
+	tp_pod_checked *checked = njobs <= FEW_CHECKED ? few : calloc(njobs, sizeof(*checked));
+	if (!checked)
+		return TP_ENOMEM;
+	if (checked == few)
+		memset(few, 0, njobs * sizeof(*few));
+	int rc = tp__pod_claims_init(&t.tmpl_claims, tp_member(ctx->tmpl, "spec"));
+	int brc = tp__pod_claims_init(&t.base_claims,
+				      ctx->base != ctx->tmpl ? tp_member(ctx->base, "spec") : NULL);
+	if (ctx->base == ctx->tmpl)
+		t.base_claims = t.tmpl_claims; /* the same policies: shared, freed once */
+	if (!rc && !(rc = brc) && tp__podv_init(&t.built))
+		rc = TP_ENOMEM;
+	int i = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
+		if (cJSON_IsObject(j))
+			rc = check_job(&t, j, i, &checked[i]);
+	if (!rc)
+		rc = check_initializer_env(ctx);
+	if (!rc)
+		rc = tp__pod_security_trainjob(ctx, checked, njobs);
+	release_copies(checked, njobs);
+	if (checked != few)
+		free(checked);
+	tp__pod_claims_free(&t.tmpl_claims);
+	if (ctx->base != ctx->tmpl)
+		tp__pod_claims_free(&t.base_claims);
+	tp__podv_free(&t.built);
+	if (t.other_ready)
+		tp__podv_free(&t.other);
+	if (t.names_ready)
+		tp__podv_free(&t.names);
+	return rc;
+}
+
 int tp__pod_check_trainjob(const tp_tj_ctx *ctx)
 {
 	if (!tp_strict(ctx->opt) || !ctx->runtime || !ctx->tmpl)
 		return TP_OK;
-	int rc = check_jobs(ctx);
-	if (!rc)
-		rc = check_initializer_env(ctx);
-	if (!rc)
-		rc = tp__pod_security_trainjob(ctx, ctx->tmpl);
-	return rc;
+	return check_jobs(ctx);
 }

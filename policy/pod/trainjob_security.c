@@ -72,7 +72,32 @@ static int base_pod(psa_run *r, const char *name, const cJSON **pod, int *index)
 	return TP_OK;
 }
 
-static int deny(psa_run *r, const cJSON *bjob, const char *level, const char *detail)
+/* Does the enforce level allow pod? */
+static int enforce_allows(psa_run *r, const cJSON *pod, bool *ok)
+{
+	tp_buf d = TP_BUF_INIT(0);
+	int rc = eval(r, &r->pol.enforce, pod, &d, ok);
+	tp_buf_free(&d);
+	return rc;
+}
+
+/* What the denial adds of a plugin's part the detail names, or "". */
+static const char *part_note(psa_run *r, const tp_pod_checked *c, const char *detail)
+{
+	if (!c || !c->psa_container || !c->psa_note)
+		return "";
+	const char *quoted = tp_arena_printf(r->arena, "\"%s\"", c->psa_container);
+	return quoted && strstr(detail, quoted) ? tp_arena_printf(r->arena, "; %s", c->psa_note)
+						: "";
+}
+
+/* The denial of bjob's Pods (c: as checked, or NULL), at the runtimePatches
+ * when they brought the violation (the runtime's own Pods pass and the
+ * patched ones do not), else at the namespace, naming the runtime's
+ * template, or only the namespace when the plugins' parts alone violate
+ * the level (the Pods without them pass). */
+static int deny(psa_run *r, const cJSON *bjob, const tp_pod_checked *c, const char *level,
+		const char *detail)
 {
 	const tp_tj_ctx *ctx = r->ctx;
 	const char *rjob = tp__mstr(bjob, "name");
@@ -81,33 +106,33 @@ static int deny(psa_run *r, const cJSON *bjob, const char *level, const char *de
 	int rc = base_pod(r, rjob, &base, &ri);
 	if (rc)
 		return rc;
-	bool patched = false;
-	if (ctx->tmpl != ctx->base && base) {
-		tp_buf d = TP_BUF_INIT(0);
-		bool ok;
-		rc = eval(r, &r->pol.enforce, base, &d, &ok);
-		tp_buf_free(&d);
-		if (rc)
-			return rc;
-		patched = ok;
-	}
+	/* the Pods without the plugins' parts: do they pass? */
+	bool own_ok = false, patched = false;
+	if (c && c->copy && (rc = enforce_allows(r, tp_get(bjob, "template.spec.template"), &own_ok)))
+		return rc;
+	if (ctx->tmpl != ctx->base && base && !own_ok && (rc = enforce_allows(r, base, &patched)))
+		return rc;
 	const char *tj = tp_meta_name(ctx->job);
+	const char *note = part_note(r, c, detail);
 	tp_kind k = tp_kind_of(ctx->runtime);
+	const char *change =
+		own_ok ? ""
+		: patched
+			? "; change the runtimePatches as each check says, or"
+			: tp_arena_printf(r->arena,
+					  "; change the Pod template of %s \"%s\" "
+					  "(spec.template.spec.replicatedJobs[%d].template.spec."
+					  "template) as each check says, or",
+					  k == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(k),
+					  tp_meta_name(ctx->runtime), ri);
 	return tp_result_add(
 		ctx->res, TP_FIELD_FORBIDDEN, patched ? "spec.runtimePatches" : "metadata.namespace",
 		NULL,
 		"violates PodSecurity \"%s\": %s: Pods of replicated job \"%s\" (Job.batch "
-		"\"%s-%s-0\") would be forbidden in namespace \"%s\"; change %s as each check "
-		"says, or use a namespace whose pod-security.kubernetes.io/enforce level admits "
-		"them",
-		level, detail, rjob ? rjob : "", tj, rjob ? rjob : "", r->ns,
-		patched ? "the runtimePatches"
-			: tp_arena_printf(r->arena,
-					  "the Pod template of %s \"%s\" "
-					  "(spec.template.spec.replicatedJobs[%d].template.spec."
-					  "template)",
-					  k == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(k),
-					  tp_meta_name(ctx->runtime), ri));
+		"\"%s-%s-0\") would be forbidden in namespace \"%s\"%s%s%s use a namespace whose "
+		"pod-security.kubernetes.io/enforce level admits them",
+		level, detail, rjob ? rjob : "", tj, rjob ? rjob : "", r->ns, note ? note : "",
+		change ? change : "", own_ok ? ";" : "");
 }
 
 typedef struct mode {
@@ -128,10 +153,12 @@ static int evaluate(psa_run *r, mode *m, const mode *earlier, int n, const cJSON
 	return eval(r, m->lv, pod, &m->detail, &m->ok);
 }
 
-/* One replicated job: enforce denies, audit annotates, warn warns. */
-static int one_job(psa_run *r, const cJSON *bjob)
+/* One replicated job (c: as checked, or NULL): enforce denies, audit
+ * annotates, warn warns. */
+static int one_job(psa_run *r, const cJSON *bjob, const tp_pod_checked *c)
 {
-	const cJSON *pod = tp_get(bjob, "template.spec.template");
+	const cJSON *pod = c && c->copy ? tp_get(c->copy, "spec.template")
+					: tp_get(bjob, "template.spec.template");
 	const char *rjob = tp__mstr(bjob, "name");
 	mode m[3] = { { &r->pol.enforce, TP_BUF_INIT(0), true },
 		      { &r->pol.audit, TP_BUF_INIT(0), true },
@@ -141,7 +168,7 @@ static int one_job(psa_run *r, const cJSON *bjob)
 	for (int i = 0; i < 3 && !rc; i++)
 		rc = evaluate(r, &m[i], m, i, pod);
 	if (!rc && !m[0].ok && !(rc = tp_psa_format(m[0].lv, lv, sizeof(lv)))) {
-		rc = deny(r, bjob, lv, m[0].detail.data);
+		rc = deny(r, bjob, c, lv, m[0].detail.data);
 		r->denied = true;
 	}
 	if (!rc && !m[1].ok && !(rc = tp_psa_format(m[1].lv, lv, sizeof(lv))))
@@ -195,7 +222,7 @@ static int policy(psa_run *r, bool *known)
 	return tp_psa_policy_of(tp_get(nsobj, "metadata.labels"), dp, r->ns, &r->pol, ctx->res);
 }
 
-int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const cJSON *jobset)
+int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const tp_pod_checked *checked, size_t n)
 {
 	const char *ns = tp_meta_namespace(ctx->job);
 	psa_run r = { .ctx = ctx, .ns = *ns ? ns : "default" };
@@ -209,9 +236,10 @@ int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const cJSON *jobset)
 		return TP_ENOMEM;
 	tp_buf_init(&r.audit, 0);
 	tp_buf_init(&r.warnings, 0);
-	const cJSON *jobs = tp_get_array(jobset, "spec.replicatedJobs");
-	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next)
-		rc = one_job(&r, j);
+	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	size_t i = 0;
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
+		rc = one_job(&r, j, checked && i < n ? &checked[i] : NULL);
 	if (!rc && r.audit.len)
 		rc = tp_result_annotate(ctx->res, TP_PSA_AUDIT_ANNOTATION, r.audit.data);
 	/* as EvaluatePod: no warnings on a request that is refused */

@@ -200,6 +200,31 @@ int tt_count_certs(const char *pem)
 	return n;
 }
 
+cJSON *tt_shared_object(const char *rel, tp_kind k)
+{
+	char *path = tt_shared_path(rel);
+	assert_non_null(path);
+	size_t len = 0;
+	char *text = tt_read_file(path, &len);
+	if (!text)
+		print_message("cannot read %s\n", rel);
+	assert_non_null(text);
+	tp_docs *docs = NULL;
+	tp_load_error err;
+	assert_int_equal(tp_load(text, len, NULL, &docs, &err), TP_OK);
+	cJSON *obj = NULL;
+	for (size_t i = 0; i < tp_docs_count(docs) && !obj; i++)
+		if (tp_kind_of(tp_docs_at(docs, i)->obj) == k)
+			obj = tp_docs_take(docs, i);
+	if (!obj)
+		print_message("no object of kind %s in %s\n", tp_kind_name(k), rel);
+	assert_non_null(obj);
+	tp_docs_free(docs);
+	free(text);
+	free(path);
+	return obj;
+}
+
 char *tt_crd_json(const char *file)
 {
 	char rel[256];

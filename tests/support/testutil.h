@@ -26,6 +26,9 @@ char *tt_shared_path(const char *rel);
 		}                                                            \
 	} while (0)
 
+/* The first object of kind k in the file rel under ../shared (its other
+ * documents dropped); cJSON_Delete it. Fails the test when there is none. */
+cJSON *tt_shared_object(const char *rel, tp_kind k);
 /* A CRD of ../shared/fixtures/upstream/crds (file name) as the API server
  * returns it: compact JSON, malloc'd. Fails the test when it cannot load. */
 char *tt_crd_json(const char *file);

@@ -15,35 +15,9 @@
 /* How many expansions were also replayed on the mutating JobSet route. */
 static int replayed;
 
-/* The first object of kind k in a fixture file (malloc'd tree). */
-static cJSON *fixture(const char *rel, tp_kind k)
-{
-	char *path = tt_shared_path(rel);
-	assert_non_null(path);
-	size_t len = 0;
-	char *text = tt_read_file(path, &len);
-	if (!text)
-		print_message("cannot read %s\n", rel);
-	assert_non_null(text);
-	tp_docs *docs = NULL;
-	tp_load_error err;
-	assert_int_equal(tp_load(text, len, NULL, &docs, &err), TP_OK);
-	cJSON *obj = NULL;
-	for (size_t i = 0; i < tp_docs_count(docs) && !obj; i++)
-		if (tp_kind_of(tp_docs_at(docs, i)->obj) == k)
-			obj = tp_docs_take(docs, i);
-	if (!obj)
-		print_message("no object of kind %s in %s\n", tp_kind_name(k), rel);
-	assert_non_null(obj);
-	tp_docs_free(docs);
-	free(text);
-	free(path);
-	return obj;
-}
-
 static cJSON *runtime(const char *rel)
 {
-	return fixture(rel, TP_KIND_CLUSTER_TRAINING_RUNTIME);
+	return tt_shared_object(rel, TP_KIND_CLUSTER_TRAINING_RUNTIME);
 }
 
 /* A TrainJob "tj" referring to the runtime, spec members added. */
@@ -342,7 +316,7 @@ static cJSON *example_tj(const char *file)
 {
 	char rel[256];
 	snprintf(rel, sizeof(rel), "fixtures/upstream/examples/%s", file);
-	return fixture(rel, TP_KIND_TRAINJOB);
+	return tt_shared_object(rel, TP_KIND_TRAINJOB);
 }
 
 static void example_multi_node_and_kueue(void **state)
@@ -399,7 +373,7 @@ static void example_volcano(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	cJSON *rt = fixture("fixtures/upstream/examples/04-volcano-integration.yaml",
+	cJSON *rt = tt_shared_object("fixtures/upstream/examples/04-volcano-integration.yaml",
 			    TP_KIND_CLUSTER_TRAINING_RUNTIME);
 	cJSON *tj = example_tj("04-volcano-integration.yaml");
 	cJSON *list = expand(tj, rt);
@@ -419,7 +393,7 @@ static void example_multi_step(void **state)
 {
 	(void)state;
 	TT_REQUIRE_SHARED();
-	cJSON *rt = fixture("fixtures/upstream/examples/05-multi-step.yaml", TP_KIND_TRAINING_RUNTIME);
+	cJSON *rt = tt_shared_object("fixtures/upstream/examples/05-multi-step.yaml", TP_KIND_TRAINING_RUNTIME);
 	cJSON *tj = example_tj("05-multi-step.yaml");
 	cJSON *list = expand(tj, rt);
 	const cJSON *d = ex_container(ex_job(list, "dataset-initializer"), "dataset-initializer");
