@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tests/support/apiclient.h"
 #include "tests/support/fakeapi.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
@@ -27,13 +28,7 @@
 #include "webhook/core/clock.h"
 #include "webhook/metrics/metrics.h"
 
-typedef struct fx {
-	fa_server *fa;
-	tw_kube_config kc;
-	tw_kubeapi *api;
-	tp_store *store;
-	tp_arena *arena;
-} fx;
+typedef tt_apiclient fx;
 
 /* A runtime whose Pods break every restricted check that a bare container
  * breaks (no securityContext) and no baseline one. */
@@ -67,32 +62,16 @@ typedef struct fx {
 
 static int setup(void **state)
 {
-	fx *x = calloc(1, sizeof(*x));
-	assert_non_null(x);
-	assert_int_equal(fa_start(&x->fa), 0);
-	char url[64], err[256];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", fa_port(x->fa));
-	assert_int_equal(tw_kube_config_explicit(&x->kc, url, NULL, NULL, err, sizeof(err)), 0);
-	assert_int_equal(tw_kubeapi_new(&x->kc, &x->api, err, sizeof(err)), 0);
-	assert_int_equal(tp_store_new(&x->store), 0);
-	assert_int_equal(tp_arena_new(&x->arena, 0), 0);
+	tt_apiclient_setup(state);
+	fx *x = *state;
 	/* the runtime is in the cache, as the watch keeps it */
 	assert_int_equal(tp_store_put(x->store, tt_json(RUNTIME_JSON)), TP_OK);
-	tw_metrics_reset();
-	*state = x;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fx *x = *state;
-	tp_arena_free(x->arena);
-	tp_store_free(x->store);
-	tw_kubeapi_free(x->api);
-	tw_kube_config_free(&x->kc);
-	fa_stop(x->fa);
-	free(x);
-	return 0;
+	return tt_apiclient_teardown(state);
 }
 
 typedef struct how {

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/support/apiclient.h"
 #include "tests/support/fakeapi.h"
 #include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
@@ -127,11 +128,7 @@ static said said_of(const char *answer_json)
 enum { K_CTR, K_TR, K_COUNT };
 
 typedef struct fx {
-	fa_server *fa;
-	tw_kube_config kc;
-	tw_kubeapi *api;
-	tp_store *store;
-	tp_arena *arena;
+	tt_apiclient c;
 	tw_watch *w;
 	tw_store_sink sinks[K_COUNT];
 	tw_freshness fresh;
@@ -142,18 +139,11 @@ static int setup(void **state)
 {
 	fx *x = calloc(1, sizeof(*x));
 	assert_non_null(x);
-	assert_int_equal(fa_start(&x->fa), 0);
-	char url[64], err[256];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", fa_port(x->fa));
-	assert_int_equal(tw_kube_config_explicit(&x->kc, url, NULL, NULL, err, sizeof(err)), 0);
-	assert_int_equal(tw_kubeapi_new(&x->kc, &x->api, err, sizeof(err)), 0);
-	assert_int_equal(tp_store_new(&x->store), 0);
-	assert_int_equal(tp_arena_new(&x->arena, 0), 0);
-	x->cluster = (tw_cluster){ .api = x->api,
+	tt_apiclient_open(&x->c);
+	x->cluster = (tw_cluster){ .api = x->c.api,
 				   .cached = (1u << TP_KIND_CLUSTER_TRAINING_RUNTIME) |
 					     (1u << TP_KIND_TRAINING_RUNTIME),
 				   .fresh = &x->fresh };
-	tw_metrics_reset();
 	*state = x;
 	return 0;
 }
@@ -162,11 +152,7 @@ static int teardown(void **state)
 {
 	fx *x = *state;
 	tw_watch_stop(x->w);
-	fa_stop(x->fa);
-	tp_arena_free(x->arena);
-	tp_store_free(x->store);
-	tw_kubeapi_free(x->api);
-	tw_kube_config_free(&x->kc);
+	tt_apiclient_close(&x->c);
 	free(x);
 	return 0;
 }
@@ -187,10 +173,10 @@ static void watch_runtimes(fx *x)
 	tw_watch_kind k[K_COUNT];
 	for (int i = 0; i < K_COUNT; i++) {
 		k[i] = kinds[i];
-		x->sinks[i] = (tw_store_sink){ x->store, tp[i] };
+		x->sinks[i] = (tw_store_sink){ x->c.store, tp[i] };
 		k[i].sink = tw_watch_store_sink(&x->sinks[i]);
 	}
-	tw_watch_opts o = { .kube = &x->kc, .kinds = k, .nkinds = K_COUNT,
+	tw_watch_opts o = { .kube = &x->c.kc, .kinds = k, .nkinds = K_COUNT,
 			    .backoff_min_ms = 60000, .backoff_max_ms = 60000, .metrics = true,
 			    .fresh = &x->fresh };
 	char err[256];
@@ -202,21 +188,21 @@ static void watch_runtimes(fx *x)
 static said answer(fx *x, const char *runtime_name)
 {
 	tw_config cfg = { .opt = { .profile = TP_PROFILE_KUBEFLOW, .now = "2026-11-23T10:00:00Z" },
-			  .store = x->store };
+			  .store = x->c.store };
 	tw_resolver rs;
-	tw_resolver_init(&rs, &x->cluster, x->store, x->arena, tw_mono_ms() + 5000);
+	tw_resolver_init(&rs, &x->cluster, x->c.store, x->c.arena, tw_mono_ms() + 5000);
 	cfg.opt.lookup = &rs.lookup;
 	char *body = review(runtime_name);
 	tp_buf out = TP_BUF_INIT(0);
 	tw_outcome oc;
 	assert_int_equal(tw_admission_handle(&cfg, tw_route_find(V_TJ), body, strlen(body),
-					     x->arena, &out, &oc), TP_OK);
+					     x->c.arena, &out, &oc), TP_OK);
 	tw_resolver_done(&rs);
 	assert_int_equal(oc.http_status, 200);
 	said r = said_of(out.data);
 	tp_buf_free(&out);
 	free(body);
-	tp_arena_reset(x->arena);
+	tp_arena_reset(x->c.arena);
 	return r;
 }
 
@@ -248,7 +234,7 @@ static bool list_held(void *arg)
 static unsigned gets(fx *x)
 {
 	fa_stats st;
-	fa_get_stats(x->fa, FA_CTR, &st);
+	fa_get_stats(x->c.fa, FA_CTR, &st);
 	return st.gets;
 }
 
@@ -261,14 +247,14 @@ static unsigned gets(fx *x)
 static void stale_kind_reads_through(void **state)
 {
 	fx *x = *state;
-	cluster_before(x->fa);
+	cluster_before(x->c.fa);
 	watch_runtimes(x);
 	wait_ctr_fresh(x, true);
 	said r = answer(x, "rt-del");
 	assert_true(r.allowed);
 	assert_int_equal(gets(x), 0); /* fresh: from the cache */
 
-	fa_set_down(x->fa, true);
+	fa_set_down(x->c.fa, true);
 	wait_ctr_fresh(x, false);
 	r = answer(x, "rt-keep");
 	assert_false(r.allowed);
@@ -277,9 +263,9 @@ static void stale_kind_reads_through(void **state)
 	char why[256] = "x";
 	assert_true(tw_watch_ready(x->w, why, sizeof(why))); /* listed once: stays ready */
 
-	changed_while_down(x->fa);
-	fa_hold_list(x->fa, FA_CTR, true); /* the re-list cannot complete */
-	fa_set_down(x->fa, false);
+	changed_while_down(x->c.fa);
+	fa_hold_list(x->c.fa, FA_CTR, true); /* the re-list cannot complete */
+	fa_set_down(x->c.fa, false);
 	r = answer(x, "rt-del");
 	assert_false(r.allowed);
 	assert_int_equal(r.code, 403);
@@ -290,9 +276,9 @@ static void stale_kind_reads_through(void **state)
 	assert_int_equal(gets(x), 2);
 	assert_false(tw_fresh_is(&x->fresh, 1u << TP_KIND_CLUSTER_TRAINING_RUNTIME));
 	/* The API server answered: the re-list is under way, not 30 s away. */
-	assert_true(tt_wait_until(list_held, x->fa, WAIT_MS));
+	assert_true(tt_wait_until(list_held, x->c.fa, WAIT_MS));
 
-	fa_hold_list(x->fa, FA_CTR, false);
+	fa_hold_list(x->c.fa, FA_CTR, false);
 	wait_ctr_fresh(x, true);
 	r = answer(x, "rt-keep");
 	assert_true(r.allowed);
@@ -319,7 +305,7 @@ static unsigned all_gets(fx *x)
 	unsigned n = 0;
 	for (int r = 0; r < FA_RESOURCES; r++) {
 		fa_stats st;
-		fa_get_stats(x->fa, r, &st);
+		fa_get_stats(x->c.fa, r, &st);
 		n += st.gets;
 	}
 	return n;
@@ -332,11 +318,11 @@ static int look(fx *x, bool cache_only, tp_kind k, const char *ns, const char *n
 		bool *needs_api)
 {
 	tw_resolver rs;
-	tw_resolver_init(&rs, &x->cluster, x->store, x->arena, tw_mono_ms() + 5000);
+	tw_resolver_init(&rs, &x->cluster, x->c.store, x->c.arena, tw_mono_ms() + 5000);
 	rs.cache_only = cache_only;
 	const cJSON *obj = NULL;
 	char why[256] = "";
-	tp_arena *prev = tp_arena_enter(x->arena);
+	tp_arena *prev = tp_arena_enter(x->c.arena);
 	int rc = rs.lookup.get(rs.lookup.ctx, k, ns, name, &obj, why, sizeof(why));
 	tp_arena_leave(prev);
 	assert_true(rc == TP_OK ? obj != NULL : obj == NULL);
@@ -344,7 +330,7 @@ static int look(fx *x, bool cache_only, tp_kind k, const char *ns, const char *n
 		assert_true(why[0]); /* a reason, as every unavailable answer has */
 	*needs_api = rs.needs_api;
 	tw_resolver_done(&rs);
-	tp_arena_reset(x->arena);
+	tp_arena_reset(x->c.arena);
 	return rc;
 }
 
@@ -385,13 +371,13 @@ static void cache_only_never_asks(void **state)
 	fx *x = *state;
 	char *cached = runtime("rt-cached", ""), *late = runtime("rt-late", ""), items[4096];
 	snprintf(items, sizeof(items), "[%s,%s]", cached, late);
-	fa_set_objects(x->fa, FA_CTR, items, "5");
-	fa_set_objects(x->fa, FA_NS, "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+	fa_set_objects(x->c.fa, FA_CTR, items, "5");
+	fa_set_objects(x->c.fa, FA_NS, "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
 				     "\"metadata\":{\"name\":\"team-a\"}}]", "5");
-	fa_set_objects(x->fa, FA_TJ, "[{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\","
+	fa_set_objects(x->c.fa, FA_TJ, "[{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\","
 				     "\"kind\":\"TrainJob\",\"metadata\":{\"name\":\"tj\","
 				     "\"namespace\":\"team-a\"},\"spec\":{}}]", "5");
-	assert_int_equal(tp_store_put(x->store, cJSON_Parse(cached)), TP_OK);
+	assert_int_equal(tp_store_put(x->c.store, cJSON_Parse(cached)), TP_OK);
 	tw_fresh_set(&x->fresh, 1u << TP_KIND_CLUSTER_TRAINING_RUNTIME, true);
 
 	bool mark = true;
@@ -411,7 +397,7 @@ static void cache_only_never_asks(void **state)
 	 * neither counts; the hit of a kept decision counted once (above). */
 	tw_resolver rs;
 	const cJSON *obj;
-	tw_resolver_init(&rs, &x->cluster, x->store, x->arena, 0);
+	tw_resolver_init(&rs, &x->cluster, x->c.store, x->c.arena, 0);
 	rs.cache_only = true;
 	assert_int_equal(rs.lookup.get(rs.lookup.ctx, TP_KIND_CLUSTER_TRAINING_RUNTIME, NULL,
 				       "rt-cached", &obj, NULL, 0), TP_OK);
