@@ -133,6 +133,10 @@ int tp_buf_adds(tp_buf *b, const char *s);
 int tp_buf_addc(tp_buf *b, char c);
 int tp_buf_addf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
 int tp_buf_vaddf(tp_buf *b, const char *fmt, va_list ap);
+/* Append s (NULL: "") as Go's %q writes a string: in quotes, with quotes,
+ * backslashes, \n, \t and \r escaped, other control bytes as \xNN and
+ * UTF-8 kept as it is; the texts of the API server's messages. */
+int tp_buf_add_quoted(tp_buf *b, const char *s);
 /* Append v as compact JSON, the bytes cJSON_PrintUnformatted would make.
  * TP_OK, TP_ENOMEM, TP_ELIMIT (the buffer's limit) or TP_EINVAL (a node
  * cJSON cannot print either). */

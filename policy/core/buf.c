@@ -99,3 +99,21 @@ void tp_buf_free(tp_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+int tp_buf_add_quoted(tp_buf *b, const char *s)
+{
+	int rc = tp_buf_addc(b, '"');
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && !rc; p++) {
+		switch (*p) {
+		case '"': rc = tp_buf_adds(b, "\\\""); break;
+		case '\\': rc = tp_buf_adds(b, "\\\\"); break;
+		case '\n': rc = tp_buf_adds(b, "\\n"); break;
+		case '\t': rc = tp_buf_adds(b, "\\t"); break;
+		case '\r': rc = tp_buf_adds(b, "\\r"); break;
+		default:
+			rc = *p < 0x20 || *p == 0x7f ? tp_buf_addf(b, "\\x%02x", *p)
+						     : tp_buf_addc(b, (char)*p);
+		}
+	}
+	return rc ? rc : tp_buf_addc(b, '"');
+}

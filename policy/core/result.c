@@ -269,25 +269,11 @@ int tp_result_format(const tp_result *r, tp_buf *out)
 	return rc ? TP_ENOMEM : TP_OK;
 }
 
-/* Go's %q, close enough for messages: escapes quotes, backslashes and
- * control characters; leaves valid UTF-8 as it is. */
+/* Go's %q (tp_buf_add_quoted), in the result's arena. */
 const char *tp_result_quote(tp_result *r, const char *s)
 {
 	tp_buf b = TP_BUF_INIT(1 << 20);
-	int rc = tp_buf_addc(&b, '"');
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && !rc; p++) {
-		switch (*p) {
-		case '"': rc = tp_buf_adds(&b, "\\\""); break;
-		case '\\': rc = tp_buf_adds(&b, "\\\\"); break;
-		case '\n': rc = tp_buf_adds(&b, "\\n"); break;
-		case '\t': rc = tp_buf_adds(&b, "\\t"); break;
-		case '\r': rc = tp_buf_adds(&b, "\\r"); break;
-		default:
-			rc = *p < 0x20 || *p == 0x7f ? tp_buf_addf(&b, "\\x%02x", *p)
-						     : tp_buf_addc(&b, (char)*p);
-		}
-	}
-	rc |= tp_buf_addc(&b, '"');
+	int rc = tp_buf_add_quoted(&b, s);
 	const char *q = rc ? "\"...\"" : tp_arena_strdup(r->arena, b.data);
 	tp_buf_free(&b);
 	return q;

@@ -159,27 +159,11 @@ const char *tp__podv_printf(tp_podv *v, const char *fmt, ...)
 	return s;
 }
 
-/* Go's %q for the texts manifests hold: quotes, backslashes and control
- * characters escaped, UTF-8 kept. */
+/* Go's %q (tp_buf_add_quoted) for the texts manifests hold. */
 const char *tp__podv_quote(tp_podv *v, const char *s)
 {
 	tp_buf b = TP_BUF_INIT(1 << 16);
-	int rc = tp_buf_addc(&b, '"');
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && !rc; p++) {
-		if (*p == '"' || *p == '\\')
-			rc = tp_buf_addf(&b, "\\%c", *p);
-		else if (*p == '\n')
-			rc = tp_buf_adds(&b, "\\n");
-		else if (*p == '\t')
-			rc = tp_buf_adds(&b, "\\t");
-		else if (*p < 0x20 || *p == 0x7f)
-			rc = tp_buf_addf(&b, "\\x%02x", *p);
-		else
-			rc = tp_buf_addc(&b, (char)*p);
-	}
-	if (!rc)
-		rc = tp_buf_addc(&b, '"');
-	const char *q = rc ? "\"...\"" : dup(v, b.data);
+	const char *q = tp_buf_add_quoted(&b, s) ? "\"...\"" : dup(v, b.data);
 	tp_buf_free(&b);
 	return q;
 }

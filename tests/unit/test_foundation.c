@@ -115,6 +115,23 @@ static void result_renders_like_upstream(void **state)
 	tp_result_free(r);
 }
 
+/* Go's %q, as strconv.Quote writes it; the one quoting every message uses
+ * (tp_result_quote, the Pod checks' tp__podv_quote) */
+static void quoted_like_go(void **state)
+{
+	(void)state;
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_buf_add_quoted(&b, "a\"b\\c\nd\te\rf\x01g\x7f\xc3\xa9"), TP_OK);
+	assert_string_equal(b.data, "\"a\\\"b\\\\c\\nd\\te\\rf\\x01g\\x7f\xc3\xa9\"");
+	tp_buf_reset(&b);
+	assert_int_equal(tp_buf_add_quoted(&b, NULL), TP_OK);
+	assert_string_equal(b.data, "\"\"");
+	tp_buf_free(&b);
+	tp_buf small = TP_BUF_INIT(4);
+	assert_int_equal(tp_buf_add_quoted(&small, "abcdef"), TP_ELIMIT);
+	tp_buf_free(&small);
+}
+
 static void object_access(void **state)
 {
 	(void)state;
@@ -308,6 +325,7 @@ int main(void)
 		cmocka_unit_test(arena_settles_at_its_working_size),
 		cmocka_unit_test(buf_limit_is_hard),
 		cmocka_unit_test(result_renders_like_upstream),
+		cmocka_unit_test(quoted_like_go),
 		cmocka_unit_test(object_access),
 		cmocka_unit_test(names),
 		cmocka_unit_test(domain_prefixed_path_texts),
