@@ -178,6 +178,32 @@ int sp_spawn_wrapped(sp_server *s, const char *const *wrapper, const char *certd
 	return 0;
 }
 
+int sp_memcheck_start(sp_server *s, const char *certdir, const char *logdir,
+		      const char *const *extra)
+{
+	if (sp_slow() > 1 || system("command -v valgrind >/dev/null 2>&1") != 0)
+		return 1;
+	const char *const vg[] = { "valgrind", "-q", "--leak-check=full",
+				   "--show-leak-kinds=definite,indirect,possible",
+				   "--errors-for-leak-kinds=definite,indirect,possible",
+				   "--error-exitcode=99", NULL };
+	if (sp_spawn_wrapped(s, vg, certdir, logdir, extra))
+		return -1;
+	return sp_wait_serving_ms(s, 60000) ? -1 : 0;
+}
+
+int sp_memcheck_stop(sp_server *s)
+{
+	sp_signal(s, SIGTERM);
+	int st = sp_wait(s, 60000);
+	char *log = sp_log(s);
+	bool clean = st == 0 && !strstr(log, "lost in loss record") && !strstr(log, "Invalid ");
+	if (!clean)
+		fprintf(stderr, "serve under valgrind exited %d:\n%s\n", st, log);
+	free(log);
+	return clean ? 0 : -1;
+}
+
 int sp_wait_serving(sp_server *s)
 {
 	return sp_wait_serving_ms(s, 10000 * sp_slow());

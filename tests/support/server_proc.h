@@ -62,6 +62,15 @@ int sp_wait_serving_ms(sp_server *s, int timeout_ms);
  * valgrind and its options). */
 int sp_spawn_wrapped(sp_server *s, const char *const *wrapper, const char *certdir,
 		     const char *logdir, const char *const *extra);
+/* serve under valgrind's memcheck (every memory error, and any leak
+ * definite, indirect or possible, makes it exit 99), spawned and serving.
+ * 1 when it cannot be (valgrind not on PATH, or a sanitizer build: the two
+ * do not mix): the caller skips. 0, or -1 when it did not start. */
+int sp_memcheck_start(sp_server *s, const char *certdir, const char *logdir,
+		      const char *const *extra);
+/* SIGTERM a server sp_memcheck_start started and wait for it: 0 when it
+ * exited 0 with no report in its log, else -1 with the log on stderr. */
+int sp_memcheck_stop(sp_server *s);
 /* A loopback TCP port that was free a moment ago (bind port 0, close). */
 int sp_free_port(void);
 /* Signal the server. */

@@ -100,6 +100,22 @@ static void keep_outcome(request *r)
 			*f[i] = r->kept.data + at[i];
 }
 
+/* The one way a try's arena is freed: whatever the try ends in (an answer,
+ * 504, 413, 503, 500), the outcome the log line and the metrics read after
+ * the answer is first copied out of it (the uid and kind a 504 was for);
+ * a try thrown away (discard) leaves no outcome at all. Nothing of r points
+ * into a freed arena afterwards. */
+static void end_try(request *r, tp_arena *arena, bool discard)
+{
+	if (discard) {
+		tp_buf_reset(&r->out);
+		memset(&r->oc, 0, sizeof(r->oc));
+	} else {
+		keep_outcome(r);
+	}
+	tp_arena_free(arena);
+}
+
 /* Decide within the budget, asking for more arena when it runs out. On the
  * connection thread (here), a decision that needed the API server is thrown
  * away: false, and r is as it came, for a decider. */
@@ -121,35 +137,31 @@ static bool decide(request *r, bool here)
 		tp_arena *arena = NULL;
 		bool needs_api = false;
 		int rc = decide_once(r, &cfg, &arena, here, &needs_api);
-		if (needs_api) { /* never sent: a decider decides again, and may ask */
-			tp_arena_free(arena);
-			tp_buf_reset(&r->out);
-			memset(&r->oc, 0, sizeof(r->oc));
+		/* a try that needed the API server is never sent: a decider
+		 * decides again, and may ask; one that ran out of arena runs
+		 * again when the budget gives more */
+		bool again = !needs_api && rc == TP_ENOMEM && arena;
+		int more = again ? tw_budget_more_arena(&s->budget, &r->allow, &r->reserved) : 0;
+		end_try(r, arena, needs_api || more > 0);
+		if (more > 0)
+			continue;
+		if (needs_api)
 			decided = false;
-		} else if (rc == TP_ENOMEM && arena) {
-			int more = tw_budget_more_arena(&s->budget, &r->allow, &r->reserved);
-			tp_arena_free(arena);
-			if (more > 0)
-				continue;
-			if (more == 0) {
-				r->retry_after = true;
-				fail(r, 503, "the server's memory budget (--memory-budget) is taken "
-					     "by other requests in flight and this one needs more to "
-					     "decide: retry in a second");
-			} else {
-				fail(r, 413, "the request needs more memory to decide than one "
-					     "request may use (64 MiB, and at most --memory-budget): "
-					     "send a smaller object");
-			}
+		else if (again && more == 0) {
+			r->retry_after = true;
+			fail(r, 503, "the server's memory budget (--memory-budget) is taken "
+				     "by other requests in flight and this one needs more to "
+				     "decide: retry in a second");
+		} else if (again) {
+			fail(r, 413, "the request needs more memory to decide than one "
+				     "request may use (64 MiB, and at most --memory-budget): "
+				     "send a smaller object");
 		} else if (rc == TP_ETIMEDOUT) { /* a decision cut short is never an answer */
-			tp_arena_free(arena);
-			fail(r, 504, "the request's ?timeout= passed before the answer");
+			fail(r, 504, "the request's ?timeout= passed while it was being decided, "
+				     "and the decision was stopped: send a smaller object or "
+				     "raise the webhook's timeoutSeconds");
 		} else if (rc) {
-			tp_arena_free(arena);
 			fail(r, 500, tp_strerror(rc));
-		} else {
-			keep_outcome(r);
-			tp_arena_free(arena);
 		}
 		break;
 	}
