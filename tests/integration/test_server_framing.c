@@ -5,6 +5,8 @@
  * libmicrohttpd 0.9.75 parsed them leniently (a smuggled request answered,
  * hangs, two status lines, HTML pages); the last tests document that
  * behaviour of the library on its own, as the reason for the check.
+ *
+ * Requests pipelined before a malformed one are answered first, in order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,6 +73,7 @@ static void refused_n(const char *raw, size_t len, int status, const char *part)
 		fail_msg("no error with \"%s\" in %s", part, a.body);
 	cJSON_Delete(j);
 	assert_true(a.closed);
+	assert_int_equal(a.after, 0);
 	tc_answer_free(&a);
 	tc_close(c);
 }
@@ -208,6 +211,98 @@ static void library_errors_are_json(void **state)
 	memset(big + 5, 'a', 8300);
 	memcpy(big + 8305, " HTTP/1.1\r\n\r\n", 14);
 	refused(big, 414, "request line is longer");
+}
+
+/* ---------------------------------------------- pipelined before a refusal */
+
+/* The next answer on c: status, and whether the server closed after it
+ * (waiting close_ms for that). Each answer leaves in TLS records of its own,
+ * so a read never runs from one into the next. */
+static void next_answer(tc_conn *c, int status, bool closed, int close_ms, const char *part)
+{
+	tc_answer a;
+	assert_int_equal(tc_read_answer(c, 5000 * sp_slow(), close_ms, &a), 0);
+	print_message("%s  %.60s\n", a.status_line, a.body);
+	if (a.status != status)
+		fail_msg("%d, not %d:\n%s", a.status, status, a.raw);
+	if (part && !strstr(a.body, part))
+		fail_msg("no \"%s\" in %s", part, a.body);
+	assert_int_equal(a.closed, closed);
+	assert_int_equal(a.after, 0); /* nothing between it and the close */
+	tc_answer_free(&a);
+}
+
+/* reqs (n of them) then a malformed head, in one write: each request is
+ * answered in order, then the refusal, then the connection closes. Before,
+ * the refusal ended the stream at once: not one answer. */
+static void answered_before_refusal(const char *const *reqs, const int *status, int n)
+{
+	tp_buf w = TP_BUF_INIT(0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(tp_buf_adds(&w, reqs[i]), 0);
+	assert_int_equal(tp_buf_adds(&w, "GET /healthz HTTP/1.1\nHost: localhost\n\n"), 0);
+	tc_conn *c = tc_connect(&srv);
+	assert_non_null(c);
+	assert_int_equal(tc_write(c, w.data, w.len), 0);
+	for (int i = 0; i < n; i++)
+		next_answer(c, status[i], false, 0, NULL);
+	next_answer(c, 400, true, 3000 * sp_slow(), "bare LF");
+	tc_close(c);
+	tp_buf_free(&w);
+}
+
+/* An AdmissionReview POST whose body is the sample padded with spaces to
+ * at least min bytes (past 32 KiB it is decided on a decider). malloc'd. */
+static char *review_post(size_t min)
+{
+	char *review = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
+	assert_non_null(review);
+	size_t len = strlen(review) < min ? min : strlen(review);
+	char *req = NULL;
+	assert_true(asprintf(&req, POST_HEAD "Content-Length: %zu\r\n\r\n%s%*s", len, review,
+			     (int)(len - strlen(review)), "") > 0);
+	free(review);
+	return req;
+}
+
+static void pipelined_before_malformed(void **state)
+{
+	(void)state;
+	char *post = review_post(0);
+	const char *one[] = { post };
+	const int ok[] = { 200, 200, 200 };
+	answered_before_refusal(one, ok, 1);
+	const char *three[] = { "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", post, post };
+	answered_before_refusal(three, ok, 3);
+	free(post);
+}
+
+/* A body past 32 KiB goes to a decider: its connection waits suspended
+ * while the refusal after it is already known. */
+static void decided_elsewhere_before_malformed(void **state)
+{
+	(void)state;
+	char *post = review_post(40 * 1024);
+	const char *one[] = { post };
+	const int ok[] = { 200 };
+	answered_before_refusal(one, ok, 1);
+	free(post);
+}
+
+/* A request answered before its body (415) closes the connection: the
+ * malformed one after it is never answered (its answer would follow a
+ * Connection: close). */
+static void closed_before_malformed(void **state)
+{
+	(void)state;
+	const char *raw = "POST " V_TJ " HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n"
+			  "Content-Length: 2\r\n\r\n{}GET /healthz HTTP/1.1\nHost: localhost\n\n";
+	tc_conn *c = tc_connect(&srv);
+	assert_non_null(c);
+	assert_int_equal(tc_write(c, raw, strlen(raw)), 0);
+	next_answer(c, 415, true, 3000 * sp_slow(), "Content-Type");
+	tc_close(c);
+	assert_true(sp_log_wait(&srv, "connection closed unanswered", 2000));
 }
 
 /* Each refusal is counted; a well-formed request is still answered. */
@@ -360,6 +455,9 @@ int main(void)
 		cmocka_unit_test(folded_header),
 		cmocka_unit_test(nul_in_path),
 		cmocka_unit_test(library_errors_are_json),
+		cmocka_unit_test(pipelined_before_malformed),
+		cmocka_unit_test(decided_elsewhere_before_malformed),
+		cmocka_unit_test(closed_before_malformed),
 		cmocka_unit_test(counted_and_others_served),
 		cmocka_unit_test(libmicrohttpd_alone),
 	};

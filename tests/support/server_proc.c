@@ -545,6 +545,25 @@ double sp_metric(const char *text, const char *series)
 	return 0;
 }
 
+double sp_metric_now(const sp_server *s, const char *series)
+{
+	sp_resp m;
+	if (sp_http_get(s->metrics_port, "/metrics", &m))
+		return -1;
+	double v = sp_metric(m.body, series);
+	sp_resp_free(&m);
+	return v;
+}
+
+bool sp_is_ready(void *server)
+{
+	sp_resp r;
+	sp_https(NULL, server, "GET", "/readyz", NULL, NULL, 0, SP_FRESH, &r);
+	bool ok = r.status == 200;
+	sp_resp_free(&r);
+	return ok;
+}
+
 char *sp_base64_decode(const char *in, size_t *outlen)
 {
 	static const char tbl[] =

@@ -125,6 +125,10 @@ size_t sp_curl_header(char *p, size_t sz, size_t n, void *ud);
 /* Value of the Prometheus sample whose line starts with series (the full
  * "name{labels}" text), 0 when absent. */
 double sp_metric(const char *text, const char *series);
+/* The same read from s's /metrics now; -1 when it cannot be read. */
+double sp_metric_now(const sp_server *s, const char *series);
+/* For tt_wait_until: the server (an sp_server) answers /readyz 200. */
+bool sp_is_ready(void *server);
 
 /* Base64 decode (standard alphabet); malloc'd, NUL-terminated; NULL on error. */
 char *sp_base64_decode(const char *in, size_t *outlen);

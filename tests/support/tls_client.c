@@ -187,6 +187,8 @@ static int finish(tc_conn *c, tc_answer *a, int close_ms)
 			a->closed = true;
 		else if (r == 0)
 			wait_fd(c->fd, false, 20);
+		else
+			a->after += (size_t)r;
 	}
 	if (!a->raw)
 		a->raw = calloc(1, 1);
@@ -238,6 +240,14 @@ int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int clo
 		*sent = off;
 	read_until(c, a, until);
 	return finish(c, a, close_ms);
+}
+
+void tc_shutdown_write(tc_conn *c, bool tcp_too)
+{
+	ERR_clear_error();
+	SSL_shutdown(c->ssl); /* sends close_notify; reading goes on */
+	if (tcp_too)
+		shutdown(c->fd, SHUT_WR);
 }
 
 void tc_answer_free(tc_answer *a)

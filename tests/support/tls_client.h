@@ -33,6 +33,7 @@ typedef struct tc_answer {
 	char *body;         /* into raw: after the first blank line */
 	int status_lines;   /* how many "HTTP/1." lines start a line of raw */
 	bool closed;        /* the server closed (or reset) the connection after it */
+	size_t after;       /* bytes that came after it, while the close was awaited */
 } tc_answer;
 
 /* Read one answer: its head, then Content-Length bytes of body; then wait up
@@ -44,6 +45,9 @@ int tc_read_answer(tc_conn *c, int timeout_ms, int close_ms, tc_answer *a);
  * as tc_read_answer. *sent: the bytes written before the answer came. */
 int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int close_ms,
 		    size_t *sent, tc_answer *a);
+/* The client is done sending: its close_notify, and with tcp_too its TCP
+ * FIN; it reads on. */
+void tc_shutdown_write(tc_conn *c, bool tcp_too);
 void tc_answer_free(tc_answer *a);
 
 #endif

@@ -2,7 +2,8 @@
  * test_http_head.c — the framing check of webhook/server/http_head.c:
  * requests it lets through (whole, a byte at a time, kept-alive one after
  * another with their bodies), and each malformed framing with the status
- * and error it is refused with, and where the refused request began.
+ * and error it is refused with, and where the refused request began; where
+ * the stream is between the requests.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,6 +94,35 @@ static void keep_alive_stream(void **state)
 	const char *second = "GET / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\n\r\n";
 	assert_int_equal(feed(&h, second, strlen(second)), 27);
 	assert_non_null(strstr(h.error, "must have a Host"));
+}
+
+/* Where the stream is, as the server reads it to hold a connection's end
+ * for the requests before it, and to linger on a peer still sending. */
+static void where_the_stream_is(void **state)
+{
+	(void)state;
+	tw_head h;
+	tw_head_init(&h);
+	assert_true(tw_head_between(&h));
+	tw_head_feed(&h, "GET / HTTP/1.1\r\nHo", 18);
+	assert_false(tw_head_between(&h));
+	assert_false(tw_head_in_body(&h));
+	tw_head_feed(&h, "st: h\r\n\r\n", 9);
+	assert_true(tw_head_between(&h));
+	assert_int_equal(h.heads, 1);
+	tw_head_feed(&h, OK_POST, strlen(OK_POST) - 2);
+	assert_true(tw_head_in_body(&h));
+	assert_false(tw_head_between(&h));
+	assert_int_equal(h.heads, 2);
+	tw_head_feed(&h, "a:", 2);
+	assert_true(tw_head_between(&h));
+	tw_head_feed(&h, "\r\n", 2); /* an empty line before a request line */
+	assert_false(tw_head_between(&h));
+	tw_head_feed(&h, "\n", 1);
+	assert_int_equal(h.status, 400);
+	assert_false(tw_head_between(&h));
+	assert_false(tw_head_in_body(&h));
+	assert_int_equal(h.heads, 2);
 }
 
 static void line_ends(void **state)
@@ -197,7 +227,7 @@ int main(void)
 		cmocka_unit_test(good_requests),   cmocka_unit_test(keep_alive_stream),
 		cmocka_unit_test(line_ends),	   cmocka_unit_test(request_lines),
 		cmocka_unit_test(header_lines),	   cmocka_unit_test(lengths_and_codings),
-		cmocka_unit_test(limits),
+		cmocka_unit_test(limits),	   cmocka_unit_test(where_the_stream_is),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

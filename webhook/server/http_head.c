@@ -51,6 +51,16 @@ void tw_head_init(tw_head *h)
 	memset(h, 0, sizeof(*h));
 }
 
+bool tw_head_between(const tw_head *h)
+{
+	return h->phase == P_START && !h->blank_lines;
+}
+
+bool tw_head_in_body(const tw_head *h)
+{
+	return h->phase == P_BODY;
+}
+
 /* RFC 9110 §5.6.2 token characters. */
 static bool tchar(unsigned char c)
 {
@@ -82,8 +92,10 @@ static int lone_cr(tw_head *h)
 static void next_request(tw_head *h)
 {
 	uint64_t body = h->body_left;
+	uint32_t heads = h->heads;
 	tw_head_init(h);
 	h->body_left = body;
+	h->heads = heads;
 	h->phase = body ? P_BODY : P_START;
 }
 
@@ -164,6 +176,7 @@ static int head_done(tw_head *h)
 		return refuse(h, 501, "this Transfer-Encoding is not implemented: send the body "
 				      "with a Content-Length (RFC 9112 §6.1)");
 	h->body_left = h->has_cl ? h->cl : 0;
+	h->heads++;
 	next_request(h);
 	return 0;
 }

@@ -43,6 +43,7 @@ typedef struct tw_head {
 	uint32_t head_bytes;  /* of this request's head so far */
 	uint64_t cl;
 	uint64_t body_left;   /* bytes of body still to come */
+	uint32_t heads;       /* requests whose head has ended, on this connection */
 	char ver[9];
 	char name[20];        /* lowercased, only as long as the names the check reads */
 	char val[24];
@@ -57,6 +58,11 @@ void tw_head_init(tw_head *h);
  * began in an earlier call), with h->status and h->error set. Once refused,
  * every later call returns 0. */
 size_t tw_head_feed(tw_head *h, const char *p, size_t n);
+/* Where the stream is: between two requests (nothing of a next one has
+ * come), or inside a request's body (more of it to come). Neither: in a
+ * head, or refused. */
+bool tw_head_between(const tw_head *h);
+bool tw_head_in_body(const tw_head *h);
 /* The reason phrase of a status the check answers. */
 const char *tw_head_reason(int status);
 

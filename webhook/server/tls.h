@@ -98,18 +98,31 @@ typedef struct tw_tls_conn {
 	bool stale;                 /* its session's address was taken by a newer one */
 	int fd;
 	int busy;                   /* requests between headers and completion */
+	uint32_t started;           /* requests libmicrohttpd began (head.heads: whose
+				       heads the check saw end) */
 	tw_head head;
+	/* the stream's end, held back while requests before it are answered: */
+	bool ended;                 /* refused (head.status), or ended by the peer */
+	bool held;                  /* libmicrohttpd was told "nothing yet" or given
+				       only the bytes before the refusal */
+	bool answered;              /* the refusal was written */
+	bool rd_shut;               /* its read side was shut to wake libmicrohttpd */
+	int end_rc;                 /* gnutls_record_recv's result at the end */
 } tw_tls_conn;
 
 /* The framing check of every request's bytes as libmicrohttpd reads them
- * out of TLS (tls_recv.c): a session is checked between these two. */
+ * out of TLS (tls_recv.c): a session is checked between these two.
+ * Unregistered, a connection whose refusal was never answered (a request
+ * before it closed the connection) is logged. */
 void tw_tls_recv_register(tw_tls_conn *conn);
 void tw_tls_recv_unregister(tw_tls_conn *conn);
 /* False when libmicrohttpd does not read through the check (the binary was
  * linked so that its gnutls_record_recv does not come first). */
 bool tw_tls_recv_active(void);
-/* A request of c began / ended (http.c): a malformed one that follows a
- * request still in flight (pipelined) is not answered, only closed. */
+/* A request of c began / ended (http.c). The end of the stream (a refusal,
+ * the peer's close) waits for the requests before it to be answered; when
+ * the last is, the socket's read side is shut so that libmicrohttpd reads
+ * that end (tls_recv.c). */
 void tw_tls_conn_busy(struct MHD_Connection *c, int delta);
 
 /* One TLS record per answer (webhook/server/tls_record.c). libmicrohttpd sends an

@@ -17,9 +17,21 @@
  * A request the check refuses is answered here, on the session, before
  * libmicrohttpd has seen its head: the status the check chose, a JSON
  * error, Connection: close; then libmicrohttpd reads an end of stream and
- * closes the connection. A refused request that follows one still in
- * flight (pipelined) is not answered, as its answer would overtake the
- * other's: the connection is only closed.
+ * closes the connection.
+ *
+ * The requests before it come first. libmicrohttpd gets every byte up to
+ * the refused head and answers those requests in order; only when the last
+ * of them is complete (tw_tls_conn_busy) is the refusal answered and the
+ * end given. The peer's own end (close_notify, or a close without it) waits
+ * the same way for a request it sent whole: libmicrohttpd 0.9.75 reads a
+ * resumed connection before it answers it, and closes a request whose end
+ * of stream comes first without its answer. Until then libmicrohttpd is
+ * told there is nothing yet to read. It reads again only a socket that
+ * polls readable, so once the last answer is out the socket's read side is
+ * shut, which makes it so.
+ * A refusal after an answer that closes the connection (Connection: close,
+ * or one given before its body) is never answered, as nothing may follow
+ * that answer.
  */
 #include <dlfcn.h>
 #include <microhttpd.h>
@@ -27,6 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -61,10 +74,14 @@ void tw_tls_recv_register(tw_tls_conn *conn)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+static void log_refusal(const tw_tls_conn *conn);
+
 void tw_tls_recv_unregister(tw_tls_conn *conn)
 {
 	if (!conn->session)
 		return; /* never registered */
+	if (conn->head.status && !conn->answered)
+		log_refusal(conn); /* a request before it closed the connection */
 	pthread_mutex_lock(&reg_lock);
 	for (tw_tls_conn **p = &buckets[bucket_of(conn->session)]; *p; p = &(*p)->next) {
 		if (*p == conn) {
@@ -93,8 +110,16 @@ void tw_tls_conn_busy(struct MHD_Connection *c, int delta)
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	tw_tls_conn *conn = ci ? ci->socket_context : NULL;
-	if (conn)
-		conn->busy += delta;
+	if (!conn)
+		return;
+	conn->busy += delta;
+	conn->started += delta > 0;
+	/* The last answer before a held end is out: libmicrohttpd reads again
+	 * only a readable socket, and it should now read that end. */
+	if (!conn->busy && conn->held && !conn->rd_shut) {
+		shutdown(conn->fd, SHUT_RD);
+		conn->rd_shut = true;
+	}
 }
 
 /* -------------------------------------------------------------- answers */
@@ -120,19 +145,52 @@ static void answer(tw_tls_conn *conn)
 	tp_buf_free(&msg);
 }
 
-static void refused(tw_tls_conn *conn, bool answered)
+/* Counted when found, answered or not. */
+static void count_refusal(const tw_tls_conn *conn)
 {
 	const tw_head *h = &conn->head;
 	tw_metrics_malformed(h->status);
 	tw_metrics_request(NULL, TW_VERDICT_NONE, h->status, 0, 0);
 	tw_metrics_error_answer(TW_ERR_MALFORMED);
+}
+
+static void log_refusal(const tw_tls_conn *conn)
+{
+	const tw_head *h = &conn->head;
 	tw_log_line l;
-	tw_log_begin(&l, TW_LOG_WARN, answered ? "malformed request refused; connection closed"
-					       : "malformed request after one still in flight; "
-						 "connection closed unanswered");
+	tw_log_begin(&l, TW_LOG_WARN, conn->answered
+					  ? "malformed request refused; connection closed"
+					  : "malformed request after one answered with Connection: "
+					    "close; connection closed unanswered");
 	tw_log_int(&l, "code", h->status);
 	tw_log_str(&l, "error", h->error);
 	tw_log_end(&l);
+}
+
+/* The request libmicrohttpd is on has all its bytes: the stream is not in
+ * a body, or in the body of a request after it (pipelined). */
+static bool on_whole_request(const tw_tls_conn *conn)
+{
+	return !tw_head_in_body(&conn->head) || conn->started < conn->head.heads;
+}
+
+/* What libmicrohttpd reads once the stream has ended (conn->ended). A
+ * request received whole is still in flight: "nothing yet", and it goes on
+ * to answer it (a request cut short by the end gets the end at once: it
+ * can never be answered). Then the refusal, if any, is answered, and the
+ * end is read. */
+static ssize_t stream_end(tw_tls_conn *conn)
+{
+	if (conn->busy && on_whole_request(conn)) {
+		conn->held = true;
+		return GNUTLS_E_AGAIN;
+	}
+	if (conn->head.status && !conn->answered) {
+		answer(conn);
+		conn->answered = true;
+		log_refusal(conn);
+	}
+	return conn->end_rc;
 }
 
 /* ----------------------------------------------------------------- hook */
@@ -154,19 +212,26 @@ ssize_t gnutls_record_recv(gnutls_session_t session, void *data, size_t data_siz
 	if (!own)
 		return GNUTLS_E_INTERNAL_ERROR;
 	tw_tls_conn *conn = lookup(session);
-	if (conn && conn->head.status)
-		return 0; /* refused: the stream has ended */
+	if (conn && conn->ended)
+		return stream_end(conn);
 	ssize_t n = own(session, data, data_size);
-	if (!conn || n <= 0)
-		return n;
+	if (!conn || (n < 0 && n != GNUTLS_E_PREMATURE_TERMINATION))
+		return n; /* not ours; nothing yet; a broken session */
+	if (n <= 0) { /* the peer's end: its close_notify, or a close without it */
+		conn->ended = true;
+		conn->end_rc = (int)n;
+		return stream_end(conn);
+	}
 	size_t ok = tw_head_feed(&conn->head, data, (size_t)n);
 	if (!conn->head.status)
 		return n;
-	bool first = ok == 0 && conn->busy == 0;
-	if (first)
-		answer(conn);
-	refused(conn, first);
-	return 0;
+	conn->ended = true;
+	count_refusal(conn);
+	if (ok) { /* the requests before it first; the end waits for their answers */
+		conn->held = true;
+		return (ssize_t)ok;
+	}
+	return stream_end(conn);
 }
 
 bool tw_tls_recv_active(void)
