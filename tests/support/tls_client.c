@@ -204,17 +204,20 @@ int tc_read_answer(tc_conn *c, int timeout_ms, int close_ms, tc_answer *a)
 	return finish(c, a, close_ms);
 }
 
-int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int close_ms,
-		    size_t *sent, tc_answer *a)
+/* Write n bytes of p, looking for an answer before every `every` bytes
+ * written and whenever a write has to wait; stop writing once one begins,
+ * then read it as tc_read_answer. */
+static int send_looking(tc_conn *c, const char *p, size_t n, size_t every, int timeout_ms,
+			int close_ms, size_t *sent, tc_answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->raw = calloc(1, 1);
-	const char *q = p;
 	size_t off = 0;
+	bool look = true;
 	long long until = now_ms() + timeout_ms;
 	char buf[16384];
 	while (off < n && !a->len && !a->closed && now_ms() < until) {
-		int r = read_some(c, buf, sizeof(buf));
+		int r = look ? read_some(c, buf, sizeof(buf)) : 0;
 		if (r > 0) { /* an answer began: stop sending */
 			a->raw = realloc(a->raw, (size_t)r + 1);
 			memcpy(a->raw, buf, (size_t)r);
@@ -226,20 +229,40 @@ int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int clo
 			a->closed = true;
 			break;
 		}
+		/* up to the next look; a write that waits is retried the same */
+		size_t piece = every - off % every;
+		piece = piece < 16384 ? piece : 16384;
+		piece = piece < n - off ? piece : n - off;
 		ERR_clear_error();
-		int w = SSL_write(c->ssl, q + off, n - off > 16384 ? 16384 : (int)(n - off));
-		if (w > 0)
+		int w = SSL_write(c->ssl, p + off, (int)piece);
+		int e = w > 0 ? SSL_ERROR_NONE : SSL_get_error(c->ssl, w);
+		if (w > 0) {
 			off += (size_t)w;
-		else if (SSL_get_error(c->ssl, w) == SSL_ERROR_WANT_WRITE ||
-			 SSL_get_error(c->ssl, w) == SSL_ERROR_WANT_READ)
+			look = off % every == 0;
+		} else if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
 			wait_fd(c->fd, false, 5);
-		else
+			look = true;
+		} else {
+			a->write_failed = true;
 			break; /* the server is gone: read what it said */
+		}
 	}
 	if (sent)
 		*sent = off;
 	read_until(c, a, until);
 	return finish(c, a, close_ms);
+}
+
+int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int close_ms,
+		    size_t *sent, tc_answer *a)
+{
+	return send_looking(c, p, n, 16384, timeout_ms, close_ms, sent, a);
+}
+
+int tc_send_chunks(tc_conn *c, const void *p, size_t n, size_t chunk, int timeout_ms,
+		   int close_ms, size_t *sent, tc_answer *a)
+{
+	return send_looking(c, p, n, chunk ? chunk : 1, timeout_ms, close_ms, sent, a);
 }
 
 void tc_shutdown_write(tc_conn *c, bool tcp_too)

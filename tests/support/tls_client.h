@@ -34,6 +34,8 @@ typedef struct tc_answer {
 	int status_lines;   /* how many "HTTP/1." lines start a line of raw */
 	bool closed;        /* the server closed (or reset) the connection after it */
 	size_t after;       /* bytes that came after it, while the close was awaited */
+	bool write_failed;  /* tc_send_*: a write failed (the server had closed or reset)
+			       before any answer was read */
 } tc_answer;
 
 /* Read one answer: its head, then Content-Length bytes of body; then wait up
@@ -42,9 +44,16 @@ typedef struct tc_answer {
 int tc_read_answer(tc_conn *c, int timeout_ms, int close_ms, tc_answer *a);
 /* Write n bytes of p while reading: stops writing as soon as an answer
  * arrives (a client that reads while it sends, as Go's does), then reads it
- * as tc_read_answer. *sent: the bytes written before the answer came. */
+ * as tc_read_answer. *sent: the bytes written before the answer came. A
+ * write that fails first is noted (a->write_failed), and what came is read
+ * all the same: a client that stops at a failed write (Go's transport may
+ * report it rather than the answer) would have lost it. */
 int tc_send_reading(tc_conn *c, const void *p, size_t n, int timeout_ms, int close_ms,
 		    size_t *sent, tc_answer *a);
+/* The same for a client that looks for an answer only between chunks of
+ * chunk bytes, and while a write waits (its writes are full chunks). */
+int tc_send_chunks(tc_conn *c, const void *p, size_t n, size_t chunk, int timeout_ms,
+		   int close_ms, size_t *sent, tc_answer *a);
 /* The client is done sending: its close_notify, and with tcp_too its TCP
  * FIN; it reads on. */
 void tc_shutdown_write(tc_conn *c, bool tcp_too);

@@ -58,6 +58,8 @@ struct tw_tls {
 	int ino, stop;  /* inotify fd, eventfd that ends the watcher */
 	int wd[2];      /* watches on the directories of cert and key */
 	unsigned poll_ms;
+
+	tw_linger *linger; /* connections closing while their peer sends (tls_linger.c) */
 };
 
 /* -------------------------------------------------------------- creds */
@@ -320,6 +322,10 @@ int tw_tls_reload(tw_tls *t)
 static tw_tls *tls_alloc(void)
 {
 	tw_tls *t = calloc(1, sizeof(*t));
+	if (t && !(t->linger = tw_linger_new())) {
+		free(t);
+		t = NULL;
+	}
 	if (!t)
 		return NULL;
 	tp_buf_init(&t->last_cert, MAX_PEM);
@@ -372,6 +378,7 @@ void tw_tls_close(tw_tls *t)
 	if (!t)
 		return;
 	tw_tls_unwatch(t);
+	tw_linger_free(t->linger);
 	creds_release(t->cur);
 	tp_buf_free(&t->last_cert);
 	tp_buf_free(&t->last_key);
@@ -431,6 +438,7 @@ void tw_tls_conn_started(tw_tls *t, struct MHD_Connection *c, void **socket_cont
 		atomic_fetch_add(&cr->refs, 1);
 	pthread_mutex_unlock(&t->lock);
 	conn->creds = cr;
+	conn->tls = t;
 	const union MHD_ConnectionInfo *si =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	const union MHD_ConnectionInfo *fi =
@@ -448,6 +456,8 @@ void tw_tls_conn_closed(void **socket_context)
 	tw_tls_conn *conn = *socket_context;
 	if (conn) {
 		tw_tls_recv_unregister(conn);
+		if (tw_tls_recv_peer_sending(conn))
+			tw_linger_add(conn->tls->linger, conn->fd);
 		creds_release(conn->creds);
 	}
 	free(conn);

@@ -90,6 +90,7 @@ void tw_tls_conn_closed(void **socket_context);
 /* What the server keeps per connection (libmicrohttpd's socket context). */
 typedef struct tw_tls_conn {
 	struct creds *creds; /* the pair current when it connected (a reference) */
+	tw_tls *tls;         /* whose lingering close it closes through */
 	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
 	/* the framing check (tls_recv.c), on the connection's thread: */
 	struct tw_tls_conn *next;   /* the session registry's chain */
@@ -116,6 +117,9 @@ typedef struct tw_tls_conn {
  * before it closed the connection) is logged. */
 void tw_tls_recv_register(tw_tls_conn *conn);
 void tw_tls_recv_unregister(tw_tls_conn *conn);
+/* The connection is closing while its peer may still be sending: in a
+ * request's head or body, refused, or with bytes unread on its socket. */
+bool tw_tls_recv_peer_sending(const tw_tls_conn *conn);
 /* False when libmicrohttpd does not read through the check (the binary was
  * linked so that its gnutls_record_recv does not come first). */
 bool tw_tls_recv_active(void);
@@ -124,6 +128,28 @@ bool tw_tls_recv_active(void);
  * the last is, the socket's read side is shut so that libmicrohttpd reads
  * that end (tls_recv.c). */
 void tw_tls_conn_busy(struct MHD_Connection *c, int delta);
+
+/* The lingering close (tls_linger.c). A connection closed after an early
+ * answer (413 past --max-body, 503 over the memory budget, a refusal of the
+ * framing check) may have a peer still writing its body: closed at once
+ * with bytes unread, the socket sends a reset, and a client that sees its
+ * write fail before it reads (Go's transport may) never sees the answer.
+ * Instead the write side is shut after the TLS close_notify (the peer reads
+ * the answer, then the end), and the rest the peer sends is read and thrown
+ * away for a short, bounded while, as nginx's lingering_close does. */
+#define TW_LINGER_MS 2000            /* at most this long per socket */
+#define TW_LINGER_BYTES (64 * 1024)  /* at most this much read, then only waited on */
+#define TW_LINGER_MAX 64             /* sockets at once; past it, closed at once */
+typedef struct tw_linger tw_linger;
+tw_linger *tw_linger_new(void);
+/* Close every socket still lingering and stop the thread, if started. */
+void tw_linger_free(tw_linger *l);
+/* fd's connection is being closed (libmicrohttpd closes fd after this):
+ * shut its write side and keep a duplicate of it for the linger thread
+ * (started at the first call), which closes it once the peer has ended, or
+ * TW_LINGER_MS have passed. Nothing happens when TW_LINGER_MAX sockets
+ * linger already. */
+void tw_linger_add(tw_linger *l, int fd);
 
 /* One TLS record per answer (webhook/server/tls_record.c). libmicrohttpd sends an
  * answer's headers and body as two records (two sendmsg calls, two

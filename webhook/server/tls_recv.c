@@ -28,7 +28,8 @@
  * of stream comes first without its answer. Until then libmicrohttpd is
  * told there is nothing yet to read. It reads again only a socket that
  * polls readable, so once the last answer is out the socket's read side is
- * shut, which makes it so.
+ * shut, which makes it so; such a connection then closes without lingering
+ * (tls_linger.c: the kernel resets a socket shut both ways on new data).
  * A refusal after an answer that closes the connection (Connection: close,
  * or one given before its body) is never answered, as nothing may follow
  * that answer.
@@ -39,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
@@ -120,6 +122,15 @@ void tw_tls_conn_busy(struct MHD_Connection *c, int delta)
 		shutdown(conn->fd, SHUT_RD);
 		conn->rd_shut = true;
 	}
+}
+
+bool tw_tls_recv_peer_sending(const tw_tls_conn *conn)
+{
+	if (conn->fd < 0 || conn->rd_shut || (conn->ended && !conn->head.status))
+		return false; /* it has ended, or it cannot linger (read side shut) */
+	int unread = 0;
+	return !tw_head_between(&conn->head) ||
+	       (ioctl(conn->fd, FIONREAD, &unread) == 0 && unread > 0);
 }
 
 /* -------------------------------------------------------------- answers */
