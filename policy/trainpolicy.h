@@ -205,6 +205,9 @@ int tp_result_warn_at(tp_result *r, const char *path, const char *fmt, ...) TP_P
 /* The field warning i is about, or NULL (an object-wide warning). */
 const char *tp_result_warning_path_at(const tp_result *r, size_t i);
 
+/* Append from's errors and warnings to r, in their order. */
+int tp_result_append(tp_result *r, const tp_result *from);
+
 /* One error rendered exactly as k8s field.Error.Error(). */
 int tp_field_error_format(const tp_field_error *e, tp_buf *out);
 /* All errors as upstream aggregates them: one error plain, several "[e1, e2]". */
@@ -515,6 +518,16 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 /* JobSet's own admission rules (jobset webhook ValidateCreate/Update). */
 int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
 		       const cJSON *old_obj, tp_result *res);
+
+/* The API server's refusal of a TrainJob whose schema (its CRD in opt->crds,
+ * else the built-in one; none with opt->no_schema) finds a list past its
+ * maxItems: "Too many", which no webhook's validation gets to see. When so,
+ * *refused is true and res gets the schema's findings in the API server's
+ * order, as tp_validate_trainjob gives them; else res is left as it was.
+ * The mutating route asks it first, so it never stamps a list past its
+ * limit either. */
+int tp_trainjob_too_many(const tp_options *opt, tp_operation op, const cJSON *obj,
+			 const cJSON *old_obj, tp_result *res, bool *refused);
 
 /* Upstream's TrainJob defaulting (runtimePatches[].time). *out is a new tree
  * (in the current arena, if any) with the defaults applied. */

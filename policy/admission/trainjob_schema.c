@@ -513,27 +513,19 @@ static void unique_keys(sc *s, const char *path, const cJSON *arr, const char *k
 
 /* ------------------------------------------------------------ CEL rules */
 
-static void append(sc *s, const tp_result *from)
-{
-	for (size_t i = 0; from && i < tp_result_error_count(from); i++) {
-		const tp_field_error *e = tp_result_error_at(from, i);
-		add(s, tp_result_add(s->res, e->type, e->path, e->value, "%s", e->detail));
-	}
-}
-
 /* After the schema's errors: the list-map keys', then the CEL rules' own,
  * or, when an error blocks them, the API server's word that they did not
  * run. */
 static void cel_verdict(sc *s)
 {
-	append(s, s->dups);
+	add(s, tp_result_append(s->res, s->dups));
 	if (s->blocking) {
 		add(s, tp_result_add(s->res, TP_FIELD_INVALID, NULL, "null", "%s",
 				     "some validation rules were not checked because the object "
 				     "was invalid; correct the existing errors to complete validation"));
 		return;
 	}
-	append(s, s->cel);
+	add(s, tp_result_append(s->res, s->cel));
 }
 
 int tp__trainjob_schema(const tp_options *opt, tp_operation op, const cJSON *obj,

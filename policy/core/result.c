@@ -222,6 +222,18 @@ const char *tp_result_warning_path_at(const tp_result *r, size_t i)
 	return r && i < r->nwarnings ? r->warning_paths[i] : NULL;
 }
 
+int tp_result_append(tp_result *r, const tp_result *from)
+{
+	int rc = TP_OK;
+	for (size_t i = 0; !rc && i < tp_result_error_count(from); i++) {
+		const tp_field_error *e = &from->errors[i];
+		rc = tp_result_add(r, e->type, e->path, e->value, "%s", e->detail);
+	}
+	for (size_t i = 0; !rc && i < tp_result_warning_count(from); i++)
+		rc = tp_result_warn_at(r, from->warning_paths[i], "%s", from->warnings[i]);
+	return rc;
+}
+
 static const char *type_words(tp_field_type t)
 {
 	switch (t) {

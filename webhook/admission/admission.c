@@ -317,8 +317,20 @@ static int decide_default_trainjob(const tp_options *opt, const tw_review *rv,
 {
 	if (rv->op != TP_OP_CREATE && rv->op != TP_OP_UPDATE)
 		return TP_OK;
+	/* The API server refuses a list past its maxItems right after this route
+	 * answers: stamping 100,000 runtimePatches for it took more than the
+	 * request's arena. The answer is that refusal, as the validating route's. */
+	bool refused;
+	int rc = tp_trainjob_too_many(opt, rv->op, rv->object, rv->old_object, ans->res, &refused);
+	if (rc == TP_ENOMEM)
+		return rc;
+	if (rc)
+		return tp_result_add(ans->res, TP_FIELD_INTERNAL, "request.object", NULL,
+				     "cannot default this TrainJob: %s", tp_strerror(rc));
+	if (refused)
+		return TP_OK;
 	cJSON *defaulted = NULL;
-	int rc = tp_default_trainjob(opt, rv->op, rv->object, rv->old_object, &defaulted);
+	rc = tp_default_trainjob(opt, rv->op, rv->object, rv->old_object, &defaulted);
 	if (!rc)
 		rc = tp_jsonpatch_diff(rv->object, defaulted, &ans->patch);
 	cJSON_Delete(defaulted);
