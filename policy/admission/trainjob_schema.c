@@ -9,7 +9,8 @@
  * the field is present in both objects, as in Kubernetes.
  *
  * In the API server's order (apiextensions' customResourceStrategy.Validate):
- * the OpenAPI schema (a list's maxItems first, then its items), then the
+ * the OpenAPI schema (a list's items, then its maxItems, as kube-openapi's
+ * slice validator and schema/check.c report them), then the
  * list-map keys, then the CEL rules, which do not run at all once a
  * blocking error (Required, Too long, Too many, a wrong type) was found:
  * the message says so instead. Every pass is linear in the object (a scan
@@ -117,20 +118,24 @@ static bool object(sc *s, const char *path, const cJSON *v)
 	return want_type(s, path, v, "object");
 }
 
-/* An array, its maxItems checked before any item is: "Too many" with the
- * count, as the API server says it. */
-static bool array(sc *s, const char *path, const cJSON *v, int max_items)
+/* A list's maxItems, after its items: "Too many" with the count, as the
+ * API server says it. */
+static void too_many(sc *s, const char *path, const cJSON *v, int max_items)
 {
-	if (!want_type(s, path, v, "array"))
-		return false;
 	int n = cJSON_GetArraySize(v);
-	if (max_items && n > max_items) {
-		char count[24];
-		snprintf(count, sizeof(count), "%d", n);
-		block(s, tp_result_add(s->res, TP_FIELD_TOO_MANY, path, count,
-				       "must have at most %d items", max_items));
-	}
-	return true;
+	if (n <= max_items)
+		return;
+	char count[24];
+	snprintf(count, sizeof(count), "%d", n);
+	block(s, tp_result_add(s->res, TP_FIELD_TOO_MANY, path, count,
+			       "must have at most %d items", max_items));
+}
+
+/* A list with no items checked here: its type and its maxItems. */
+static void bounded(sc *s, const char *path, const cJSON *v, int max_items)
+{
+	if (want_type(s, path, v, "array"))
+		too_many(s, path, v, max_items);
 }
 
 static void required(sc *s, const char *path)
@@ -167,7 +172,7 @@ static void unique_keys(sc *s, const char *path, const cJSON *arr, const char *k
 static void list_map(sc *s, const char *path, const cJSON *arr, const char *key, int max_items,
 		     size_t maxlen, void (*item)(sc *, const char *, const cJSON *))
 {
-	if (!array(s, path, arr, max_items))
+	if (!want_type(s, path, arr, "array"))
 		return;
 	unique_keys(s, path, arr, key);
 	int i = 0;
@@ -186,6 +191,7 @@ static void list_map(sc *s, const char *path, const cJSON *arr, const char *key,
 		if (item)
 			item(s, ip, it);
 	}
+	too_many(s, path, arr, max_items);
 }
 
 /* --------------------------------------------------------------- sections */
@@ -272,7 +278,7 @@ static void initializer_part(sc *s, const cJSON *init, const char *name)
 
 static void string_list(sc *s, const char *path, const cJSON *arr)
 {
-	if (!array(s, path, arr, 128))
+	if (!want_type(s, path, arr, "array"))
 		return;
 	int i = 0;
 	for (const cJSON *it = arr->child; it && !s->rc; it = it->next, i++) {
@@ -281,6 +287,7 @@ static void string_list(sc *s, const char *path, const cJSON *arr)
 		snprintf(p, sizeof(p), "%s[%d]", path, i);
 		str(s, p, it, 0, MAX_ARG_LEN);
 	}
+	too_many(s, path, arr, 128);
 }
 
 static void trainer(sc *s, const cJSON *spec)
@@ -316,8 +323,21 @@ static const struct {
 	int max;
 } pod_lists[] = {
 	{ "volumes", 128 }, { "initContainers", 64 }, { "containers", 64 },
-	{ "tolerations", 128 }, { "schedulingGates", 16 }, { "imagePullSecrets", 0 },
+	{ "tolerations", 128 }, { "schedulingGates", 16 }, { "imagePullSecrets", 64 },
 };
+
+/* A ContainerPatch's lists, 128 items each in the CRD. */
+static void patch_container(sc *s, const char *path, const cJSON *c)
+{
+	static const char *const lists[] = { "env", "volumeMounts" };
+	for (size_t i = 0; i < sizeof(lists) / sizeof(*lists); i++) {
+		const cJSON *l = member(c, lists[i]);
+		char p[600];
+		join(p, sizeof(p), path, lists[i]);
+		if (l)
+			bounded(s, p, l, 128);
+	}
+}
 
 static void patch_job(sc *s, const char *path, const cJSON *job)
 {
@@ -333,11 +353,12 @@ static void patch_job(sc *s, const char *path, const cJSON *job)
 		if (!l)
 			continue;
 		if (!strcmp(pod_lists[i].name, "containers") ||
-		    !strcmp(pod_lists[i].name, "initContainers") ||
-		    !strcmp(pod_lists[i].name, "volumes"))
+		    !strcmp(pod_lists[i].name, "initContainers"))
+			list_map(s, lp, l, "name", pod_lists[i].max, MAX_STR, patch_container);
+		else if (!strcmp(pod_lists[i].name, "volumes"))
 			list_map(s, lp, l, "name", pod_lists[i].max, MAX_STR, NULL);
 		else
-			array(s, lp, l, pod_lists[i].max);
+			bounded(s, lp, l, pod_lists[i].max);
 	}
 	const cJSON *g = member(pod, "terminationGracePeriodSeconds");
 	long long n;

@@ -68,6 +68,13 @@ static const struct case_ cases[] = {
 	{ "spec.trainer.args", 128, "\"trainer\":{\"args\":[%s]}", "\"a%d\"" },
 	{ "spec.initializer.model.env", 128, "\"initializer\":{\"model\":{\"env\":[%s]}}",
 	  "{\"name\":\"E%d\"}" },
+	{ JOBS "[0].template.spec.template.spec.imagePullSecrets", 64,
+	  POD("\"imagePullSecrets\":[%s]"), "{\"name\":\"s%d\"}" },
+	{ CONTAINERS "[0].env", 128, POD("\"containers\":[{\"name\":\"node\",\"env\":[%s]}]"),
+	  "{\"name\":\"E%d\"}" },
+	{ JOBS "[0].template.spec.template.spec.initContainers[0].volumeMounts", 128,
+	  POD("\"initContainers\":[{\"name\":\"prep\",\"volumeMounts\":[%s]}]"),
+	  "{\"name\":\"v%d\",\"mountPath\":\"/m\"}" },
 };
 
 /* c's spec with n items in its list. */
@@ -268,6 +275,53 @@ static void expansion_is_refused_by_the_schema(void **state)
 	tp_crds_unref(crds);
 }
 
+/* The built-in schema reports a list past its limit where the CRD's does:
+ * after its items' errors (kube-openapi's slice validator checks maxItems
+ * last), before the note. */
+static void builtin_schema_orders_as_the_crd(void **state)
+{
+	(void)state;
+	tp_crds *crds = builtin_crds();
+	struct case_ broken[] = {
+		{ "spec.trainer.env", 128, "\"trainer\":{\"env\":[{\"value\":\"x\"},%s]}",
+		  "{\"name\":\"E%d\"}" },
+		{ "spec.trainer.command", 128, "\"trainer\":{\"command\":[7,%s]}", "\"c%d\"" },
+		{ "spec.runtimePatches", 16, "\"runtimePatches\":[{},%s]",
+		  "{\"manager\":\"example.com/m%d\"}" },
+	};
+	for (size_t i = 0; i < sizeof(broken) / sizeof(*broken); i++) {
+		char *spec = spec_of(&broken[i], broken[i].max);
+		tp_result *by[2];
+		for (int with_crds = 0; with_crds < 2; with_crds++) {
+			tp_options opt = { .profile = TP_PROFILE_KUBEFLOW, .store = store,
+					   .crds = with_crds ? crds : NULL };
+			cJSON *job = tj_job("a", "ClusterTrainingRuntime", "torch-current", spec);
+			assert_int_equal(tp_result_new(&by[with_crds]), TP_OK);
+			tp_store_rdlock(store);
+			assert_int_equal(tp_validate_trainjob(&opt, TP_OP_CREATE, job, NULL,
+							      by[with_crds]), TP_OK);
+			tp_store_unlock(store);
+			tt_dump(by[with_crds]);
+			cJSON_Delete(job);
+		}
+		assert_int_equal(tp_result_error_count(by[0]), 3);
+		assert_int_equal(tp_result_error_count(by[1]), 3);
+		assert_int_equal(tp_result_error_at(by[0], 1)->type, TP_FIELD_TOO_MANY);
+		for (size_t e = 0; e < 3; e++) {
+			const tp_field_error *a = tp_result_error_at(by[0], e);
+			const tp_field_error *b = tp_result_error_at(by[1], e);
+			assert_int_equal(a->type, b->type);
+			assert_string_equal(a->path ? a->path : "", b->path ? b->path : "");
+			assert_string_equal(a->value ? a->value : "", b->value ? b->value : "");
+			assert_string_equal(a->detail, b->detail);
+		}
+		tp_result_free(by[0]);
+		tp_result_free(by[1]);
+		free(spec);
+	}
+	tp_crds_unref(crds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +330,7 @@ int main(void)
 		cmocka_unit_test(one_hundred_thousand_containers),
 		cmocka_unit_test(mutating_route_keeps_other_schema_errors_to_validation),
 		cmocka_unit_test(expansion_is_refused_by_the_schema),
+		cmocka_unit_test(builtin_schema_orders_as_the_crd),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
