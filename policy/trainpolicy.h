@@ -149,6 +149,11 @@ int tp_base64_encode(const void *data, size_t n, tp_buf *out);
 int tp_base64_decode(const char *in, size_t n, tp_buf *out);
 void tp_buf_free(tp_buf *b);
 
+/* The library's keyed hash of n bytes (SipHash-1-3 under a key drawn once
+ * per process): for a caller's own table of keys an input may choose, which
+ * no input can then make collide. */
+uint64_t tp_hash_bytes(const void *p, size_t n);
+
 /* ------------------------------------------------------------------ result */
 
 /* Kubernetes field.ErrorType, rendered with upstream's words. */

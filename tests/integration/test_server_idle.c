@@ -1,8 +1,10 @@
 /*
  * test_server_idle.c — peers that hold connections and say nothing: they
  * cost no CPU and are closed after the handshake timeout, a flood of them is
- * bounded and counted, another peer is still answered, and every request gets
- * an answer, however big its body.
+ * bounded and counted, another peer is still answered, thousands of them
+ * halfway through their handshakes stay within the memory the shipped pod
+ * has and give it back when they go, and every request gets an answer,
+ * however big its body.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -53,6 +56,45 @@ static int peer(unsigned short port)
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
+}
+
+/* A peer from 127.0.0.n, or -1 when the connection is refused at once. */
+static int peer_from(unsigned short port, unsigned n)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in from = { .sin_family = AF_INET }, a = { .sin_family = AF_INET,
+								    .sin_port = htons(port) };
+	from.sin_addr.s_addr = htonl(0x7f000000u + n);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(fd >= 0);
+	if (bind(fd, (struct sockaddr *)&from, sizeof(from)) ||
+	    connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* VmRSS of the server, in KiB. */
+static long rss_kib(void)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)srv.pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	long v = -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			v = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static double metric(const char *series)
+{
+	double v = sp_metric_now(&srv, series);
+	assert_true(v >= 0);
+	return v;
 }
 
 static bool answers(void)
@@ -213,6 +255,69 @@ static void flood_is_bounded(void **state)
 	assert_true(tt_wait_until(answers_now, NULL, 5000));
 }
 
+static bool connections_gone(void *arg)
+{
+	(void)arg;
+	return metric("trainer_webhook_memory_budget_connections_bytes") == 0;
+}
+
+#define HALF_HELLO_PEERS 5000
+#define HALF_HELLO_ADDRESSES 50
+
+/* 5,000 peers from 50 addresses, each halfway through a ClientHello, under
+ * the budget the shipped pod gets (--memory-budget 32Mi of its 64Mi): the
+ * connections hold at most half the budget (341 at 48 KiB), the rest are
+ * closed at once, the server stays under the pod's 64 MiB, and once they
+ * are gone it gives the memory back (before: 22 KB each, every one
+ * accepted, 80 MB for 3,000, and the memory kept after they left). */
+static void half_hellos_within_memory(void **state)
+{
+	(void)state;
+	struct rlimit rl;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < HALF_HELLO_PEERS + 200) {
+		print_message("the open-files limit (%lu) is below %d: skipped\n",
+			      (unsigned long)rl.rlim_max, HALF_HELLO_PEERS + 200);
+		skip();
+	}
+	rl.rlim_cur = rl.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--memory-budget", "32Mi",
+				NULL };
+	sp_stop_checked(&srv);
+	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	assert_true(answers());
+	long rest = rss_kib();
+	static int fds[HALF_HELLO_PEERS];
+	int open = 0;
+	for (int i = 0; i < HALF_HELLO_PEERS; i++) {
+		fds[i] = peer_from(srv.port, 2 + (unsigned)(i % HALF_HELLO_ADDRESSES));
+		if (fds[i] >= 0 &&
+		    send(fds[i], half_hello, sizeof(half_hello), MSG_NOSIGNAL) == sizeof(half_hello))
+			open++;
+	}
+	tt_sleep_ms(1000); /* every peer accepted or refused */
+	long held = rss_kib();
+	double conns = metric("trainer_webhook_memory_budget_connections_bytes");
+	print_message("%d peers sent half a hello; the server holds %.0f connections, VmRSS %ld "
+		      "KiB (%ld at rest); limit %.0f\n",
+		      open, conns / (48 * 1024), held, rest,
+		      metric("trainer_webhook_connections_max"));
+	assert_true(metric("trainer_webhook_connections_max") == 341);
+	assert_true(conns <= 16.0 * 1024 * 1024 + 2 * 48 * 1024); /* half, give or take a thread's */
+	assert_true(held < 64 * 1024);
+	for (int i = 0; i < HALF_HELLO_PEERS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	assert_true(tt_wait_until(connections_gone, NULL, 10000 * sp_slow()));
+	assert_true(answers());
+	long after = rss_kib();
+	print_message("after they left: VmRSS %ld KiB\n", after);
+	assert_true(after < 64 * 1024);
+	if (sp_slow() == 1) /* a sanitizer's allocator keeps freed memory on purpose */
+		assert_true(after < rest + 8 * 1024);
+}
+
 /* Bodies of about 3 MB of tiny values (each a parsed node): every one gets
  * an answer — 413 with a JSON error past the per-request memory bound, else
  * the verdict — never a silent close. */
@@ -254,6 +359,7 @@ int main(void)
 		cmocka_unit_test(idle_peers_cost_no_cpu),
 		cmocka_unit_test(timeouts_handshake_then_idle),
 		cmocka_unit_test(flood_is_bounded),
+		cmocka_unit_test(half_hellos_within_memory),
 		cmocka_unit_test(every_request_is_answered),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

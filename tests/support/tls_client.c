@@ -50,6 +50,11 @@ tc_conn *tc_connect(const sp_server *s)
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	c->ctx = SSL_CTX_new(TLS_client_method());
+	struct sockaddr_in from = { .sin_family = AF_INET }; /* another peer: s->source */
+	if (c->fd >= 0 && s->source[0] &&
+	    (inet_pton(AF_INET, s->source, &from.sin_addr) != 1 ||
+	     bind(c->fd, (struct sockaddr *)&from, sizeof(from))))
+		goto fail;
 	if (c->fd < 0 || !c->ctx || connect(c->fd, (struct sockaddr *)&a, sizeof(a)) ||
 	    SSL_CTX_load_verify_locations(c->ctx, s->ca, NULL) != 1 || !(c->ssl = SSL_new(c->ctx)))
 		goto fail;

@@ -337,9 +337,11 @@ static int start_certs(const tw_serve_args *a, struct running *r, char *err, siz
 }
 
 /* --max-connections from the open-files limit (raised to its hard limit
- * first), with room for files, the metrics port and the API-server client:
- * past the limit a connection is closed at once instead of the process
- * running out of descriptors (when certificate reloads and lookups fail). */
+ * first), with room for files, the metrics port and the API-server client,
+ * and from the memory budget, of which connections may hold half: past the
+ * limit a connection is closed at once instead of the process running out
+ * of descriptors (when certificate reloads and lookups fail) or of memory
+ * (an OOM kill). */
 static void connection_limits(const tw_serve_args *a, tw_server_opts *so)
 {
 	struct rlimit rl;
@@ -353,6 +355,9 @@ static void connection_limits(const tw_serve_args *a, tw_server_opts *so)
 		rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
 		max = n > 64 + 16 ? (unsigned)(n > 65536 + 64 ? 65536 : n - 64) : 16;
 	}
+	unsigned by_memory = tw_budget_max_conns(so->memory_budget);
+	if (by_memory && by_memory < max)
+		max = by_memory < 16 ? 16 : by_memory;
 	so->max_conns = a->max_conns ? a->max_conns : max;
 	/* libmicrohttpd splits the limit among its worker threads, and a worker
 	 * at its share refuses what it accepts: one peer may fill at most half
@@ -402,7 +407,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store, .handshake_timeout_s = a->handshake_s,
-			      .idle_timeout_s = a->idle_s };
+			      .idle_timeout_s = a->idle_s, .read_timeout_s = a->read_s };
 	work_limits(a, &so);
 	connection_limits(a, &so);
 	so.base.opt = a->cli.opt;

@@ -38,6 +38,7 @@ typedef struct tw_serve_args {
 	unsigned max_per_peer; /* --max-connections-per-peer (0: half of max_conns) */
 	unsigned handshake_s;  /* --handshake-timeout */
 	unsigned idle_s;       /* --idle-timeout */
+	unsigned read_s;       /* --read-timeout */
 	size_t max_body;
 	unsigned grace_s;
 	tw_log_level level;

@@ -28,15 +28,22 @@ const char tw_serve_help[] =
 	"  --decision-threads N   threads that decide admission requests, so that a long\n"
 	"                         decision never holds other connections (default: twice\n"
 	"                         --threads, at least 4)\n"
-	"  --memory-budget SIZE   memory the requests in flight may hold together: bodies\n"
-	"                         and what deciding them takes (9 times a body at first);\n"
-	"                         a request that does not fit is answered 503 with\n"
-	"                         Retry-After before its body is read (default: half the\n"
-	"                         container's memory limit; 64Mi, 1Gi or bytes)\n"
-	"  --max-connections N    open connections at most (default: the open-files limit,\n"
-	"                         raised to its hard limit at start, less 64 kept for files,\n"
-	"                         the metrics port and the API-server client); past it a new\n"
-	"                         connection is closed at once and counted in /metrics\n"
+	"  --memory-budget SIZE   memory the requests in flight and the open connections may\n"
+	"                         hold together: bodies as they arrive, what deciding them\n"
+	"                         takes (9 times a body at first), 48 KiB a connection; an\n"
+	"                         eighth is kept for bodies of 32 KiB or less, one address's\n"
+	"                         requests hold at most half the rest, connections at most\n"
+	"                         half; a request that does not fit is answered 503 with\n"
+	"                         Retry-After (default: half the container's memory limit;\n"
+	"                         64Mi, 1Gi or bytes)\n"
+	"  --read-timeout S       a request's headers and body must arrive within this, and\n"
+	"                         within its ?timeout=, or it is answered 408 and closed\n"
+	"                         (default 10, the API server's own default timeout)\n"
+	"  --max-connections N    open connections at most (default: what the open-files\n"
+	"                         limit, raised to its hard limit at start, less 64 kept for\n"
+	"                         files and clients, and half the memory budget at 48 KiB a\n"
+	"                         connection allow); past it a new connection is closed at\n"
+	"                         once and counted in /metrics\n"
 	"  --max-connections-per-peer N  from one address at most (default: half of one\n"
 	"                         thread's share of the above, so a flood from one peer\n"
 	"                         cannot lock out the API server)\n"
@@ -215,6 +222,8 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 		a->handshake_s = (unsigned)n;
 	else if (!strcmp(f, "--idle-timeout") && !(rc = number(&a->cli, f, v, 1, 86400, &n)))
 		a->idle_s = (unsigned)n;
+	else if (!strcmp(f, "--read-timeout") && !(rc = number(&a->cli, f, v, 1, 3600, &n)))
+		a->read_s = (unsigned)n;
 	else if (!strcmp(f, "--shutdown-grace") && !(rc = number(&a->cli, f, v, 0, 3600, &n)))
 		a->grace_s = (unsigned)n;
 	else if (!strcmp(f, "--log-level") && tw_log_level_parse(v, &a->level))
@@ -229,7 +238,7 @@ static const char *const valued[] = {
 	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
 	"--decision-threads", "--memory-budget",
 	"--max-connections", "--max-connections-per-peer", "--handshake-timeout", "--idle-timeout",
-	"--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
+	"--read-timeout", "--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
 	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
 	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",
 	"--strict-action", "--failure-policy", "--webhook-timeout", "--exempt-namespace",
@@ -284,6 +293,7 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 	a->grace_s = 10;
 	a->handshake_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
 	a->idle_s = TW_SERVER_IDLE_TIMEOUT_S;
+	a->read_s = TW_SERVER_READ_TIMEOUT_S;
 	a->level = TW_LOG_INFO;
 	a->secret = TW_SERVE_SECRET;
 	a->service = TW_SERVE_SERVICE;

@@ -13,7 +13,7 @@ static const int malformed_codes[] = { 400, 411, 413, 414, 431, 501, 505 };
 #define MALFORMED_CODES (sizeof(malformed_codes) / sizeof(*malformed_codes))
 
 static struct {
-	atomic_int_fast64_t budget_bytes, budget_held;
+	atomic_int_fast64_t budget_bytes, budget_held, budget_conns;
 	atomic_uint_fast64_t budget_refused;
 	atomic_uint_fast64_t malformed[MALFORMED_CODES];
 } lim;
@@ -34,6 +34,11 @@ void tw_metrics_budget_set(uint64_t limit)
 void tw_metrics_budget_held(int64_t delta)
 {
 	ADD(lim.budget_held, delta);
+}
+
+void tw_metrics_budget_conns(int64_t delta)
+{
+	ADD(lim.budget_conns, delta);
 }
 
 void tw_metrics_budget_refused(void)
@@ -58,18 +63,23 @@ int tw_metrics_render_limits(tp_buf *o)
 				 malformed_codes[i], (unsigned long long)GET(lim.malformed[i]));
 	return rc ? rc : tp_buf_addf(
 		o,
-		"# HELP trainer_webhook_memory_budget_bytes Memory the requests in flight may hold "
-		"together (bodies and decisions; --memory-budget, 0: no limit).\n"
+		"# HELP trainer_webhook_memory_budget_bytes Memory the requests in flight and the "
+		"open connections may hold together (bodies, decisions, connections; "
+		"--memory-budget, 0: no limit).\n"
 		"# TYPE trainer_webhook_memory_budget_bytes gauge\n"
 		"trainer_webhook_memory_budget_bytes %lld\n"
 		"# HELP trainer_webhook_memory_budget_used_bytes Memory of the budget held by the "
-		"requests in flight now.\n"
+		"requests in flight and the open connections now.\n"
 		"# TYPE trainer_webhook_memory_budget_used_bytes gauge\n"
 		"trainer_webhook_memory_budget_used_bytes %lld\n"
-		"# HELP trainer_webhook_memory_budget_refused_total Requests answered at once, "
-		"unread, because their share of the memory budget did not fit.\n"
+		"# HELP trainer_webhook_memory_budget_connections_bytes Of which the open "
+		"connections hold (48 KiB each).\n"
+		"# TYPE trainer_webhook_memory_budget_connections_bytes gauge\n"
+		"trainer_webhook_memory_budget_connections_bytes %lld\n"
+		"# HELP trainer_webhook_memory_budget_refused_total Requests answered at once "
+		"because what they needed of the memory budget did not fit.\n"
 		"# TYPE trainer_webhook_memory_budget_refused_total counter\n"
 		"trainer_webhook_memory_budget_refused_total %llu\n",
 		(long long)GET(lim.budget_bytes), (long long)GET(lim.budget_held),
-		(unsigned long long)GET(lim.budget_refused));
+		(long long)GET(lim.budget_conns), (unsigned long long)GET(lim.budget_refused));
 }

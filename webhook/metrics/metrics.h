@@ -113,6 +113,8 @@ void tw_metrics_connection_limit(int64_t max);
 void tw_metrics_budget_set(uint64_t limit);
 void tw_metrics_budget_held(int64_t delta);
 void tw_metrics_budget_refused(void);
+/* Of what is held, the open connections' part (+ opened, - closed). */
+void tw_metrics_budget_conns(int64_t delta);
 void tw_metrics_malformed(int status);
 int tw_metrics_render_limits(tp_buf *out);
 void tw_metrics_limits_reset(void);

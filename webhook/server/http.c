@@ -3,10 +3,14 @@
  * its answer, on the connection's thread.
  *
  * The headers decide whether the request is read at all: route, method,
- * Content-Type, Content-Length against --max-body, and its share of the
- * memory budget (the body and its decision's arena, budget.h), all answered
- * at once, before one byte of the body is read. The body goes into one
- * buffer sized from Content-Length. A small body that the cache has every
+ * Content-Type, Content-Length against --max-body and against what one
+ * request of its size may ever hold of the memory budget (budget.h), all
+ * answered at once, before one byte of the body is read. The body goes into
+ * one buffer sized from Content-Length, whose pages the system gives only
+ * as they are written; each part is charged to the budget as it arrives,
+ * and the decision's arena once the body is in, so that a peer holds only
+ * what it has sent, and only until --read-timeout (or its ?timeout=) has
+ * passed since its headers began. A small body that the cache has every
  * object for is decided here, at once (http_decide.c); any other is decided
  * on a decider while the connection waits suspended, so a long decision
  * never holds the other connections of this thread; resumed, the answer is
@@ -14,11 +18,13 @@
  * complete. Nothing a request made outlives it.
  *
  * HTTP errors (admission-protocol.md §1.1): 404 unknown path, 405 wrong
- * method, 415 a content type other than JSON, 413 past --max-body, 411 a body
- * without Content-Length, 400 a body that is not an AdmissionReview, 503 over
- * the memory budget (with Retry-After), 504 past the API server's ?timeout=.
- * Each has a JSON body {"error": "..."}; none of them allows anything. An
- * error answered before the body was read closes the connection.
+ * method, 415 a content type other than JSON, 413 past --max-body or past
+ * what the budget could ever give it, 411 a body without Content-Length, 400
+ * a body that is not an AdmissionReview, 503 over the memory budget now (with Retry-After), 504
+ * past the API server's ?timeout=. Each has a JSON body {"error": "..."};
+ * none of them allows anything. An error answered before the body was all
+ * read closes the connection; a body still arriving past its read deadline
+ * is closed unanswered (logged as 408).
  */
 #include <malloc.h>
 #include <microhttpd.h>
@@ -38,7 +44,8 @@
 
 static void request_free(request *r)
 {
-	tw_budget_give(&r->s->budget, r->reserved);
+	tw_budget_release(&r->s->budget, &r->hold);
+	tw_peers_put(r->s->peers, r->hold.peer);
 	/* Only after big requests: their pages go back to the system at once,
 	 * whatever malloc kept of them (trims of every arena, some
 	 * milliseconds, never on the path of the API server's small reviews). */
@@ -80,6 +87,7 @@ static tw_error_reason reason_of(const request *r, int status)
 	case 400: return TW_ERR_BAD_REQUEST;
 	case 404: return TW_ERR_NOT_FOUND;
 	case 405: return TW_ERR_METHOD;
+	case 408: return TW_ERR_BAD_REQUEST;
 	case 411: return TW_ERR_BAD_REQUEST;
 	case 413: return TW_ERR_TOO_LARGE;
 	case 415: return TW_ERR_MEDIA_TYPE;
@@ -118,27 +126,88 @@ static bool json_type(const char *ct, bool yaml_too)
 			     !strncasecmp(ct, "application/x-yaml", n)));
 }
 
-/* The body's share of the memory budget, taken before it is read: its
- * Content-Length and its decision's first arena allowance. */
-static void take_budget(tw_server *s, request *r, size_t len)
+/* The 503 or 413 of a request the budget has no room for (a). */
+static void refuse(request *r, tw_budget_answer a)
 {
-	size_t arena = tw_budget_arena_for(len);
-	if (tw_budget_take(&s->budget, len + arena)) {
-		r->reserved = len + arena;
-		r->allow = arena;
-		return;
-	}
 	tw_metrics_budget_refused();
-	if (len + arena > s->budget.limit) {
+	if (a == TW_BUDGET_NEVER) {
 		r->status = 413;
 		r->error = "the body and the memory to decide it (9 times its size) are more than "
-			   "the whole --memory-budget: send a smaller object or raise the budget";
+			   "one client may hold of --memory-budget (7/16 of it): send a smaller "
+			   "object or raise the budget";
 		return;
 	}
 	r->status = 503;
 	r->retry_after = true;
-	r->error = "the server's memory budget (--memory-budget) is taken by the requests in "
-		   "flight: retry in a second";
+	r->error = a == TW_BUDGET_PEER
+			   ? "this client's requests in flight hold their share of the server's "
+			     "memory budget (--memory-budget): retry in a second"
+			   : "the server's memory budget (--memory-budget) is taken by the requests "
+			     "in flight: retry in a second";
+}
+
+/* Whether the budget could hold this request, its body and its decision's
+ * first arena, beside what is held now: if not, it is answered before its
+ * body is read. Nothing is taken before a byte of it arrives. */
+static void check_budget(tw_server *s, request *r, size_t len)
+{
+	r->hold.cls = tw_budget_class_of(len);
+	r->allow = tw_budget_arena_for(len);
+	tw_budget_answer a = tw_budget_fits_now(&s->budget, &r->hold, len + r->allow);
+	if (a != TW_BUDGET_TAKEN)
+		refuse(r, a);
+}
+
+/* n more bytes of the request held (its body as it arrives, then its
+ * arena): false with the answer set when the budget has no room now. */
+static bool charge(tw_server *s, request *r, size_t n)
+{
+	tw_budget_answer a = tw_budget_take(&s->budget, &r->hold, n);
+	if (a == TW_BUDGET_TAKEN)
+		return true;
+	refuse(r, a);
+	return false;
+}
+
+/* What a request holds once arrived bytes of its body are in, beyond what
+ * it holds: each byte with the arena it will need (9 more), up to the body
+ * and its whole first allowance. Charged so, a crowd of bodies in progress
+ * never takes the memory their own decisions need once they are in. */
+static size_t due(const request *r, size_t arrived)
+{
+	size_t whole = r->length + r->allow;
+	size_t want = arrived > whole / (1 + TW_BUDGET_ARENA_FACTOR)
+			      ? whole
+			      : arrived * (1 + TW_BUDGET_ARENA_FACTOR);
+	return want > r->hold.held ? want - r->hold.held : 0;
+}
+
+/* A body still arriving past its read deadline: the connection is closed,
+ * as nginx's client_body_timeout and Go's ReadTimeout close it (an answer
+ * queued halfway through a body is not written by libmicrohttpd 0.9.75);
+ * the log line and metrics still say 408, or 504 when the API server's
+ * ?timeout= came first. */
+static enum MHD_Result read_timed_out(request *r)
+{
+	bool api = r->read_by_us == r->deadline_us;
+	r->oc.http_status = api ? 504 : 408;
+	r->oc.error = api ? "the request's ?timeout= passed before its body arrived; closed"
+			  : "the body did not arrive within --read-timeout of its headers; closed";
+	return MHD_NO;
+}
+
+/* The request's headers and body arrive by t0 + --read-timeout, or its
+ * ?timeout= when sooner; a silent peer is closed by then (the connection's
+ * timeout, counted from its last byte, is what is left of it). */
+static void read_deadline(tw_server *s, struct MHD_Connection *c, request *r)
+{
+	long long us = (long long)s->opt.read_timeout_s * 1000000;
+	if (r->deadline_us && r->deadline_us < us)
+		us = r->deadline_us;
+	r->read_by_us = us;
+	long long left = us - tw_http_micros_since(&r->t0);
+	unsigned secs = left > 0 ? (unsigned)((left + 999999) / 1000000) : 1;
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, secs);
 }
 
 /* The answer a request gets before its body is read, if any: method, type,
@@ -191,8 +260,12 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 		}
 		r->deadline_us = us ? us : 1;
 	}
-	take_budget(s, r, (size_t)len);
-	/* One allocation for the whole body when its size is known. */
+	r->length = (size_t)len;
+	check_budget(s, r, (size_t)len);
+	if (!r->status && len)
+		read_deadline(s, c, r);
+	/* One allocation for the whole body when its size is known: for any
+	 * but a small body its pages come from the system as they are written. */
 	if (!r->status && len && tp_buf_reserve(&r->body, (size_t)len)) {
 		r->status = 500;
 		r->error = "out of memory for the request body";
@@ -250,6 +323,14 @@ static void conn_in_use(tw_server *s, struct MHD_Connection *c)
 					  s->opt.idle_timeout_s);
 }
 
+/* The peer whose share this request's memory counts in. */
+static tw_peer *peer_of(tw_server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	return ci ? tw_peers_get(s->peers, ci->client_addr) : NULL;
+}
+
 static request *request_new(tw_server *s, struct MHD_Connection *c, const char *url)
 {
 	request *r = calloc(1, sizeof(*r));
@@ -257,6 +338,7 @@ static request *request_new(tw_server *s, struct MHD_Connection *c, const char *
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->s = s;
+	r->hold.peer = peer_of(s, c);
 	r->conn = c;
 	r->route = tw_route_find(url);
 	tp_buf_init(&r->body, s->opt.base.max_body);
@@ -293,15 +375,25 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 	}
 	if (atomic_load(&r->state) == REQ_DECIDED)
 		return answer_decided(s, c, r);
-	if (*upload_size) {
-		/* Content-Length bounds the body, and the buffer holds that much */
-		if (tp_buf_add(&r->body, upload_data, *upload_size))
-			return MHD_NO;
+	if (r->oc.http_status) { /* answered before its body was all read */
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+		*upload_size = 0;
+		if (tw_http_micros_since(&r->t0) > r->read_by_us)
+			return read_timed_out(r);
+		if (!charge(s, r, due(r, r->body.len + n))) /* answered now: the rest is unread */
+			return send_error(s, c, r, r->status, r->error);
+		/* Content-Length bounds the body, and the buffer holds that much */
+		return tp_buf_add(&r->body, upload_data, n) ? MHD_NO : MHD_YES;
+	}
 	if (r->route->type == TW_ROUTE_HEALTH)
 		return answer_health(s, c, r);
+	/* the body is in: what its decision's arena needs beyond that is held */
+	if (!charge(s, r, due(r, (size_t)-1)))
+		return send_error(s, c, r, r->status, r->error);
 	return decide(s, c, r);
 }
 
@@ -372,6 +464,8 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 	}
 	if (r->corked) /* libmicrohttpd is done writing: the answer goes out now */
 		tw_tls_flush(c);
+	if (r->read_by_us) /* the read deadline's timeout ends with its request */
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, s->opt.idle_timeout_s);
 	if (r->oc.http_status)
 		log_request(r, us);
 	tw_tls_conn_busy(c, -1);

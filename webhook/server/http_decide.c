@@ -141,21 +141,27 @@ static bool decide(request *r, bool here)
 		 * decides again, and may ask; one that ran out of arena runs
 		 * again when the budget gives more */
 		bool again = !needs_api && rc == TP_ENOMEM && arena;
-		int more = again ? tw_budget_more_arena(&s->budget, &r->allow, &r->reserved) : 0;
-		end_try(r, arena, needs_api || more > 0);
-		if (more > 0)
+		tw_budget_answer more = again ? tw_budget_more_arena(&s->budget, &r->hold,
+								     &r->allow)
+					      : TW_BUDGET_NEVER;
+		end_try(r, arena, needs_api || (again && more == TW_BUDGET_TAKEN));
+		if (again && more == TW_BUDGET_TAKEN)
 			continue;
 		if (needs_api)
 			decided = false;
-		else if (again && more == 0) {
+		else if (again && more != TW_BUDGET_NEVER) {
 			r->retry_after = true;
-			fail(r, 503, "the server's memory budget (--memory-budget) is taken "
-				     "by other requests in flight and this one needs more to "
-				     "decide: retry in a second");
+			fail(r, 503, more == TW_BUDGET_PEER
+					     ? "this client's requests in flight hold their share of "
+					       "the server's memory budget (--memory-budget) and this "
+					       "one needs more to decide: retry in a second"
+					     : "the server's memory budget (--memory-budget) is taken "
+					       "by other requests in flight and this one needs more "
+					       "to decide: retry in a second");
 		} else if (again) {
 			fail(r, 413, "the request needs more memory to decide than one "
-				     "request may use (64 MiB, and at most --memory-budget): "
-				     "send a smaller object");
+				     "request may use (64 MiB, and at most a client's share "
+				     "of --memory-budget, 7/16 of it): send a smaller object");
 		} else if (rc == TP_ETIMEDOUT) { /* a decision cut short is never an answer */
 			fail(r, 504, "the request's ?timeout= passed while it was being decided, "
 				     "and the decision was stopped: send a smaller object or "

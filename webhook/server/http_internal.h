@@ -28,8 +28,10 @@ typedef struct request {
 	long long deadline_us; /* from ?timeout=; 0: none */
 	tp_buf body;
 	tp_buf out;            /* the answer's body once decided */
-	size_t reserved;       /* bytes of the memory budget held: body and arena */
+	size_t length;         /* its Content-Length */
+	tw_hold hold;          /* of the memory budget: the body so far, then the arena */
 	size_t allow;          /* of which the decision's arena may use */
+	long long read_by_us;  /* the headers and body arrive within this (since t0) */
 	int status;            /* 0, or an error answer chosen (early, or by the decision) */
 	const char *error;     /* that answer's text (static) */
 	bool retry_after;      /* that answer says Retry-After (503 over the budget) */
@@ -50,13 +52,12 @@ bool tw_http_decide_here(request *r);
 long long tw_http_micros_since(const struct timespec *t0);
 
 /* Bodies up to this are decided on their connection thread when the cache
- * answers every lookup, and so hold its other connections that long: 32
- * KiB, several times the API server's usual review (1 to 5 KB; an UPDATE of
- * a large runtime with its managedFields, some 20 KB). The costliest shapes
- * of this size take under a millisecond (0.9 ms: a TrainJob of 750
- * runtimePatches on the mutating route; 0.7 ms: 900 env items validated
- * against the built-in CRDs); at 64 KiB they took twice that. */
-#define TW_HTTP_DECIDE_HERE_MAX ((size_t)32 * 1024)
+ * answers every lookup, and so hold its other connections that long: the
+ * budget's small requests (32 KiB, budget.h). The costliest shapes of this
+ * size take under a millisecond (0.9 ms: a TrainJob of 750 runtimePatches
+ * on the mutating route; 0.7 ms: 900 env items validated against the
+ * built-in CRDs); at 64 KiB they took twice that. */
+#define TW_HTTP_DECIDE_HERE_MAX TW_BUDGET_SMALL_MAX
 
 /* Answers of more than this (Content-Length) give their memory back to the
  * system when they end (malloc_trim): 1 MiB, far above what the API

@@ -34,14 +34,57 @@
 
 /* ------------------------------------------------------------- daemon */
 
+/* The memory a wave of connections left in malloc's heaps goes back to
+ * the system once it has ebbed: when the open connections fall to a
+ * quarter of their most since the last trim, and that most was a wave (64
+ * or more). Never on the path of the API server's few kept connections. */
+#define TW_SERVER_TRIM_WAVE 64u
+
+static void connection_closed(tw_server *s)
+{
+	unsigned now = atomic_fetch_sub(&s->conns, 1) - 1, peak = atomic_load(&s->conns_peak);
+	if (peak >= TW_SERVER_TRIM_WAVE && now <= peak / 4 &&
+	    atomic_compare_exchange_strong(&s->conns_peak, &peak, now))
+		malloc_trim(0);
+}
+
+static void connection_started(tw_server *s)
+{
+	unsigned now = atomic_fetch_add(&s->conns, 1) + 1, peak = atomic_load(&s->conns_peak);
+	while (now > peak && !atomic_compare_exchange_weak(&s->conns_peak, &peak, now))
+		;
+}
+
+/* A connection's own memory (its pool, its TLS session) is held against
+ * the budget while it is open (budget.h). */
 static void notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			      enum MHD_ConnectionNotificationCode code)
 {
 	tw_server *s = cls;
-	if (code == MHD_CONNECTION_NOTIFY_STARTED)
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		tw_budget_conn_open(&s->budget);
+		connection_started(s);
 		tw_tls_conn_started(s->opt.tls, c, socket_context);
-	else
+	} else {
 		tw_tls_conn_closed(socket_context);
+		tw_budget_conn_close(&s->budget);
+		connection_closed(s);
+	}
+}
+
+static void refused(void);
+
+/* A connection is accepted only when the budget has room for it: closed
+ * at once, before its handshake, when connections hold their half. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	(void)addr;
+	(void)len;
+	tw_server *s = cls;
+	if (tw_budget_conn_fits(&s->budget))
+		return MHD_YES;
+	refused();
+	return MHD_NO;
 }
 
 /* A flood of refused connections is counted, and said at most every 10 s. */
@@ -54,7 +97,8 @@ static void refused(void)
 	if (now - prev < 10000 || !atomic_compare_exchange_strong(&last_ms, &prev, now))
 		return;
 	tw_log(TW_LOG_WARN, "%lld connection(s) closed at once in the last 10 s: over "
-	       "--max-connections or --max-connections-per-peer", (long long)atomic_exchange(&since, 0));
+	       "--max-connections, --max-connections-per-peer or the connections' half "
+	       "of --memory-budget", (long long)atomic_exchange(&since, 0));
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -107,7 +151,7 @@ static struct MHD_Daemon *start_daemon(tw_server *s, int fd)
 		{ MHD_OPTION_END, 0, NULL },
 	};
 	return MHD_start_daemon(
-		flags, 0, NULL, NULL, tw_http_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+		flags, 0, accept_policy, s, tw_http_access, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
 		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_HTTPS_CERT_CALLBACK,
 		tw_tls_cert_callback, MHD_OPTION_HTTPS_PRIORITIES, TW_TLS_PRIORITIES,
 		MHD_OPTION_CONNECTION_TIMEOUT, s->opt.handshake_timeout_s,
@@ -162,6 +206,14 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 		s->opt.deciders = 4;
 	tw_budget_init(&s->budget, s->opt.memory_budget);
 	tw_metrics_budget_set(s->opt.memory_budget);
+	if (!s->opt.read_timeout_s)
+		s->opt.read_timeout_s = TW_SERVER_READ_TIMEOUT_S;
+	/* every peer with memory held has a request in flight on a connection */
+	if (!(s->peers = tw_peers_new(s->opt.max_conns ? s->opt.max_conns : 1024u))) {
+		snprintf(err, errlen, "out of memory");
+		tw_server_free(s);
+		return -1;
+	}
 	malloc_gives_back();
 	if (tw_deciders_start(s->opt.deciders, &s->deciders)) {
 		snprintf(err, errlen, "cannot start %u decision threads", s->opt.deciders);
@@ -275,6 +327,7 @@ void tw_server_free(tw_server *s)
 	stop_daemon(s);
 	tw_server_store_release(s->store);
 	tp_crds_unref(s->crds);
+	tw_peers_free(s->peers);
 	pthread_mutex_destroy(&s->store_lock);
 	free(s);
 }

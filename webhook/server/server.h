@@ -25,6 +25,11 @@
 /* A new connection has this long between two bytes before its first request
  * (TLS handshake included): a peer that connects and stalls goes early. */
 #define TW_SERVER_HANDSHAKE_TIMEOUT_S 10u
+/* A request's headers and body arrive within this (and within its
+ * ?timeout=): the API server's own default timeout for a webhook, so that a
+ * peer that trickles a body holds its memory no longer than a real request
+ * could take (as nginx's client_body_timeout and Go's ReadTimeout bound it). */
+#define TW_SERVER_READ_TIMEOUT_S 10u
 
 /* One condition /readyz waits for: true when met, else false with what is
  * missing written into why. Called under no lock of ours; must be quick. */
@@ -43,6 +48,7 @@ typedef struct tw_server_opts {
 	unsigned max_per_peer; /* from one address at most (0: no limit) */
 	unsigned handshake_timeout_s; /* silence allowed before the first request (0: default) */
 	unsigned idle_timeout_s;      /* silence allowed after it (0: default) */
+	unsigned read_timeout_s;      /* a request's headers and body within this (0: default) */
 	tw_config base;       /* profile, no_schema, max_body, strict_warn; store per request */
 	tw_tls *tls;          /* the serving pair (owned by the caller) */
 	tp_store *store;      /* the first store, served from the first request on; the
@@ -68,7 +74,9 @@ typedef struct tw_server {
 	tp_crds *crds;              /* the CRDs requests check with (guarded by store_lock) */
 	atomic_bool draining;       /* answers say Connection: close */
 	atomic_int in_flight;       /* requests between headers and completion */
-	tw_budget budget;           /* memory held by the requests in flight */
+	tw_budget budget;           /* memory held by the requests in flight and connections */
+	tw_peers *peers;            /* the addresses whose requests hold some of it */
+	atomic_uint conns, conns_peak; /* open connections; their most since the last trim */
 	tw_deciders *deciders;      /* where requests are decided */
 	tw_ready_fn ready[TW_READY__COUNT]; /* more conditions for /readyz */
 	void *ready_arg[TW_READY__COUNT];   /* (both guarded by store_lock) */
