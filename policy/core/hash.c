@@ -1,14 +1,15 @@
 /*
  * core/hash.c — SipHash-1-3 (Aumasson and Bernstein's design, one
  * compression round a word and three at the end) under a per-process key,
- * the hash of a JSON value built on it, and the pointer table of
- * core/hash.h.
+ * whole or in pieces, with 64 or 128 bits out; the hash of a JSON value
+ * built on it; and the pointer table of core/hash.h.
  */
 #include "policy/core/hash.h"
 #include "policy/core/deadline.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -17,26 +18,24 @@
 
 static uint64_t key[2];
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static atomic_bool key_ready; /* key is set: a hash skips pthread_once's call */
 
 static void key_init(void)
 {
-	if (getrandom(key, sizeof(key), GRND_NONBLOCK) == (ssize_t)sizeof(key))
-		return;
-	/* No entropy yet (early boot): the clock and where this process was
-	 * loaded are still unknown to whoever writes the input. */
-	key[0] = (uint64_t)tp_monotonic_ns() ^ (uint64_t)(uintptr_t)&key;
-	key[1] = (uint64_t)(uintptr_t)&key_init * 0x9e3779b97f4a7c15ull ^ key[0] << 17;
+	if (getrandom(key, sizeof(key), GRND_NONBLOCK) != (ssize_t)sizeof(key)) {
+		/* No entropy yet (early boot): the clock and where this process
+		 * was loaded are still unknown to whoever writes the input. */
+		key[0] = (uint64_t)tp_monotonic_ns() ^ (uint64_t)(uintptr_t)&key;
+		key[1] = (uint64_t)(uintptr_t)&key_init * 0x9e3779b97f4a7c15ull ^ key[0] << 17;
+	}
+	atomic_store_explicit(&key_ready, true, memory_order_release);
 }
 
 /* ------------------------------------------------------------ SipHash */
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
-struct sip {
-	uint64_t v0, v1, v2, v3;
-};
-
-static inline void round1(struct sip *s)
+static inline void round1(tp_hasher *s)
 {
 	s->v0 += s->v1;
 	s->v1 = ROTL(s->v1, 13);
@@ -54,41 +53,132 @@ static inline void round1(struct sip *s)
 	s->v2 = ROTL(s->v2, 32);
 }
 
-static inline void absorb(struct sip *s, uint64_t m)
+static inline void absorb(tp_hasher *s, uint64_t m)
 {
 	s->v3 ^= m;
 	round1(s);
 	s->v0 ^= m;
 }
 
-static uint64_t little_endian(const unsigned char *p, size_t n)
+/* n (4 or 8) bytes as a little-endian word: one load once inlined (a loop
+ * of byte loads cost the short names of a schema lookup 162 instructions
+ * a hash). On a big-endian machine the bytes land high, and the swap
+ * brings them low in their order. */
+static inline uint64_t load(const unsigned char *p, size_t n)
 {
 	uint64_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		m |= (uint64_t)p[i] << (8 * i);
+	memcpy(&m, p, n);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	m = __builtin_bswap64(m);
+#endif
 	return m;
+}
+
+/* n < 8 bytes (a string's last, or what fills a tail) as a little-endian
+ * word, in at most three loads (two that may overlap: the same bytes land
+ * in the same places). */
+static inline uint64_t rest(const unsigned char *p, size_t n)
+{
+	if (n >= 4)
+		return load(p, 4) | load(p + n - 4, 4) << (8 * (n - 4));
+	if (n == 0)
+		return 0;
+	return (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) |
+	       (uint64_t)p[n - 1] << (8 * (n - 1));
+}
+
+/* wide: 0, or SipHash-128's 0xee */
+static inline void start(tp_hasher *s, uint64_t wide)
+{
+	if (!atomic_load_explicit(&key_ready, memory_order_acquire))
+		pthread_once(&key_once, key_init);
+	s->v0 = key[0] ^ 0x736f6d6570736575ull;
+	s->v1 = key[1] ^ 0x646f72616e646f6dull ^ wide;
+	s->v2 = key[0] ^ 0x6c7967656e657261ull;
+	s->v3 = key[1] ^ 0x7465646279746573ull;
+	s->tail = 0;
+	s->n = 0;
+}
+
+/* The last word (the length and the bytes left over), then the three
+ * finishing rounds; fin is 0xff, or 0xee for the first of 128 bits. */
+static inline uint64_t finish(tp_hasher *s, uint64_t fin)
+{
+	absorb(s, (uint64_t)s->n << 56 | s->tail);
+	s->v2 ^= fin;
+	round1(s);
+	round1(s);
+	round1(s);
+	return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
 }
 
 uint64_t tp_hash_bytes(const void *p, size_t n)
 {
-	pthread_once(&key_once, key_init);
-	struct sip s = { key[0] ^ 0x736f6d6570736575ull, key[1] ^ 0x646f72616e646f6dull,
-			 key[0] ^ 0x6c7967656e657261ull, key[1] ^ 0x7465646279746573ull };
+	tp_hasher s;
+	start(&s, 0);
 	const unsigned char *b = p;
 	size_t words = n / 8;
 	for (size_t i = 0; i < words; i++)
-		absorb(&s, little_endian(b + 8 * i, 8));
-	absorb(&s, (uint64_t)n << 56 | little_endian(b + 8 * words, n % 8));
-	s.v2 ^= 0xff;
-	round1(&s);
-	round1(&s);
-	round1(&s);
-	return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+		absorb(&s, load(b + 8 * i, 8));
+	s.tail = rest(b + 8 * words, n % 8);
+	s.n = n;
+	return finish(&s, 0xff);
 }
 
 uint64_t tp_hash_str(const char *s)
 {
 	return tp_hash_bytes(s, strlen(s));
+}
+
+/* ------------------------------------------------------------ in pieces */
+
+void tp_hasher_init(tp_hasher *h)
+{
+	start(h, 0);
+}
+
+void tp_hasher_init128(tp_hasher *h)
+{
+	start(h, 0xee);
+}
+
+void tp_hasher_add(tp_hasher *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t have = h->n % 8;
+	h->n += n;
+	if (have) { /* the tail's word first */
+		size_t take = n < 8 - have ? n : 8 - have;
+		h->tail |= rest(b, take) << (8 * have);
+		if (have + take < 8)
+			return;
+		b += take;
+		n -= take;
+		absorb(h, h->tail);
+	}
+	for (; n >= 8; n -= 8, b += 8)
+		absorb(h, load(b, 8));
+	h->tail = rest(b, n);
+}
+
+void tp_hasher_add_str(tp_hasher *h, const char *s)
+{
+	tp_hasher_add(h, s, strlen(s) + 1);
+}
+
+uint64_t tp_hasher_end(tp_hasher *h)
+{
+	return finish(h, 0xff);
+}
+
+void tp_hasher_end128(tp_hasher *h, uint64_t out[2])
+{
+	out[0] = finish(h, 0xee);
+	h->v1 ^= 0xdd;
+	round1(h);
+	round1(h);
+	round1(h);
+	out[1] = h->v0 ^ h->v1 ^ h->v2 ^ h->v3;
 }
 
 /* ------------------------------------------------------------ JSON */

@@ -15,6 +15,27 @@
 
 uint64_t tp_hash_bytes(const void *p, size_t n);
 uint64_t tp_hash_str(const char *s);
+
+/* The same hash of bytes given in pieces, for keys of several fields or
+ * whole trees: tp_hasher_init, tp_hasher_add any number of times, then
+ * tp_hasher_end (tp_hash_bytes of the pieces joined). A key of several
+ * strings adds each with tp_hasher_add_str, whose NUL keeps ("ab", "c")
+ * and ("a", "bc") apart. tp_hasher_init128 and tp_hasher_end128 give
+ * SipHash's 128 bits instead, for keys that stand for content (two
+ * different inputs that hash equal would be taken for one). */
+typedef struct tp_hasher {
+	uint64_t v0, v1, v2, v3; /* SipHash's state */
+	uint64_t tail;           /* the n % 8 bytes not absorbed yet */
+	size_t n;                /* bytes added */
+} tp_hasher;
+
+void tp_hasher_init(tp_hasher *h);
+void tp_hasher_init128(tp_hasher *h);
+void tp_hasher_add(tp_hasher *h, const void *p, size_t n);
+void tp_hasher_add_str(tp_hasher *h, const char *s); /* s and its NUL */
+uint64_t tp_hasher_end(tp_hasher *h);
+void tp_hasher_end128(tp_hasher *h, uint64_t out[2]);
+
 /* Equal values (tp_json_equal) hash equal, for trees whose objects repeat
  * no member name (what tp_load makes). Visits the whole value. */
 uint64_t tp_hash_json(const cJSON *v);

@@ -1,6 +1,7 @@
 /*
  * test_index.c — the keyed lookups that keep the library linear
- * (core/hash.c, core/index.c): the table, the indexes of members and of
+ * (core/hash.c, core/index.c): the hash, whole and in pieces, the table,
+ * the indexes of members and of
  * list items, which must answer exactly what a scan answers, small or
  * large; the first repetitions of list-map keys; and tp_json_equal over
  * large objects.
@@ -63,6 +64,58 @@ static void table_keeps_the_order_of_equal_hashes(void **state)
 	pos = 0;
 	assert_null(tp_htab_next(&t, 12345, &pos));
 	tp_htab_free(&t);
+}
+
+/* The hash of bytes given in pieces is the hash of them joined, wherever
+ * they are cut, for every length around the 8-byte words; every byte
+ * counts; a tuple of strings keeps its fields apart; the 128-bit form is
+ * two words of its own. */
+static void hash_in_pieces(void **state)
+{
+	(void)state;
+	unsigned char text[40];
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (unsigned char)(i * 37 + 11);
+	for (size_t n = 0; n <= sizeof(text); n++) {
+		uint64_t whole = tp_hash_bytes(text, n);
+		for (size_t a = 0; a <= n; a++)
+			for (size_t b = a; b <= n; b++) {
+				tp_hasher h;
+				tp_hasher_init(&h);
+				tp_hasher_add(&h, text, a);
+				tp_hasher_add(&h, text + a, b - a);
+				tp_hasher_add(&h, text + b, n - b);
+				assert_true(tp_hasher_end(&h) == whole);
+			}
+		for (size_t i = 0; i < n; i++) { /* one byte changed: another hash */
+			text[i] ^= 0x40;
+			assert_true(tp_hash_bytes(text, n) != whole);
+			text[i] ^= 0x40;
+		}
+		if (n)
+			assert_true(tp_hash_bytes(text, n - 1) != whole); /* the length counts */
+	}
+	assert_true(tp_hash_str("metadata") == tp_hash_bytes("metadata", 8));
+
+	tp_hasher x, y;
+	tp_hasher_init(&x);
+	tp_hasher_add_str(&x, "ab");
+	tp_hasher_add_str(&x, "c");
+	tp_hasher_init(&y);
+	tp_hasher_add_str(&y, "a");
+	tp_hasher_add_str(&y, "bc");
+	assert_true(tp_hasher_end(&x) != tp_hasher_end(&y));
+
+	uint64_t w1[2], w2[2];
+	tp_hasher_init128(&x);
+	tp_hasher_add(&x, text, sizeof(text));
+	tp_hasher_end128(&x, w1);
+	tp_hasher_init128(&y);
+	tp_hasher_add(&y, text, 13);
+	tp_hasher_add(&y, text + 13, sizeof(text) - 13);
+	tp_hasher_end128(&y, w2);
+	assert_true(w1[0] == w2[0] && w1[1] == w2[1]);
+	assert_true(w1[0] != w1[1] && w1[0] != tp_hash_bytes(text, sizeof(text)));
 }
 
 static void json_hash_follows_equality(void **state)
@@ -252,6 +305,7 @@ static void equal_large_objects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hash_in_pieces),
 		cmocka_unit_test(table_keeps_the_order_of_equal_hashes),
 		cmocka_unit_test(json_hash_follows_equality),
 		cmocka_unit_test(item_index_answers_as_a_scan),
