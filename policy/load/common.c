@@ -163,57 +163,9 @@ void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item)
 	*tail = item;
 }
 
-static size_t str_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int keyset_grow(tp_keyset *ks)
-{
-	size_t cap = ks->cap ? ks->cap * 2 : 32;
-	const char **slot = calloc(cap, sizeof(*slot));
-	if (!slot)
-		return TP_ENOMEM;
-	for (size_t i = 0; i < ks->cap; i++) {
-		if (!ks->slot[i])
-			continue;
-		size_t j = str_hash(ks->slot[i]) & (cap - 1);
-		while (slot[j])
-			j = (j + 1) & (cap - 1);
-		slot[j] = ks->slot[i];
-	}
-	free(ks->slot);
-	ks->slot = slot;
-	ks->cap = cap;
-	return TP_OK;
-}
-
-int tp__keyset_put(tp_keyset *ks, const char *key)
-{
-	if ((ks->n + 1) * 2 > ks->cap && keyset_grow(ks))
-		return TP_ENOMEM;
-	size_t j = str_hash(key) & (ks->cap - 1);
-	for (; ks->slot[j]; j = (j + 1) & (ks->cap - 1))
-		if (!strcmp(ks->slot[j], key))
-			return 0;
-	ks->slot[j] = key;
-	ks->n++;
-	return 1;
-}
-
-void tp__keyset_free(tp_keyset *ks)
-{
-	free(ks->slot);
-	ks->slot = NULL;
-	ks->cap = ks->n = 0;
-}
-
 #define KEYSET_FROM 16 /* members before a hash set beats a linear scan */
 
-int tp__key_is_new(const cJSON *obj, size_t count, tp_keyset *ks, const char *key)
+int tp__key_is_new(const cJSON *obj, size_t count, tp_strset *ks, const char *key)
 {
 	if (count < KEYSET_FROM) {
 		/* tp_member's loop, inline: the first byte settles most pairs
@@ -224,9 +176,17 @@ int tp__key_is_new(const cJSON *obj, size_t count, tp_keyset *ks, const char *ke
 				return 0;
 		return 1;
 	}
-	if (ks->n == 0)
+	if (ks->tab.count == 0)
 		for (const cJSON *c = obj->child; c; c = c->next)
-			if (c->string && tp__keyset_put(ks, c->string) < 0)
+			if (c->string && tp_strset_add(ks, c->string, NULL))
 				return TP_ENOMEM;
-	return tp__keyset_put(ks, key);
+	bool fresh;
+	return tp_strset_add(ks, key, &fresh) ? TP_ENOMEM : fresh;
+}
+
+int tp__load_late(tp_loader *ld)
+{
+	return tp__load_fail(ld, TP_ETIMEDOUT, 0, 0, 0,
+			     "%s, while the input (%zu bytes) was read: allow more time, or "
+			     "send a smaller input", tp_strerror(TP_ETIMEDOUT), ld->len);
 }

@@ -11,8 +11,11 @@
  *
  * The limits are checked as the bytes are read, so a document nested too
  * deep or longer than max_doc_bytes is refused at the byte that breaks the
- * limit, before anything past it is built. Nodes and strings come from the
- * current arena (else cJSON_malloc), so the arena (or cJSON_Delete) frees them.
+ * limit, before anything past it is built. Each member and item counts a
+ * step of the thread's deadline (core/deadline.h), so that a long input
+ * stops with TP_ETIMEDOUT once it has passed, as the library's other long
+ * loops do. Nodes and strings come from the current arena (else
+ * cJSON_malloc), so the arena (or cJSON_Delete) frees them.
  */
 #include "policy/load/load.h"
 #include "policy/core/arena.h"
@@ -415,10 +418,10 @@ static int duplicate(jp *p, const cJSON *obj, size_t ordinal, size_t second, con
 
 static int members(jp *p, cJSON *o, size_t ordinal)
 {
-	tp_keyset ks = { 0 };
+	tp_strset ks = TP_STRSET_INIT;
 	cJSON *tail = NULL;
 	int rc = TP_OK;
-	for (size_t count = 0; !rc; count++) {
+	for (size_t count = 0; !rc && !(rc = tp__load_tick(p->ld)); count++) {
 		char *key = NULL;
 		cJSON *v = NULL;
 		if (peek(p) != '"')
@@ -449,7 +452,7 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			rc = unexpected(p);
 		p->i++;
 	}
-	tp__keyset_free(&ks);
+	tp_strset_free(&ks);
 	return rc;
 }
 
@@ -486,7 +489,7 @@ static int array(jp *p, cJSON **out)
 	} else {
 		for (;;) {
 			cJSON *v = NULL;
-			if ((rc = value(p, &v)))
+			if ((rc = tp__load_tick(p->ld)) || (rc = value(p, &v)))
 				break;
 			tp__json_link(a, &tail, v);
 			int c = peek(p);

@@ -15,6 +15,8 @@
 #ifndef TP_LOAD_H
 #define TP_LOAD_H
 
+#include "policy/core/deadline.h"
+#include "policy/core/index.h"
 #include "policy/trainpolicy.h"
 
 /* Nodes that YAML alias and merge-key expansion may copy per input. Billion
@@ -73,22 +75,22 @@ void tp__load_position(const char *data, size_t off, int *line, int *col);
  * that cJSON_AddItemTo* keeps working on the result. */
 void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item);
 
-/* A set of C strings (borrowed pointers), for duplicate-key checks on big
- * mappings without quadratic cost. */
-typedef struct tp_keyset {
-	const char **slot;
-	size_t cap, n;
-} tp_keyset;
-
-/* 1 when key was added, 0 when it was already there, TP_ENOMEM. */
-int tp__keyset_put(tp_keyset *ks, const char *key);
-void tp__keyset_free(tp_keyset *ks);
-
 /* Whether obj (with count members so far) already has key. Linear while the
- * object is small, a keyset once it grows (ks must start zeroed). Returns 1
- * when key is new (and remembers it if the keyset is in use), 0 for a
- * duplicate, TP_ENOMEM. The key pointer must stay valid while ks is used. */
-int tp__key_is_new(const cJSON *obj, size_t count, tp_keyset *ks, const char *key);
+ * object is small, a set of its keys once it grows (ks must start
+ * TP_STRSET_INIT; the set hashes with core/hash.h's keyed SipHash, so no
+ * input can be made of keys that share a slot). Returns 1 when key is new
+ * (and remembers it if the set is in use), 0 for a duplicate, TP_ENOMEM.
+ * The key pointer must stay valid while ks is used. */
+int tp__key_is_new(const cJSON *obj, size_t count, tp_strset *ks, const char *key);
+
+/* One element (a member, an item, a YAML event) counted into the thread's
+ * deadline (core/deadline.h), as the library's other long loops count
+ * theirs: TP_OK, or TP_ETIMEDOUT recorded in ld->err once it has passed. */
+int tp__load_late(tp_loader *ld);
+static inline int tp__load_tick(tp_loader *ld)
+{
+	return tp__tick(1) ? tp__load_late(ld) : TP_OK;
+}
 
 /* One JSON value at *pos (load/json_value.c), limits checked as it is read:
  * TP_OK with the value in *out (cJSON memory) and *pos past it, or the error

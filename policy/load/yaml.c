@@ -17,6 +17,8 @@
  *    (load/yaml_anchors.c);
  *  - a key written twice in one mapping is an error, as in sigs.k8s.io/yaml's
  *    strict mode: mapping key "x" already defined at line N;
+ *  - each event counts a step of the thread's deadline (core/deadline.h):
+ *    a long input stops with TP_ETIMEDOUT once it has passed;
  *  - a document that is empty (only comments, or null) is skipped;
  *  - values JSON cannot hold (.inf, .nan, strings with a NUL) are errors, as
  *    sigs.k8s.io/yaml's JSON conversion fails on them too;
@@ -435,7 +437,9 @@ int tp__load_yaml(tp_loader *ld, size_t start)
 			break;
 		}
 		done = ev.type == YAML_STREAM_END_EVENT;
-		rc = on_event(&b, &ev);
+		rc = tp__load_tick(ld);
+		if (!rc)
+			rc = on_event(&b, &ev);
 		yaml_event_delete(&ev);
 	}
 	tp__yaml_build_free(&b);

@@ -40,7 +40,7 @@ typedef struct frame {
 	int key_line, key_col;
 	int *key_lines; /* line of each member's key, for duplicate messages */
 	size_t key_lines_cap;
-	tp_keyset ks;
+	tp_strset ks;
 	merge_src *merges;
 	size_t nmerges, merges_cap;
 	int ctx; /* tp_load_skip's context, TP_LOAD_SKIP_NONE without one */

@@ -192,7 +192,12 @@ static void runtime_claims(tp_buf *b, int n)
 	tp_buf_adds(b, "]}]}}}}");
 }
 
-/* FNV-1a, the unkeyed hash the Pod checks' name sets used */
+/* ------------------------------------------------------------ colliding names
+ * The unkeyed hashes the tables used before core/hash.h's keyed SipHash,
+ * and names made to share a slot of theirs: each lookup or insertion then
+ * walked all the earlier ones. */
+
+/* FNV-1a: the Pod checks' name sets and the loader's duplicate-key set */
 static uint64_t fnv1a(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -201,8 +206,31 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-/* A runtime of one job whose n volumes have names an unkeyed hash puts in
- * one slot of a table of 4,096: each lookup walked all the earlier ones. */
+/* The next name of the form fmt (one %lx) that hash puts in slot 7 of a
+ * table of 4,096 (and so of every smaller one); *k: where the search is. */
+static const char *colliding(char *name, size_t len, const char *fmt,
+			     uint64_t (*hash)(const char *), long *k)
+{
+	do
+		snprintf(name, len, fmt, (*k)++);
+	while ((hash(name) & 4095) != 7);
+	return name;
+}
+
+/* n items of fmt, whose %s (or %1$s) is each time the next colliding name */
+static void colliding_items(tp_buf *b, int n, const char *fmt, const char *name_fmt,
+			    uint64_t (*hash)(const char *))
+{
+	char name[32];
+	long k = 0;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			tp_buf_addc(b, ',');
+		tp_buf_addf(b, fmt, colliding(name, sizeof(name), name_fmt, hash, &k));
+	}
+}
+
+/* A runtime of one job whose n volumes have names that collide in FNV-1a. */
 static void runtime_colliding_volumes(tp_buf *b, int n)
 {
 	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
@@ -210,14 +238,19 @@ static void runtime_colliding_volumes(tp_buf *b, int n)
 		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
 		       "{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{\"spec\":{\"template\":"
 		       "{\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"i\"}],\"volumes\":[");
-	char name[32];
-	for (long k = 0, found = 0; found < n; k++) {
-		snprintf(name, sizeof(name), "v%lx", k);
-		if ((fnv1a(name) & 4095) != 7)
-			continue;
-		tp_buf_addf(b, "%s{\"name\":\"%s\",\"emptyDir\":{}}", found++ ? "," : "", name);
-	}
+	colliding_items(b, n, "{\"name\":\"%s\",\"emptyDir\":{}}", "v%lx", fnv1a);
 	tp_buf_adds(b, "]}}}}}]}}}}");
+}
+
+/* A TrainJob of n annotations whose keys collide in FNV-1a: the loader
+ * checks every key of a big mapping against the earlier ones in a set. */
+static void tj_colliding_annotations(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
+		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\",\"annotations\":{");
+	colliding_items(b, n, "\"%s\":\"v\"", "example.com/a%lx", fnv1a);
+	tp_buf_adds(b, "}},\"spec\":{\"runtimeRef\":{\"name\":\"torch-distributed\"},"
+		       "\"trainer\":{\"image\":\"x\"}}}");
 }
 
 /* A runtime "wide" of n jobs whose containers run privileged, and a TrainJob
@@ -426,6 +459,8 @@ static const cost_case cases[] = {
 	  runtime_claims, NULL, NULL, NULL, false },
 	{ "validate: colliding volume names", "tp_validate", "validate --profile strict",
 	  runtime_colliding_volumes, NULL, NULL, NULL, false },
+	{ "validate: colliding annotation keys", "tw_admission_handle", "review " RT,
+	  tj_colliding_annotations, "TrainJob", TJ_GROUP, "CREATE", false },
 	{ "Pod Security: a wide runtime", "tw_admission_handle", "review " RT,
 	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged },
 	{ "validate: torch envInjection", "tw_admission_handle", "review " RT,

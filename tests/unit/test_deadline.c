@@ -2,8 +2,9 @@
  * test_deadline.c — the caller's deadline (tp_deadline): a budget of steps
  * or a monotonic time past which the library's long loops stop and every
  * public entry point answers TP_ETIMEDOUT, never a verdict; the step count
- * itself, which grows with the input as the work does; and the admission
- * glue, which never turns a cut decision into an allow.
+ * itself, which grows with the input as the work does; the loader
+ * (tp_load), whose members, items and YAML events count too; and the
+ * admission glue, which never turns a cut decision into an allow.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +184,70 @@ static void steps_grow_with_the_input(void **state)
 	}
 }
 
+/* A TrainJob of n annotations, as JSON or as YAML text. */
+static char *annotated(int n, bool yaml)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	tp_buf_adds(&b, yaml ? "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+			       "metadata:\n  name: big\n  annotations:\n"
+			     : "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":"
+			       "\"TrainJob\",\"metadata\":{\"name\":\"big\",\"annotations\":{");
+	for (int i = 0; i < n; i++)
+		if (yaml)
+			tp_buf_addf(&b, "    k%d: v\n", i);
+		else
+			tp_buf_addf(&b, "%s\"k%d\":\"v\"", i ? "," : "", i);
+	tp_buf_adds(&b, yaml ? "spec: {}\n" : "}},\"spec\":{}}");
+	return b.data;
+}
+
+/* tp_load of text under d: its code, and the error it gave. */
+static int load(const char *text, tp_deadline *d, tp_load_error *err)
+{
+	tp_docs *docs = NULL;
+	tp_deadline *prev = tp_deadline_enter(d);
+	int rc = tp_load(text, strlen(text), NULL, &docs, err);
+	tp_deadline_leave(prev);
+	if (rc)
+		assert_null(docs); /* a cut load hands back nothing */
+	tp_docs_free(docs);
+	return rc;
+}
+
+/* The loader counts a step a member, item or YAML event, as the other long
+ * loops count theirs: a body of many keys stops soon after a budget, or at
+ * once past a time, with TP_ETIMEDOUT and a message that says so, and its
+ * steps grow with the body (they were none: tp_load never stopped). */
+static void load_stops_at_the_deadline(void **state)
+{
+	(void)state;
+	for (int yaml = 0; yaml < 2; yaml++) {
+		char *small = annotated(3000, yaml), *big = annotated(30000, yaml);
+		tp_load_error err;
+		tp_deadline few = { 0 }, many = { 0 };
+		assert_int_equal(load(small, &few, &err), TP_OK);
+		assert_int_equal(load(big, &many, &err), TP_OK);
+		double ratio = (double)many.steps / (double)(few.steps ? few.steps : 1);
+		print_message("  tp_load (%s): %llu -> %llu steps: x%.1f\n", yaml ? "YAML" : "JSON",
+			      (unsigned long long)few.steps, (unsigned long long)many.steps, ratio);
+		assert_true(many.steps >= 30000);
+		assert_true(ratio > 5 && ratio < 15);
+
+		tp_deadline cut = { .budget = many.steps / 10 };
+		assert_int_equal(load(big, &cut, &err), TP_ETIMEDOUT);
+		assert_true(cut.expired);
+		assert_true(cut.steps < many.steps / 2); /* noticed soon */
+		assert_int_equal(err.code, TP_ETIMEDOUT);
+		assert_non_null(strstr(err.msg, tp_strerror(TP_ETIMEDOUT)));
+
+		tp_deadline past = { .at_ns = tp_monotonic_ns() - 1 };
+		assert_int_equal(load(big, &past, &err), TP_ETIMEDOUT);
+		assert_true(past.steps < many.steps / 100);
+		free(small);
+		free(big);
+	}
+}
+
 static void enter_and_leave_nest(void **state)
 {
 	(void)state;
@@ -266,6 +331,7 @@ int main(void)
 		cmocka_unit_test(budget_stops_every_entry_point),
 		cmocka_unit_test(a_past_time_stops_at_once),
 		cmocka_unit_test(steps_grow_with_the_input),
+		cmocka_unit_test(load_stops_at_the_deadline),
 		cmocka_unit_test(enter_and_leave_nest),
 		cmocka_unit_test(admission_never_allows_a_cut_decision),
 	};
