@@ -10,9 +10,14 @@
  * "The same" is a 128-bit hash of the subtree as compile reads it: every key
  * and value in order, except the description keywords of schema objects
  * (compile drops them), so two schemas share a tree only when they differ in
- * their documentation alone. A collision needs two different schemas among
- * some ten thousand with equal 128-bit hashes.
+ * their documentation alone. The hash is core/hash.h's keyed SipHash, in
+ * its 128-bit form: whoever writes a CRD can neither make two different
+ * schemas hash equal (one would be checked with the other's tree) nor make
+ * subtrees share a slot of the table (each lookup would walk them all), and
+ * by chance a collision needs two different schemas among some ten thousand
+ * with equal 128-bit hashes.
  */
+#include "policy/core/hash.h"
 #include "policy/schema/schema.h"
 
 #include <stdlib.h>
@@ -21,38 +26,23 @@ typedef struct hash2 {
 	uint64_t a, b;
 } hash2;
 
-static void mix_bytes(hash2 *h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++) {
-		h->a = (h->a ^ s[i]) * 1099511628211ULL; /* FNV-1a, 64-bit */
-		h->b = (h->b + s[i] + 1) * 0x9E3779B97F4A7C15ULL;
-		h->b ^= h->b >> 29;
-	}
-}
-
-static void mix_str(hash2 *h, const char *s)
-{
-	mix_bytes(h, s, strlen(s) + 1); /* the NUL separates neighbours */
-}
-
-static int hash_schema(hash2 *h, const cJSON *j);
+static int hash_schema(tp_hasher *h, const cJSON *j);
 
 /* Any JSON value, whole (enum values, defaults, rule texts, ...). */
-static void hash_value(hash2 *h, const cJSON *v)
+static void hash_value(tp_hasher *h, const cJSON *v)
 {
 	unsigned char t = (unsigned char)(v->type & 0xff);
-	mix_bytes(h, &t, 1);
+	tp_hasher_add(h, &t, 1);
 	if (cJSON_IsString(v))
-		mix_str(h, v->valuestring);
+		tp_hasher_add_str(h, v->valuestring); /* the NUL separates neighbours */
 	else if (cJSON_IsNumber(v))
-		mix_bytes(h, &v->valuedouble, sizeof(v->valuedouble));
+		tp_hasher_add(h, &v->valuedouble, sizeof(v->valuedouble));
 	for (const cJSON *c = v->child; c; c = c->next) {
 		if (c->string)
-			mix_str(h, c->string);
+			tp_hasher_add_str(h, c->string);
 		hash_value(h, c);
 	}
-	mix_bytes(h, "}", 1);
+	tp_hasher_add(h, "}", 1);
 }
 
 int tp__sch_member_kind(const char *k)
@@ -66,37 +56,37 @@ int tp__sch_member_kind(const char *k)
 }
 
 /* A schema object; returns its height in schema levels. */
-static int hash_schema(hash2 *h, const cJSON *j)
+static int hash_schema(tp_hasher *h, const cJSON *j)
 {
 	int height = 0;
 	if (!cJSON_IsObject(j)) {
 		hash_value(h, j);
 		return 0;
 	}
-	mix_bytes(h, "{", 1);
+	tp_hasher_add(h, "{", 1);
 	for (const cJSON *m = j->child; m; m = m->next) {
 		if (!strcmp(m->string, "description") && cJSON_IsString(m))
 			continue;
-		mix_str(h, m->string);
+		tp_hasher_add_str(h, m->string);
 		int kind = tp__sch_member_kind(m->string);
 		if (kind == 1 && cJSON_IsObject(m)) {
 			int sub = hash_schema(h, m) + 1;
 			height = sub > height ? sub : height;
 		} else if (kind == 2 && (cJSON_IsObject(m) || cJSON_IsArray(m))) {
 			unsigned char t = (unsigned char)(m->type & 0xff);
-			mix_bytes(h, &t, 1);
+			tp_hasher_add(h, &t, 1);
 			for (const cJSON *c = m->child; c; c = c->next) {
 				if (c->string)
-					mix_str(h, c->string);
+					tp_hasher_add_str(h, c->string);
 				int sub = hash_schema(h, c) + 1;
 				height = sub > height ? sub : height;
 			}
-			mix_bytes(h, "]", 1);
+			tp_hasher_add(h, "]", 1);
 		} else {
 			hash_value(h, m);
 		}
 	}
-	mix_bytes(h, "}", 1);
+	tp_hasher_add(h, "}", 1);
 	return height;
 }
 
@@ -109,10 +99,13 @@ struct tp_sch_memo {
 
 void tp__sch_memo_key(const cJSON *j, tp_sch_memo_key *out)
 {
-	hash2 h = { 14695981039346656037ULL, 0x243F6A8885A308D3ULL };
+	tp_hasher h;
+	tp_hasher_init128(&h);
 	out->height = hash_schema(&h, j);
-	out->a = h.a;
-	out->b = h.b;
+	uint64_t ab[2];
+	tp_hasher_end128(&h, ab);
+	out->a = ab[0];
+	out->b = ab[1];
 }
 
 static size_t slot_of(const tp_crds *c, const tp_sch_memo_key *k)

@@ -3,9 +3,10 @@
  * both API groups, TrainJobs, JobSets, PriorityClasses and runtime snapshot
  * ConfigMaps, keyed by (kind, namespace, name).
  *
- * A chained hash table behind one pthread rwlock: admission requests read
- * concurrently (tp_store_rdlock ... tp_store_unlock), the watch or the
- * --runtimes loader writes (put/remove/clear take the write lock inside).
+ * A chained hash table, keyed (core/hash.h), behind one pthread rwlock:
+ * admission requests read concurrently (tp_store_rdlock ...
+ * tp_store_unlock), the watch or the --runtimes loader writes
+ * (put/remove/clear take the write lock inside).
  * Nothing derived from hash order ever leaves this file: the one list it
  * hands out (namespaces_of) is sorted.
  *
@@ -15,6 +16,7 @@
  * removes the object only drops the store's reference; the tree is freed by
  * whoever lets go last.
  */
+#include "policy/core/hash.h"
 #include "policy/core/internal.h"
 
 #include <pthread.h>
@@ -95,17 +97,18 @@ static const char *key_namespace(tp_kind k, const char *ns)
 	return ns && *ns ? ns : DEFAULT_NAMESPACE;
 }
 
-/* FNV-1a over kind, namespace and name (NUL-separated). */
+/* Kind, namespace and name (each string with its NUL) under core/hash.h's
+ * keyed hash: whoever names objects in the cluster cannot make them share
+ * a chain, which every put and lookup of theirs would walk. */
 static uint64_t key_hash(tp_kind k, const char *ns, const char *name)
 {
-	uint64_t h = 1469598103934665603ull;
-	h = (h ^ (uint64_t)k) * 1099511628211ull;
-	for (const char *p = ns; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ 0xffu) * 1099511628211ull;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	return h;
+	tp_hasher h;
+	tp_hasher_init(&h);
+	unsigned char kind = (unsigned char)k;
+	tp_hasher_add(&h, &kind, 1);
+	tp_hasher_add_str(&h, ns);
+	tp_hasher_add_str(&h, name);
+	return tp_hasher_end(&h);
 }
 
 static struct entry **slot_of(const tp_store *s, uint64_t h, tp_kind k, const char *ns,

@@ -206,6 +206,48 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* 32-bit FNV-1a: a compiled schema's table of property names */
+static uint64_t fnv1a_32(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The store's FNV-1a of a PriorityClass name (kind, no namespace, name) */
+static uint64_t store_fnv1a(const char *name)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = (h ^ (uint64_t)TP_KIND_PRIORITY_CLASS) * 1099511628211ULL;
+	h = (h ^ 0xffu) * 1099511628211ULL;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot schema/memo.c's unkeyed 128-bit hash (FNV-1a beside a
+ * multiplicative mix) gave the schema {"type":"string","title":title}: the
+ * bytes its walk mixed, keys and strings with their NUL, 0x10 a string. */
+static uint64_t memo_hash(const char *title)
+{
+	static const char head[] = "{type\0\x10string\0}title\0\x10";
+	char bytes[96];
+	size_t n = sizeof(head) - 1, t = strlen(title) + 1;
+	memcpy(bytes, head, n);
+	memcpy(bytes + n, title, t);
+	memcpy(bytes + n + t, "}}", 2);
+	n += t + 2;
+	uint64_t a = 14695981039346656037ULL, b = 0x243F6A8885A308D3ULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)bytes[i];
+		a = (a ^ c) * 1099511628211ULL;
+		b = (b + c + 1) * 0x9E3779B97F4A7C15ULL;
+		b ^= b >> 29;
+	}
+	return a ^ b;
+}
+
 /* The next name of the form fmt (one %lx) that hash puts in slot 7 of a
  * table of 4,096 (and so of every smaller one); *k: where the search is. */
 static const char *colliding(char *name, size_t len, const char *fmt,
@@ -251,6 +293,47 @@ static void tj_colliding_annotations(tp_buf *b, int n)
 	colliding_items(b, n, "\"%s\":\"v\"", "example.com/a%lx", fnv1a);
 	tp_buf_adds(b, "}},\"spec\":{\"runtimeRef\":{\"name\":\"torch-distributed\"},"
 		       "\"trainer\":{\"image\":\"x\"}}}");
+}
+
+/* n PriorityClasses (a kind: List) whose names collide in the store's FNV-1a. */
+static void colliding_priority_classes(tp_buf *b, int n)
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+	colliding_items(b, n, "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":"
+			      "\"PriorityClass\",\"metadata\":{\"name\":\"%s\"},\"value\":1}",
+			"p%lx", store_fnv1a);
+	tp_buf_adds(b, "]}");
+}
+
+/* A CRD (kind Wide) whose spec has n properties: items of fmt as
+ * colliding_items writes them, with names of name_fmt that hash collides. */
+static void wide_crd(tp_buf *b, int n, const char *fmt, const char *name_fmt,
+		     uint64_t (*hash)(const char *))
+{
+	tp_buf_adds(b, "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":"
+		       "\"CustomResourceDefinition\",\"metadata\":{\"name\":\"wides.example.com\"},"
+		       "\"spec\":{\"group\":\"example.com\",\"scope\":\"Namespaced\",\"names\":"
+		       "{\"kind\":\"Wide\",\"plural\":\"wides\"},\"versions\":[{\"name\":\"v1\","
+		       "\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":"
+		       "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\","
+		       "\"properties\":{");
+	colliding_items(b, n, fmt, name_fmt, hash);
+	tp_buf_adds(b, "}}}}}}]}}");
+}
+
+/* n property names that collide in the props table's FNV-1a, one schema */
+static void crd_colliding_props(tp_buf *b, int n)
+{
+	wide_crd(b, n, "\"%s\":{\"type\":\"string\"}", "p%lx", fnv1a_32);
+}
+
+/* n schemas that differ in their title only (each property named after
+ * it), whose hashes share a slot of the table of subtrees compiled once
+ * (schema/memo.c) */
+static void crd_colliding_schemas(tp_buf *b, int n)
+{
+	wide_crd(b, n, "\"%1$s\":{\"type\":\"string\",\"title\":\"%1$s\"}", "t%lx",
+		 memo_hash);
 }
 
 /* A runtime "wide" of n jobs whose containers run privileged, and a TrainJob
@@ -376,6 +459,7 @@ typedef struct cost_case {
 	const char *op;
 	bool crds;        /* needs ../shared's CRDs */
 	maker runtime;    /* a runtime of n items too, in the store (rt/wide.json) */
+	maker crd;        /* a CRD of n items too, at crd.json */
 } cost_case;
 
 static void measure(const cost_case *c)
@@ -395,6 +479,11 @@ static void measure(const cost_case *c)
 		if (c->runtime) {
 			c->runtime(&b, n);
 			save("rt/wide.json", &b);
+			tp_buf_reset(&b);
+		}
+		if (c->crd) {
+			c->crd(&b, n);
+			save("crd.json", &b);
 			tp_buf_reset(&b);
 		}
 		if (c->review_kind)
@@ -461,6 +550,12 @@ static const cost_case cases[] = {
 	  runtime_colliding_volumes, NULL, NULL, NULL, false },
 	{ "validate: colliding annotation keys", "tw_admission_handle", "review " RT,
 	  tj_colliding_annotations, "TrainJob", TJ_GROUP, "CREATE", false },
+	{ "store: colliding PriorityClass names", "tp_store_put", "validate " RT, tj_env, NULL,
+	  NULL, NULL, false, colliding_priority_classes },
+	{ "CRD: colliding property names", "tp_crds_add", "validate --crds %1$s/crd.json",
+	  tj_env, NULL, NULL, NULL, false, NULL, crd_colliding_props },
+	{ "CRD: colliding schemas", "tp_crds_add", "validate --crds %1$s/crd.json", tj_env,
+	  NULL, NULL, NULL, false, NULL, crd_colliding_schemas },
 	{ "Pod Security: a wide runtime", "tw_admission_handle", "review " RT,
 	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged },
 	{ "validate: torch envInjection", "tw_admission_handle", "review " RT,
