@@ -109,7 +109,8 @@ static int canonical_list(cJSON *resources, const char *name)
 	for (const cJSON *c = list->child; c; c = c->next)
 		if (c->string)
 			v[k] = (struct keyed){ c, k }, k++;
-	qsort(v, k, sizeof(*v), by_key);
+	if (k > 1) /* an empty list has no array: qsort must not be given NULL */
+		qsort(v, k, sizeof(*v), by_key);
 	tp__charge(k);
 	for (size_t i = 0; i < k; i++) {
 		if (i && !strcmp(v[i].member->string, v[i - 1].member->string))
