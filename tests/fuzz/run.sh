@@ -4,6 +4,7 @@
 #   - every *.yaml, *.yml, *.json under ../shared/fixtures (when present),
 #     deploy/runtimes and deploy/samples;
 #   - for fuzz_jsonpatch, pairs of those JSON files joined by a NUL byte;
+#   - for fuzz_server, each of them behind some request headers;
 #   - tests/fuzz/regressions/ (inputs that once crashed).
 # Usage: tests/fuzz/run.sh BUILD_DIR TARGET...   (make fuzz calls it)
 # FUZZ_CORPUS=DIR keeps each target's corpus in DIR/TARGET across runs (else a
@@ -46,6 +47,25 @@ for f in "$seeds"/*.json; do
 	prev=$f
 done
 
+# Requests for fuzz_server: each seed behind the four header bytes that
+# fuzz_server.c reads: on each of the eight routes as sent; on the validating
+# TrainJob route with a 16 KiB arena under each budget, and with a 40 us
+# ?timeout=; on the mutating TrainJob route behind an API server with the
+# built-in CRDs; on /expand as YAML with a 16 KiB arena and no room for more.
+requests=$tmp/requests
+mkdir -p "$requests"
+for f in "$seeds"/*; do
+	b=$(basename "$f")
+	i=0
+	for h in '\010' '\011' '\012' '\013' '\014' '\015' '\016' '\017' \
+		 '\012\004\000' '\012\004\001' '\012\004\002' '\012\000\000\005' \
+		 '\275' '\007\004\001'; do
+		i=$((i + 1))
+		# shellcheck disable=SC2059
+		{ printf "$h\000\000\000" | head -c 4; cat "$f"; } >"$requests/$i-$b"
+	done
+done
+
 status=0
 for t in "$@"; do
 	bin=$build/fuzz/$t
@@ -57,6 +77,7 @@ for t in "$@"; do
 	mkdir -p "$corpus"
 	extra=$seeds
 	[ "$t" = fuzz_jsonpatch ] && extra="$pairs $seeds"
+	[ "$t" = fuzz_server ] && extra="$requests $seeds"
 	echo "== $t: ${seconds}s"
 	# shellcheck disable=SC2086
 	"$bin" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" \

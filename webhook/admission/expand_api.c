@@ -104,19 +104,27 @@ int tw_expand_trainjob(const tp_options *opt, const cJSON *tj, const tw_given_ke
  * own Invalid status lists them. */
 static int invalid_body(const tp_result *res, tp_buf *out)
 {
+	/* every node checked: an arena that runs out halfway is TP_ENOMEM (the
+	 * server then grows it), never an answer with its message left out */
 	cJSON *root = cJSON_CreateObject();
-	cJSON *causes = cJSON_AddArrayToObject(root, "causes");
+	cJSON *causes = root ? cJSON_AddArrayToObject(root, "causes") : NULL;
 	tp_buf msg = TP_BUF_INIT(0);
-	int rc = tp_result_format(res, &msg);
-	cJSON_AddStringToObject(root, "error", msg.data ? msg.data : "");
+	int rc = causes ? tp_result_format(res, &msg) : TP_ENOMEM;
+	if (!rc && !cJSON_AddStringToObject(root, "error", msg.data ? msg.data : ""))
+		rc = TP_ENOMEM;
 	for (size_t i = 0; !rc && i < tp_result_error_count(res); i++) {
 		const tp_field_error *e = tp_result_error_at(res, i);
 		tp_buf one = TP_BUF_INIT(0);
-		tp_field_error_format(e, &one);
 		cJSON *c = cJSON_CreateObject();
-		cJSON_AddItemToArray(causes, c);
-		cJSON_AddStringToObject(c, "field", e->path ? e->path : "");
-		cJSON_AddStringToObject(c, "message", one.data ? one.data : "");
+		if (c && !cJSON_AddItemToArray(causes, c)) {
+			cJSON_Delete(c);
+			c = NULL;
+		}
+		/* c, once in causes, is root's to free */
+		if (!c || tp_field_error_format(e, &one) ||
+		    !cJSON_AddStringToObject(c, "field", e->path ? e->path : "") ||
+		    !cJSON_AddStringToObject(c, "message", one.data ? one.data : ""))
+			rc = TP_ENOMEM;
 		tp_buf_free(&one);
 	}
 	if (!rc)
@@ -171,8 +179,15 @@ int tw_expand_handle(const tw_config *cfg, const char *body, size_t len, tp_aren
 	if (lock)
 		tp_store_unlock(cfg->store);
 	tw_sshkey_free(&key);
-	if (v == TW_EXPAND_BAD_INPUT || v == TW_EXPAND_NO_MEMORY) {
-		oc->http_status = v == TW_EXPAND_NO_MEMORY ? 500 : 400;
+	if (v == TW_EXPAND_NO_MEMORY) {
+		/* the arena's allowance ran out: the caller's to grow (the server
+		 * asks its memory budget for more and decides again, or answers
+		 * 413/503), never an answer of its own */
+		rc = TP_ENOMEM;
+		goto done;
+	}
+	if (v == TW_EXPAND_BAD_INPUT) {
+		oc->http_status = 400;
 		rc = tw_json_error(err, out);
 	} else if (v == TW_EXPAND_UNAVAILABLE) {
 		/* Nothing was decided: the runtime could not be looked up. */
