@@ -137,9 +137,9 @@ void tw_tls_conn_busy(struct MHD_Connection *c, int delta);
  * Instead the write side is shut after the TLS close_notify (the peer reads
  * the answer, then the end), and the rest the peer sends is read and thrown
  * away for a short, bounded while, as nginx's lingering_close does. */
-#define TW_LINGER_MS 2000            /* at most this long per socket */
-#define TW_LINGER_BYTES (64 * 1024)  /* at most this much read, then only waited on */
-#define TW_LINGER_MAX 64             /* sockets at once; past it, closed at once */
+#define TW_LINGER_MS 2000                 /* at most this long per socket */
+#define TW_LINGER_BYTES ((size_t)16 << 20) /* at most this much read, then only waited on */
+#define TW_LINGER_MAX 64                  /* sockets at once; past it, the oldest goes */
 typedef struct tw_linger tw_linger;
 tw_linger *tw_linger_new(void);
 /* Close every socket still lingering and stop the thread, if started. */
@@ -147,9 +147,11 @@ void tw_linger_free(tw_linger *l);
 /* fd's connection is being closed (libmicrohttpd closes fd after this):
  * shut its write side and keep a duplicate of it for the linger thread
  * (started at the first call), which closes it once the peer has ended, or
- * TW_LINGER_MS have passed. Nothing happens when TW_LINGER_MAX sockets
- * linger already. */
+ * TW_LINGER_MS have passed. When TW_LINGER_MAX sockets linger already, the
+ * one nearest its time bound is closed for it. */
 void tw_linger_add(tw_linger *l, int fd);
+/* How many sockets linger now. */
+int tw_linger_held(tw_linger *l);
 
 /* One TLS record per answer (webhook/server/tls_record.c). libmicrohttpd sends an
  * answer's headers and body as two records (two sendmsg calls, two

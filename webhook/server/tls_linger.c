@@ -15,12 +15,21 @@
  * The bounds keep it from holding anything long. The peer needs one round
  * trip after the answer arrives to read it and stop writing: 2 s covers a
  * slow network many times (nginx's lingering_time of 30 s is for browsers
- * on slow links). 64 KiB read and thrown away lets a peer that writes
- * before it reads finish a short rest; what comes after stays in the
- * socket's buffers (the peer's writes wait, they do not fail) and costs no
- * more reads until the peer ends or the 2 s pass. At most 64 sockets linger
- * at once, each an extra descriptor beside --max-connections; past that a
- * connection is closed at once, as before.
+ * on slow links). What the peer sends meanwhile is read and thrown away, up
+ * to 16 MiB (over five times the API server's 3 MiB, the biggest body the
+ * server takes by default), so that a peer that writes its whole body
+ * before it reads gets to its end and its close: a peer's end comes after
+ * all it has written, and a socket that stopped reading would never see it
+ * (the peer's writes wait behind a window of zero, its close behind them)
+ * and would hold its place for the whole 2 s. Past 16 MiB the rest stays
+ * in the socket's buffers (the peer's writes wait, they do not fail) and
+ * costs no more reads until the peer ends or the 2 s pass.
+ *
+ * At most 64 sockets linger at once, each an extra descriptor beside
+ * --max-connections. Past that the one nearest its time bound is closed to
+ * make room: its peer has had the longest to read its answer, the newest
+ * has had none (closing the newest at once lost its answer to a reset
+ * whenever more than 64 peers were refused within 2 s).
  */
 #include "webhook/server/tls.h"
 
@@ -39,6 +48,7 @@ struct lingering {
 	int fd;          /* the duplicate: the socket lives until it is closed */
 	long long until; /* monotonic ms */
 	size_t read;     /* bytes read and thrown away */
+	bool fresh;      /* put here since the thread last polled: not in its poll */
 };
 
 struct tw_linger {
@@ -92,6 +102,8 @@ static void settle(tw_linger *l, const struct pollfd *p, int n)
 	long long now = tw_mono_ms();
 	for (int i = n - 1; i >= 0; i--) {
 		struct lingering *g = &l->s[i];
+		if (g->fresh)
+			continue; /* p[i] was another socket's, since closed for it */
 		bool done = now >= g->until || (p[i].revents & (POLLHUP | POLLERR | POLLRDHUP));
 		if (!done && (p[i].revents & POLLIN))
 			done = drain(g);
@@ -111,6 +123,7 @@ static void *linger_main(void *arg)
 		int n = l->n;
 		long long now = tw_mono_ms(), next = now + TW_LINGER_MS;
 		for (int i = 0; i < n; i++) {
+			l->s[i].fresh = false;
 			bool reading = l->s[i].read < TW_LINGER_BYTES;
 			p[i] = (struct pollfd){ .fd = l->s[i].fd, .events = reading ? POLLIN : POLLRDHUP };
 			if (l->s[i].until < next)
@@ -125,7 +138,7 @@ static void *linger_main(void *arg)
 			(void)rc; /* only to clear it: every socket is looked at below */
 		}
 		pthread_mutex_lock(&l->lock);
-		settle(l, p, n); /* sockets added meanwhile sit past n, untouched */
+		settle(l, p, n); /* sockets added meanwhile are fresh, untouched */
 	}
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
@@ -145,22 +158,47 @@ static bool start_locked(tw_linger *l)
 	return false; /* no lingering: connections close at once, as before */
 }
 
+/* Under the lock: a free slot, or the one nearest its time bound, closed
+ * (slots are added in time order, and the thread's removals move the last
+ * into the freed one, so the oldest is looked for, not assumed first). */
+static struct lingering *slot_locked(tw_linger *l)
+{
+	if (l->n < TW_LINGER_MAX)
+		return &l->s[l->n++];
+	struct lingering *old = &l->s[0];
+	for (int i = 1; i < l->n; i++)
+		if (l->s[i].until < old->until)
+			old = &l->s[i];
+	close(old->fd);
+	return old;
+}
+
 void tw_linger_add(tw_linger *l, int fd)
 {
 	if (!l || fd < 0)
 		return;
 	pthread_mutex_lock(&l->lock);
 	int copy = -1;
-	if (!l->stopping && l->n < TW_LINGER_MAX && start_locked(l))
+	if (!l->stopping && start_locked(l))
 		copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (copy >= 0) {
 		/* after gnutls_bye's close_notify: the peer reads the answer,
 		 * then the end of the stream */
 		shutdown(copy, SHUT_WR);
-		l->s[l->n++] = (struct lingering){ .fd = copy, .until = tw_mono_ms() + TW_LINGER_MS };
+		*slot_locked(l) = (struct lingering){
+			.fd = copy, .until = tw_mono_ms() + TW_LINGER_MS, .fresh = true
+		};
 		ring(l);
 	}
 	pthread_mutex_unlock(&l->lock);
+}
+
+int tw_linger_held(tw_linger *l)
+{
+	pthread_mutex_lock(&l->lock);
+	int n = l->n;
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }
 
 void tw_linger_free(tw_linger *l)
