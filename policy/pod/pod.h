@@ -207,6 +207,29 @@ bool tp__pod_trainjob_fills(const cJSON *job, const tp_pod_finding *f);
  * template's parallelism; at least 1 (pod/runtime.c). */
 long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job);
 
+/* ------------------------------------------------------------ defaults
+ * (pod/defaults.c) What JobSet's webhook and controller, then the API
+ * server's defaulting and its v1.32 feature gates, make of a replicated
+ * job before the Job is validated and its Pods admitted, as far as a
+ * verdict depends on it. */
+
+/* What a JobSet's controller writes into every Pod template of it. */
+typedef struct tp_pod_jobset {
+	bool hostnames;        /* network.enableDNSHostnames: true unless false */
+	const char *subdomain; /* network.subdomain, else the JobSet's name; NULL: not known */
+} tp_pod_jobset;
+
+/* Of jobset_spec (a JobSet spec: a runtime's spec.template.spec) and the
+ * JobSet's name (the TrainJob's; NULL or "" when not known). */
+void tp__pod_jobset_of(const cJSON *jobset_spec, const char *name, tp_pod_jobset *out);
+
+/* The defaults of job_template (a batch/v1 JobTemplateSpec, js its
+ * JobSet's part) written into *copy: into the caller's copy of it when
+ * *copy is one, else into a new copy only when there is something to
+ * write (*copy stays NULL: job_template is as the API server will see it).
+ * TP_OK or TP_ENOMEM; *copy is the caller's to delete either way. */
+int tp__pod_defaults(const cJSON *job_template, const tp_pod_jobset *js, cJSON **copy);
+
 /* The strict profile's checks of the Pods (pod/trainjob.c, pod/runtime.c),
  * called by the validators of admission/. */
 struct tp_tj_ctx;

@@ -25,7 +25,8 @@ long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
 	return n < 1 ? 1 : n;
 }
 
-static int check_job(tp_podv *v, const cJSON *ml, const cJSON *job, int i, tp_result *res)
+static int check_job(tp_podv *v, const cJSON *ml, const tp_pod_jobset *js, const cJSON *job,
+		     int i, tp_result *res)
 {
 	const char *name = tp__mstr(job, "name");
 	tp__podv_reset(v);
@@ -33,8 +34,14 @@ static int check_job(tp_podv *v, const cJSON *ml, const cJSON *job, int i, tp_re
 	/* completions as the builder writes them: a template with parallelism
 	 * alone is whole */
 	v->pods = tp__pod_runtime_count(ml, job);
-	tp__pod_check_job(v, tp_member(job, "template"));
-	int rc = v->rc;
+	/* as the API server will see it (a copy only when that differs; the
+	 * findings point into it until they are reported) */
+	cJSON *copy = NULL;
+	int rc = tp__pod_defaults(tp_member(job, "template"), js, &copy);
+	if (!rc)
+		tp__pod_check_job(v, copy ? copy : tp_member(job, "template"));
+	if (!rc)
+		rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++) {
 		const tp_pod_finding *f = &v->items[k];
 		if (tp__pod_trainjob_fills(job, f))
@@ -47,6 +54,7 @@ static int check_job(tp_podv *v, const cJSON *ml, const cJSON *job, int i, tp_re
 						    "invalid (%s)", where)
 				   : TP_ENOMEM;
 	}
+	cJSON_Delete(copy);
 	return rc;
 }
 
@@ -66,10 +74,13 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	int rc = tp__pod_claims_init(&claims, tp_get(runtime, "spec.template.spec"));
 	v.claims = &claims;
 	const cJSON *ml = tp_get_object(runtime, "spec.mlPolicy");
+	/* the JobSet's name is each TrainJob's */
+	tp_pod_jobset js;
+	tp__pod_jobset_of(tp_get(runtime, "spec.template.spec"), NULL, &js);
 	int i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
-			rc = check_job(&v, ml, j, i, res);
+			rc = check_job(&v, ml, &js, j, i, res);
 	tp__pod_claims_free(&claims);
 	tp__podv_free(&v);
 	return rc;

@@ -223,6 +223,11 @@ static int build_job(tj_pods *t, const cJSON *job)
 	int rc = overlay(t->ctx, job, &t->parts->copy);
 	if (!rc)
 		rc = tp_plugins_pod_parts(t->parts);
+	if (!rc) { /* last, as the API server defaults the Job the JobSet makes */
+		tp_pod_jobset js;
+		tp__pod_jobset_of(tp_member(t->ctx->tmpl, "spec"), tp_meta_name(t->ctx->job), &js);
+		rc = tp__pod_defaults(tp_member(job, "template"), &js, &pp->copy);
+	}
 	if (rc) {
 		cJSON_Delete(t->parts->copy);
 		t->parts->copy = NULL;
