@@ -499,7 +499,32 @@ typedef struct tp_options {
 				   * level of every mode a namespace's labels leave unset,
 				   * as the API server's PodSecurity defaults; NULL:
 				   * privileged (the API server's own default) */
+	int kubernetes_minor;  /* the cluster's Kubernetes, 1.<minor>: the fields its
+				* Jobs and Pods know (tp_kube_minor); 0: the newest
+				* supported, TP_KUBE_MINOR_NEWEST; TP_KUBE_MINOR_UNKNOWN */
 } tp_options;
+
+/* The Kubernetes releases the checks of the Jobs and Pods a TrainJob becomes
+ * know: which fields each release's API server knows, and which it drops
+ * behind a feature gate that is off by default (pod/fields_since.c). The
+ * texts are v1.32's. */
+#define TP_KUBE_MINOR_OLDEST 29
+#define TP_KUBE_MINOR_NEWEST 32
+/* The cluster's version could not be read (the server's GET /version
+ * failed): the checks follow the newest supported release, and no field is
+ * refused or warned about for the release that added it, since the cluster
+ * may well have it. */
+#define TP_KUBE_MINOR_UNKNOWN (-1)
+
+/* The minor version opt's checks follow: opt->kubernetes_minor, or
+ * TP_KUBE_MINOR_NEWEST when it is 0 or unknown (or opt is NULL). A cluster
+ * outside the supported range keeps its own number: a field is judged by
+ * the release that added it either way. */
+int tp_kube_minor(const tp_options *opt);
+/* "1.N" or "v1.N" (`--kubernetes-version`; a patch "1.N.P" is allowed):
+ * *minor. TP_EINVAL with why ("use 1.29 to 1.32") when it is no such
+ * version or N is outside TP_KUBE_MINOR_OLDEST..TP_KUBE_MINOR_NEWEST. */
+int tp_kube_version_parse(const char *s, int *minor, char *why, size_t whylen);
 
 /* One object through opt->lookup, else opt->store (TP_ENOTFOUND when absent).
  * ns is ignored for cluster-scoped kinds. why (may be NULL) says what went

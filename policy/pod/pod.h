@@ -179,6 +179,13 @@ int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
 /* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
 int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names);
 
+/* (pod/fields_since.c) The fields of a Job template that Kubernetes
+ * 1.<tp_kube_minor(opt)> does not know: a finding each (its API server
+ * creates the Job without them); those it drops behind a feature gate off
+ * by default: a warning each into warnings (NULL: none), naming v->rjob. */
+int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
+			tp_result *warnings);
+
 /* Each finding of v into res as the API server writes it (no hint). */
 int tp__podv_to_result(const tp_podv *v, tp_result *res);
 

@@ -25,8 +25,8 @@ long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
 	return n < 1 ? 1 : n;
 }
 
-static int check_job(tp_podv *v, const cJSON *ml, const tp_pod_jobset *js, const cJSON *job,
-		     int i, tp_result *res)
+static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
+		     const tp_pod_jobset *js, const cJSON *job, int i, tp_result *res)
 {
 	const char *name = tp__mstr(job, "name");
 	tp__podv_reset(v);
@@ -40,6 +40,9 @@ static int check_job(tp_podv *v, const cJSON *ml, const tp_pod_jobset *js, const
 	int rc = tp__pod_defaults(tp_member(job, "template"), js, &copy);
 	if (!rc)
 		tp__pod_check_job(v, copy ? copy : tp_member(job, "template"));
+	/* the template as written: the fields its release drops are named */
+	if (!rc)
+		tp__pod_check_since(v, opt, tp_member(job, "template"), res);
 	if (!rc)
 		rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++) {
@@ -80,7 +83,7 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	int i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
-			rc = check_job(&v, ml, &js, j, i, res);
+			rc = check_job(&v, opt, ml, &js, j, i, res);
 	tp__pod_claims_free(&claims);
 	tp__podv_free(&v);
 	return rc;

@@ -206,9 +206,11 @@ static tp_pod_checked as_checked(const tj_pods *t)
 }
 
 /* job as the check sees it, in t->parts: the trainer's settings and the
- * plugins' Pod parts written into t->parts->copy (NULL: nothing was).
- * TP_EINVAL as overlay. */
-static int build_job(tj_pods *t, const cJSON *job)
+ * plugins' Pod parts written into t->parts->copy (NULL: nothing was), then
+ * the API server's defaults; since (NULL: none) is given the job as written,
+ * before the defaults drop what its release does not keep. TP_EINVAL as
+ * overlay. */
+static int build_job(tj_pods *t, const cJSON *job, tp_podv *since)
 {
 	/* member by member: the origins' buffers need no clearing */
 	tp_pod_parts *pp = t->parts;
@@ -223,6 +225,9 @@ static int build_job(tj_pods *t, const cJSON *job)
 	int rc = overlay(t->ctx, job, &t->parts->copy);
 	if (!rc)
 		rc = tp_plugins_pod_parts(t->parts);
+	if (!rc && since)
+		tp__pod_check_since(since, t->ctx->opt,
+				    pp->copy ? pp->copy : tp_member(job, "template"), t->ctx->res);
 	if (!rc) { /* last, as the API server defaults the Job the JobSet makes */
 		tp_pod_jobset js;
 		tp__pod_jobset_of(tp_member(t->ctx->tmpl, "spec"), tp_meta_name(t->ctx->job), &js);
@@ -296,6 +301,7 @@ static int other_findings(tj_pods *t, const cJSON *tmpl, tp_nameset *cached, boo
 	t->other.rjob = name;
 	t->other.pods = tp__pod_runtime_count(t->ml, (*job)->job);
 	tp__pod_check_job(&t->other, tp_member((*job)->job, "template"));
+	tp__pod_check_since(&t->other, t->ctx->opt, tp_member((*job)->job, "template"), NULL);
 	for (size_t i = start; i < t->other.n; i++) {
 		const tp_pod_finding *f = &t->other.items[i];
 		const char *key = tp__pod_key(&t->other, f);
@@ -470,16 +476,15 @@ static int check_initializer_env(const tp_tj_ctx *ctx)
  * for Pod Security. */
 static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *checked)
 {
-	int rc = build_job(t, job);
+	tp__podv_reset(&t->built);
+	t->built.claims = &t->tmpl_claims;
+	t->built.rjob = tp__mstr(job, "name");
+	t->built.pods = pods_of(t, job);
+	int rc = build_job(t, job, &t->built);
 	if (rc)
 		return rc == TP_ENOMEM ? rc : TP_OK;
 	*checked = as_checked(t);
 	cJSON *copy = checked->copy;
-	const char *rjob = tp__mstr(job, "name");
-	tp__podv_reset(&t->built);
-	t->built.claims = &t->tmpl_claims;
-	t->built.rjob = rjob;
-	t->built.pods = pods_of(t, job);
 	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
 	rc = t->built.rc;
 	if (!rc && t->built.n)
@@ -520,7 +525,7 @@ int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
 	int rc = TP_OK;
 	size_t i = 0;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++)
-		if (cJSON_IsObject(j) && !(rc = build_job(&t, j)))
+		if (cJSON_IsObject(j) && !(rc = build_job(&t, j, NULL)))
 			(*out)[i] = as_checked(&t);
 	if (rc != TP_ENOMEM)
 		return TP_OK;

@@ -1,0 +1,262 @@
+/*
+ * pod/fields_since.c — the fields of a Job template that the cluster's
+ * Kubernetes release does not know yet, or knows behind a feature gate that
+ * is off by default. The built-in JobSet CRD's Pod template schema is a
+ * newer release's PodSpec (kubernetes-sigs/jobset@08dfbdfd builds with
+ * k8s.io/api v0.36), so the JobSet's schema admits, and its controller
+ * sends, fields an older API server does not have:
+ *   - a field the release's API types do not have is an unknown field. The
+ *     JobSet controller creates its Jobs without ?fieldValidation=, which
+ *     the API server takes as Warn (k8s.io/apiserver's handlers/rest.go
+ *     fieldValidation): the Job is created without the field, and the
+ *     controller gets the warning `unknown field "spec.template.spec.X"`
+ *     (kubectl, whose --validate is strict, is refused "strict decoding
+ *     error: unknown field ..." instead). Either way the Pods never get
+ *     what the runtime asked for, whatever the cluster's gates: refused.
+ *   - a field behind a gate off by default is dropped without a word by
+ *     the API server's gate-dependent dropping (pkg/api/pod/util.go
+ *     dropDisabledFields, pkg/registry/batch/job/strategy.go), unless the
+ *     cluster turns the gate on, which nobody outside it can tell: a
+ *     warning, never a denial.
+ * When each field came and when its gate turned on by default: v1.32's
+ * pkg/features/versioned_kube_features.go for the gates up to 1.32, the
+ * release notes of 1.33 to 1.36 for the later ones.
+ */
+#include "policy/pod/pod.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where a member is, from the Job template down. */
+typedef enum since_at {
+	AT_JOB,         /* spec */
+	AT_POD,         /* spec.template.spec */
+	AT_POD_SC,      /* spec.template.spec.securityContext */
+	AT_VOLUME,      /* spec.template.spec.volumes[i] */
+	AT_CONTAINER,   /* containers[i], initContainers[i] */
+	AT_INIT,        /* initContainers[i] only */
+	AT_CONTAINER_SC, /* a container's securityContext */
+	AT_LIFECYCLE,   /* a container's lifecycle */
+	AT_HANDLER,     /* lifecycle.postStart, lifecycle.preStop */
+	AT_MOUNT,       /* volumeMounts[i] */
+	AT_ENV_SOURCE,  /* env[i].valueFrom */
+	AT_RESOURCES,   /* a container's resources */
+} since_at;
+
+typedef struct since {
+	since_at at;
+	const char *member;
+	int added;        /* the first 1.<minor> whose API types have it */
+	int on;           /* the first whose gate is on by default; 0: on when added,
+			   * or not known past the supported releases */
+	const char *gate;
+} since;
+
+static const since fields[] = {
+	/* batch/v1 JobSpec */
+	{ AT_JOB, "podReplacementPolicy", 28, 29, "JobPodReplacementPolicy" },
+	{ AT_JOB, "backoffLimitPerIndex", 28, 29, "JobBackoffLimitPerIndex" },
+	{ AT_JOB, "maxFailedIndexes", 28, 29, "JobBackoffLimitPerIndex" },
+	{ AT_JOB, "managedBy", 30, 32, "JobManagedBy" },
+	{ AT_JOB, "successPolicy", 30, 31, "JobSuccessPolicy" },
+	/* core/v1 PodSpec */
+	{ AT_POD, "hostUsers", 25, 33, "UserNamespacesSupport" },
+	{ AT_POD, "resourceClaims", 26, 34, "DynamicResourceAllocation" },
+	{ AT_POD, "resources", 32, 34, "PodLevelResources" },
+	{ AT_POD, "hostnameOverride", 34, 0, "HostnameOverride" },
+	{ AT_POD, "schedulingGroup", 36, 0, "GenericWorkload" },
+	{ AT_POD_SC, "appArmorProfile", 30, 0, "AppArmorFields" },
+	{ AT_POD_SC, "supplementalGroupsPolicy", 31, 33, "SupplementalGroupsPolicy" },
+	{ AT_POD_SC, "seLinuxChangePolicy", 32, 33, "SELinuxChangePolicy" },
+	{ AT_VOLUME, "image", 31, 35, "ImageVolume" },
+	/* core/v1 Container */
+	{ AT_CONTAINER, "resizePolicy", 27, 33, "InPlacePodVerticalScaling" },
+	{ AT_INIT, "restartPolicy", 28, 29, "SidecarContainers" },
+	{ AT_CONTAINER, "restartPolicyRules", 34, 0, "ContainerRestartRules" },
+	{ AT_CONTAINER_SC, "appArmorProfile", 30, 0, "AppArmorFields" },
+	{ AT_LIFECYCLE, "stopSignal", 33, 0, "ContainerStopSignals" },
+	{ AT_HANDLER, "sleep", 29, 30, "PodLifecycleSleepAction" },
+	{ AT_MOUNT, "recursiveReadOnly", 30, 31, "RecursiveReadOnlyMounts" },
+	{ AT_ENV_SOURCE, "fileKeyRef", 34, 0, "EnvFiles" },
+	{ AT_RESOURCES, "claims", 26, 34, "DynamicResourceAllocation" },
+};
+
+/* ------------------------------------------------------------ versions */
+
+int tp_kube_minor(const tp_options *opt)
+{
+	return opt && opt->kubernetes_minor > 0 ? opt->kubernetes_minor : TP_KUBE_MINOR_NEWEST;
+}
+
+/* "N" or "N.P" after "1.": the minor, or -1. */
+static int minor_of(const char *s)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	long n = strtol(s, &end, 10);
+	if (*end == '.') {
+		const char *p = end + 1;
+		if (*p < '0' || *p > '9')
+			return -1;
+		strtol(p, &end, 10);
+	}
+	return *end || n > 1000 ? -1 : (int)n;
+}
+
+int tp_kube_version_parse(const char *s, int *minor, char *why, size_t whylen)
+{
+	const char *p = s && (*s == 'v' || *s == 'V') ? s + 1 : s;
+	int n = p && !strncmp(p, "1.", 2) ? minor_of(p + 2) : -1;
+	if (n < TP_KUBE_MINOR_OLDEST || n > TP_KUBE_MINOR_NEWEST) {
+		if (why && whylen)
+			snprintf(why, whylen, "%s: use 1.%d to 1.%d, the Kubernetes versions "
+				 "supported", n < 0 ? "not a Kubernetes version 1.N" :
+				 "not a supported Kubernetes version", TP_KUBE_MINOR_OLDEST,
+				 TP_KUBE_MINOR_NEWEST);
+		return TP_EINVAL;
+	}
+	*minor = n;
+	return TP_OK;
+}
+
+/* ------------------------------------------------------------ the check */
+
+typedef struct since_walk {
+	tp_podv *v;
+	int minor;
+	tp_result *warnings; /* NULL: none wanted */
+} since_walk;
+
+static void unknown(since_walk *w, const since *f)
+{
+	tp_podv *v = w->v;
+	size_t mark = tp__podv_push_member(v, f->member);
+	const char *path = tp__podv_printf(v, "%s", v->path);
+	const char *hint = tp__podv_printf(v, "remove it, or run the Pods on Kubernetes 1.%d or "
+					   "newer", f->added);
+	if (path)
+		tp__podv_add(v, TP_FIELD_FORBIDDEN, NULL, NULL, hint,
+			     "unknown field \"%s\": not known to Kubernetes 1.%d (added in 1.%d), "
+			     "whose API server creates the Job without it", path, w->minor,
+			     f->added);
+	tp__podv_pop(v, mark);
+}
+
+static void gated(since_walk *w, const since *f)
+{
+	const char *rjob = w->v->rjob ? w->v->rjob : "";
+	if (w->warnings &&
+	    tp_result_warn(w->warnings, "replicated job \"%s\": %s.%s is dropped by Kubernetes "
+			   "1.%d unless the cluster turns its %s feature gate on (off by "
+			   "default): the Job and its Pods would be created without it", rjob,
+			   w->v->path, f->member, w->minor, f->gate))
+		w->v->rc = TP_ENOMEM;
+}
+
+/* The members of obj (at the current path) the table has at at. */
+static void judge(since_walk *w, const cJSON *obj, since_at at)
+{
+	for (size_t i = 0; obj && i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const since *f = &fields[i];
+		const cJSON *m = f->at == at ? tp_member(obj, f->member) : NULL;
+		if (!m || cJSON_IsNull(m))
+			continue;
+		if (w->minor < f->added)
+			unknown(w, f);
+		else if (f->on && w->minor < f->on)
+			gated(w, f);
+	}
+}
+
+/* obj's member (an object) at path suffix ".member". */
+static void judge_in(since_walk *w, const cJSON *obj, const char *member, since_at at)
+{
+	const cJSON *o = tp__mobj(obj, member);
+	if (!o)
+		return;
+	size_t mark = tp__podv_push_member(w->v, member);
+	judge(w, o, at);
+	tp__podv_pop(w->v, mark);
+}
+
+/* Each object of obj's list member at ".member[i]", and in each the member
+ * inner (NULL: the item itself). */
+static void judge_items(since_walk *w, const cJSON *obj, const char *member, const char *inner,
+			since_at at)
+{
+	const cJSON *list = tp__marr(obj, member);
+	const char *dotted = list && list->child ? tp__podv_printf(w->v, ".%s", member) : NULL;
+	int i = 0;
+	for (const cJSON *it = dotted ? list->child : NULL; it; it = it->next, i++) {
+		size_t mark = tp__podv_push_index(w->v, dotted, i);
+		if (inner)
+			judge_in(w, it, inner, at);
+		else
+			judge(w, it, at);
+		tp__podv_pop(w->v, mark);
+	}
+}
+
+static void judge_container(since_walk *w, const cJSON *c, bool init)
+{
+	judge(w, c, AT_CONTAINER);
+	if (init)
+		judge(w, c, AT_INIT);
+	judge_in(w, c, "securityContext", AT_CONTAINER_SC);
+	judge_in(w, c, "resources", AT_RESOURCES);
+	judge_items(w, c, "volumeMounts", NULL, AT_MOUNT);
+	judge_items(w, c, "env", "valueFrom", AT_ENV_SOURCE);
+	const cJSON *lc = tp__mobj(c, "lifecycle");
+	if (!lc)
+		return;
+	size_t mark = tp__podv_push(w->v, ".lifecycle");
+	judge(w, lc, AT_LIFECYCLE);
+	judge_in(w, lc, "postStart", AT_HANDLER);
+	judge_in(w, lc, "preStop", AT_HANDLER);
+	tp__podv_pop(w->v, mark);
+}
+
+static void judge_containers(since_walk *w, const cJSON *spec, bool init)
+{
+	const char *member = init ? "initContainers" : "containers";
+	const cJSON *list = tp__marr(spec, member);
+	tp_podv *v = w->v;
+	int i = 0;
+	for (const cJSON *c = list ? list->child : NULL; c; c = c->next, i++) {
+		if (!cJSON_IsObject(c))
+			continue;
+		size_t mark = tp__podv_push_index(v, init ? ".initContainers" : ".containers", i);
+		/* findings about a container name it, as pod/containers.c's do */
+		v->list = init ? TP_POD_INIT : TP_POD_CONTAINERS;
+		v->container = tp__mstr(c, "name");
+		v->container_len = v->len;
+		judge_container(w, c, init);
+		v->list = TP_POD_NONE;
+		v->container = NULL;
+		v->container_len = 0;
+		tp__podv_pop(v, mark);
+	}
+}
+
+int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
+			tp_result *warnings)
+{
+	since_walk w = { v, tp_kube_minor(opt), warnings };
+	if (opt && opt->kubernetes_minor < 0) /* TP_KUBE_MINOR_UNKNOWN: nothing to say */
+		return v->rc;
+	const cJSON *spec = tp__mobj(job_template, "spec");
+	const cJSON *pod = tp__mobj(tp__mobj(spec, "template"), "spec");
+	size_t mark = tp__podv_push(v, "spec");
+	judge(&w, spec, AT_JOB);
+	size_t pmark = tp__podv_push(v, ".template.spec");
+	judge(&w, pod, AT_POD);
+	judge_in(&w, pod, "securityContext", AT_POD_SC);
+	judge_items(&w, pod, "volumes", NULL, AT_VOLUME);
+	judge_containers(&w, pod, false);
+	judge_containers(&w, pod, true);
+	tp__podv_pop(v, pmark);
+	tp__podv_pop(v, mark);
+	return v->rc;
+}
