@@ -90,6 +90,8 @@ struct fa_server {
 	fa_tls tls;            /* HTTPS (has_tls): its pair, kept for a restart */
 	bool has_tls;
 	unsigned delay_ms;
+	char *version;         /* GET /version's answer (NULL: 404) */
+	unsigned version_gets; /* GET /version requests */
 	unsigned long long rv; /* the global resourceVersion of writes */
 	struct fres r[FA_RESOURCES];
 };
@@ -632,6 +634,16 @@ static bool client_user(struct MHD_Connection *c, char *user, size_t n)
 	return ok;
 }
 
+/* GET /version, readable by anyone as the API server's is. */
+static enum MHD_Result version_info(fa_server *f, struct MHD_Connection *c)
+{
+	pthread_mutex_lock(&f->mu);
+	f->version_gets++;
+	char *body = f->version ? strdup(f->version) : NULL;
+	pthread_mutex_unlock(&f->mu);
+	return body ? answer(c, 200, body) : status(c, 404, "NotFound");
+}
+
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char *url,
 				 const char *method, const char *version, const char *upload,
 				 size_t *upload_size, void **req)
@@ -654,6 +666,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *c, const char
 		return MHD_YES;
 	}
 	delay(f);
+	if (!strcmp(url, "/version"))
+		return version_info(f, c);
 	struct route rt;
 	if (!parse_path(url, &rt))
 		return status(c, 404, "NotFound");
@@ -791,6 +805,7 @@ void fa_stop(fa_server *f)
 		queue_free(&f->r[r].pending);
 	}
 	free(f->token);
+	free(f->version);
 	pthread_cond_destroy(&f->cv);
 	pthread_mutex_destroy(&f->mu);
 	free(f);
@@ -888,6 +903,22 @@ SETTER(fa_set_list_status, list_status, unsigned)
 SETTER(fa_set_get_status, get_status, unsigned)
 SETTER(fa_conflict_next, conflicts, unsigned)
 SETTER(fa_hold_list, hold, bool)
+
+void fa_set_version(fa_server *f, const char *json)
+{
+	pthread_mutex_lock(&f->mu);
+	free(f->version);
+	f->version = json ? strdup(json) : NULL;
+	pthread_mutex_unlock(&f->mu);
+}
+
+unsigned fa_version_gets(fa_server *f)
+{
+	pthread_mutex_lock(&f->mu);
+	unsigned n = f->version_gets;
+	pthread_mutex_unlock(&f->mu);
+	return n;
+}
 
 void fa_set_delay(fa_server *f, unsigned ms)
 {

@@ -101,6 +101,10 @@ void fa_set_list_status(fa_server *f, int r, unsigned code);
 void fa_set_get_status(fa_server *f, int r, unsigned code);
 /* The next n writes (PUT/POST) of r answer 409 Conflict. */
 void fa_conflict_next(fa_server *f, int r, unsigned n);
+/* GET /version answers json (NULL: 404, as before any is set); how many
+ * GET /version requests came. */
+void fa_set_version(fa_server *f, const char *json);
+unsigned fa_version_gets(fa_server *f);
 /* Every request waits this long before it is answered (0: none). */
 void fa_set_delay(fa_server *f, unsigned ms);
 /* Hold list requests of r until released. */

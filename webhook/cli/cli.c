@@ -1,7 +1,7 @@
 /*
  * cli.c — what the commands share: the options every command takes
- * (--profile, --runtimes, --crds, --no-schema, --now, --pod-security) and
- * the store and CRD set they build.
+ * (--profile, --runtimes, --crds, --no-schema, --now, --pod-security,
+ * --kubernetes-version) and the store and CRD set they build.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -86,7 +86,7 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
 		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig") || !strcmp(a, "--context") ||
-		     !strcmp(a, "--pod-security");
+		     !strcmp(a, "--pod-security") || !strcmp(a, "--kubernetes-version");
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
@@ -110,6 +110,11 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		if (tp_psa_parse(val, &lv, why, sizeof(why)))
 			return tw_cli_usage(c, "--pod-security \"%s\": %s", val, why), TW_CLI_USAGE;
 		c->opt.pod_security = val;
+	} else if (!strcmp(a, "--kubernetes-version")) {
+		char why[160];
+		if (tp_kube_version_parse(val, &c->opt.kubernetes_minor, why, sizeof(why)))
+			return tw_cli_usage(c, "--kubernetes-version \"%s\": %s", val, why),
+			       TW_CLI_USAGE;
 	} else if (!strcmp(a, "--crds") && !strcmp(val, "none")) {
 		c->crds_none = true;
 	} else if (!strcmp(a, "--context")) {

@@ -13,8 +13,8 @@ typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */
 	const char *help;      /* -h / --help: what the command does (flags.h adds the
 				* synopsis and the flags) */
-	tp_options opt;        /* --profile, --no-schema, --now, --pod-security; opt.store
-				* once loaded */
+	tp_options opt;        /* --profile, --no-schema, --now, --pod-security,
+				* --kubernetes-version; opt.store once loaded */
 	const char **runtimes; /* --runtimes PATH, in order */
 	size_t nruntimes;
 	tp_store *store;       /* what --runtimes loaded (and what a command adds) */

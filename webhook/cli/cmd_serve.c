@@ -25,6 +25,7 @@
 #include "webhook/server/crds_follow.h"
 #include "webhook/cli/serve.h"
 #include "webhook/server/server.h"
+#include "webhook/cluster/version.h"
 #include "webhook/cluster/watch.h"
 #include "webhook/cli/commands.h"
 
@@ -410,6 +411,9 @@ static int start_all(tw_serve_args *a, struct running *r)
 			      .idle_timeout_s = a->idle_s, .read_timeout_s = a->read_s };
 	work_limits(a, &so);
 	connection_limits(a, &so);
+	if (r->api) /* the cluster's Kubernetes, for every decision */
+		a->cli.opt.kubernetes_minor =
+			tw_kube_version_minor(r->api, TW_KUBE_VERSION_TIMEOUT_MS);
 	so.base.opt = a->cli.opt;
 	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */
 	so.base.max_body = a->max_body;

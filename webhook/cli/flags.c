@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "policy/trainpolicy.h"
 #include "webhook/cli/flags.h"
 #include "webhook/cli/hints.h"
 
@@ -27,6 +28,11 @@
 			"warn: allow what only the strict profile denies, with a warning" }
 #define POD_SECURITY { "--pod-security", NULL, "LEVEL[:VERSION]", NULL, false, false, \
 		       "Pod Security level of every namespace its labels leave unset (strict)" }
+/* the releases policy/pod/fields_since.c knows, the newest the default */
+_Static_assert(TP_KUBE_MINOR_OLDEST == 29 && TP_KUBE_MINOR_NEWEST == 32,
+	       "--kubernetes-version's choices are the supported releases");
+#define KUBERNETES_VERSION { "--kubernetes-version", NULL, "1.N", "1.29 1.30 1.31 1.32", false, \
+			     false, "check the Jobs and Pods as this Kubernetes does (1.32)" }
 #define END { NULL, NULL, NULL, NULL, false, false, NULL }
 
 static const tw_flag validate_flags[] = {
@@ -37,14 +43,14 @@ static const tw_flag validate_flags[] = {
 	{ "--summary", NULL, NULL, NULL, false, false, "only the summary, on one line (text, json)" },
 	{ "--exclude", NULL, "GLOB", NULL, true, false, "skip files whose path or name matches" },
 	{ "--skip-kinds", NULL, "K1,K2", NULL, false, false, "skip objects of these kinds" },
-	NO_SCHEMA, NOW, POD_SECURITY, END,
+	NO_SCHEMA, NOW, POD_SECURITY, KUBERNETES_VERSION, END,
 };
 
 static const tw_flag review_flags[] = {
 	PROFILE, RUNTIMES, CRDS, KUBECONFIG, CONTEXT,
 	{ "--path", NULL, "ROUTE", NULL, false, false,
 	  "answer as this route would (default: the route of request.kind)" },
-	STRICT_ACTION, NO_SCHEMA, NOW, POD_SECURITY, END,
+	STRICT_ACTION, NO_SCHEMA, NOW, POD_SECURITY, KUBERNETES_VERSION, END,
 };
 
 static const tw_flag expand_flags[] = {
@@ -54,7 +60,7 @@ static const tw_flag expand_flags[] = {
 	  "the MPI SSH key (ECDSA P-521 PEM): repeatable output" },
 	{ "--curve-key", NULL, "FILE", NULL, false, true,
 	  "the Flux CURVE key (X25519 PEM): repeatable output" },
-	NO_SCHEMA, NOW, END,
+	NO_SCHEMA, NOW, KUBERNETES_VERSION, END,
 };
 
 static const tw_flag serve_flags[] = {
