@@ -1,12 +1,20 @@
 /*
  * pod/job.c — a JobSet's replicated job as the Job kube-apiserver will be
- * asked to create (pkg/apis/batch/validation validateJobSpec, v1.32; the
- * same texts in v1.26, which had no backoffLimitPerIndex, maxFailedIndexes
- * or successPolicy yet), after JobSet's own defaulting (completionMode
- * Indexed, restartPolicy OnFailure when empty) and the Job's (parallelism
- * and completions 1 when both are unset), with the trainer's JobSet
- * builder's count as both when the caller gives one (tp_podv.pods). Also
- * the two public entry points, which take a template as it is.
+ * asked to create (pkg/apis/batch/validation ValidateJob, v1.32: the Job's
+ * metadata as its template's (pod/meta.c), validateJobSpec with
+ * validatePodFailurePolicy, validateSuccessPolicy and
+ * validatePodReplacementPolicy, ValidateJobSpec's selector), after JobSet's
+ * own defaulting (completionMode Indexed, restartPolicy OnFailure when empty)
+ * and the Job's (pkg/apis/batch/v1 SetDefaults_Job: parallelism and
+ * completions 1 when both are unset, parallelism 1 when it alone is, an
+ * onPodConditions pattern's status True), with the trainer's JobSet
+ * builder's count as both when the caller gives one (tp_podv.pods). Every
+ * feature gate these rules need (JobPodFailurePolicy, GA; JobBackoffLimitPerIndex,
+ * JobSuccessPolicy, JobPodReplacementPolicy, JobManagedBy, beta) is on by
+ * default in v1.32, so no field is dropped before validation. v1.26 had no
+ * backoffLimitPerIndex, maxFailedIndexes, successPolicy, podReplacementPolicy
+ * or managedBy yet. Also the two public entry points, which take a template
+ * as it is.
  */
 #include "policy/pod/pod.h"
 
@@ -14,6 +22,13 @@
 
 #define NONNEG "must be greater than or equal to 0"
 #define MAX_INDEXED_PARALLELISM 100000
+#define MAX_FAILED_INDEXES 100000
+#define COMPLETIONS_SOFT_LIMIT 100000 /* above it, per-index backoff has limits of its own */
+#define HIGH_COMPLETIONS_LIMIT 10000   /* parallelism and maxFailedIndexes then */
+#define MAX_MANAGED_BY 63
+#define HIGH_COMPLETIONS_MSG                                                             \
+	"must be less than or equal to %d when completions are above %d and used with " \
+	"backoff limit per index"
 
 static bool int_of(const cJSON *spec, const char *member, long long *out)
 {
@@ -39,13 +54,60 @@ static bool count_of(const tp_podv *v, const cJSON *spec, const char *member, lo
 	return int_of(spec, member, out);
 }
 
-static void check_completion_mode(tp_podv *v, const cJSON *spec, const char *mode)
+/* The Job's counts after SetDefaults_Job. */
+typedef struct job_counts {
+	bool has_completions;
+	long long completions, parallelism;
+} job_counts;
+
+static job_counts counts_of(const tp_podv *v, const cJSON *spec)
+{
+	job_counts c = { 0 };
+	bool has_parallelism = count_of(v, spec, "parallelism", &c.parallelism);
+	c.has_completions = count_of(v, spec, "completions", &c.completions);
+	if (!has_parallelism && !c.has_completions)
+		c.has_completions = true, c.completions = 1;
+	if (!has_parallelism)
+		c.parallelism = 1;
+	return c;
+}
+
+/* validateJobSpec's limits of an Indexed Job on maxFailedIndexes and, above
+ * 100000 completions with a per-index backoff, on parallelism. */
+static void check_indexed_limits(tp_podv *v, const cJSON *spec, const job_counts *c)
+{
+	long long failed, n;
+	bool has_failed = int_of(spec, "maxFailedIndexes", &failed);
+	static const char hint[] = "allow fewer failed indexes";
+	if (has_failed && c->has_completions && failed > c->completions)
+		tp__podv_add(v, TP_FIELD_INVALID, ".maxFailedIndexes", tp__podv_int(v, failed), hint,
+			     "must be less than or equal to completions");
+	if (has_failed && failed > MAX_FAILED_INDEXES)
+		tp__podv_add(v, TP_FIELD_INVALID, ".maxFailedIndexes", tp__podv_int(v, failed), hint,
+			     "must be less than or equal to %d", MAX_FAILED_INDEXES);
+	if (!c->has_completions || c->completions <= COMPLETIONS_SOFT_LIMIT ||
+	    !int_of(spec, "backoffLimitPerIndex", &n))
+		return;
+	if (!has_failed)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".maxFailedIndexes", NULL,
+			     "set maxFailedIndexes (at most 10000)",
+			     "must be specified when completions is above %d", COMPLETIONS_SOFT_LIMIT);
+	if (c->parallelism > HIGH_COMPLETIONS_LIMIT)
+		tp__podv_add(v, TP_FIELD_INVALID, ".parallelism", tp__podv_int(v, c->parallelism),
+			     "run at most 10000 Pods at once, or drop backoffLimitPerIndex",
+			     HIGH_COMPLETIONS_MSG, HIGH_COMPLETIONS_LIMIT, COMPLETIONS_SOFT_LIMIT);
+	if (has_failed && failed > HIGH_COMPLETIONS_LIMIT)
+		tp__podv_add(v, TP_FIELD_INVALID, ".maxFailedIndexes", tp__podv_int(v, failed), hint,
+			     HIGH_COMPLETIONS_MSG, HIGH_COMPLETIONS_LIMIT, COMPLETIONS_SOFT_LIMIT);
+}
+
+static bool check_completion_mode(tp_podv *v, const cJSON *spec, const char *mode)
 {
 	long long n;
 	if (strcmp(mode, "NonIndexed") && strcmp(mode, "Indexed")) {
 		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".completionMode", tp__podv_quote(v, mode), NULL,
 			     "supported values: \"NonIndexed\", \"Indexed\"");
-		return;
+		return false;
 	}
 	bool indexed = !strcmp(mode, "Indexed");
 	bool has_completions = count_of(v, spec, "completions", &n);
@@ -61,26 +123,83 @@ static void check_completion_mode(tp_podv *v, const cJSON *spec, const char *mod
 			     "run at most 100000 Pods of an Indexed Job at once",
 			     "must be less than or equal to %d when completion mode is Indexed",
 			     MAX_INDEXED_PARALLELISM);
+	if (indexed) {
+		job_counts c = counts_of(v, spec);
+		check_indexed_limits(v, spec, &c);
+	}
 	static const char *const per_index[] = { "backoffLimitPerIndex", "maxFailedIndexes" };
 	for (int k = 0; !indexed && k < 2; k++)
 		if (int_of(spec, per_index[k], &n))
 			tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".%s", per_index[k]),
 				     tp__podv_int(v, n), "use completionMode Indexed, or drop it",
 				     "requires indexed completion mode");
-	if (!indexed && tp__mobj(spec, "successPolicy"))
-		tp__podv_add(v, TP_FIELD_INVALID, ".successPolicy",
-			     tp__podv_json(v, tp_member(spec, "successPolicy")),
-			     "use completionMode Indexed, or drop it",
-			     "requires indexed completion mode");
+	return indexed;
 }
 
-/* The Job's rule on its Pods' restartPolicy (JobSet defaults "" to
- * OnFailure). */
+/* managedBy: IsDomainPrefixedPath's errors (policy/core/names.c writes them
+ * into a result, taken over here), and at most 63 characters. */
+static void check_managed_by(tp_podv *v, const cJSON *spec)
+{
+	const char *by = tp__mstr(spec, "managedBy");
+	if (!by)
+		return;
+	static const char hint[] = "name the Job's controller as a domain-prefixed path "
+				   "(\"kubernetes.io/job-controller\"), or drop managedBy";
+	tp_result *r;
+	if (tp_result_new(&r)) {
+		v->rc = TP_ENOMEM;
+		return;
+	}
+	if (tp_check_domain_prefixed_path(r, "spec.managedBy", by) < 0)
+		v->rc = TP_ENOMEM;
+	for (size_t i = 0; i < tp_result_error_count(r); i++) {
+		const tp_field_error *e = tp_result_error_at(r, i);
+		tp__podv_add(v, e->type, ".managedBy", e->value, hint, "%s", e->detail);
+	}
+	tp_result_free(r);
+	if (strlen(by) > MAX_MANAGED_BY)
+		tp__podv_add(v, TP_FIELD_TOO_LONG, ".managedBy", NULL, hint,
+			     "may not be more than %d bytes", MAX_MANAGED_BY);
+}
+
+/* validatePodReplacementPolicy: Failed only with a podFailurePolicy. */
+static void check_pod_replacement(tp_podv *v, const cJSON *spec)
+{
+	const cJSON *m = tp_member(spec, "podReplacementPolicy");
+	if (!cJSON_IsString(m))
+		return;
+	const char *p = m->valuestring;
+	if (tp__mobj(spec, "podFailurePolicy")) {
+		if (strcmp(p, "Failed"))
+			tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".podReplacementPolicy",
+				     tp__podv_quote(v, p),
+				     "use podReplacementPolicy Failed with a podFailurePolicy, or drop it",
+				     "supported values: \"Failed\"");
+	} else if (strcmp(p, "Failed") && strcmp(p, "TerminatingOrFailed")) {
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".podReplacementPolicy", tp__podv_quote(v, p),
+			     NULL, "supported values: \"Failed\", \"TerminatingOrFailed\"");
+	}
+}
+
+/* ValidateJobSpec: a Job with manualSelector gets no generated selector. */
+static void check_selector(tp_podv *v, const cJSON *spec)
+{
+	if (cJSON_IsTrue(tp_member(spec, "manualSelector")) && !tp__mobj(spec, "selector"))
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".selector", NULL,
+			     "drop manualSelector (the Job then selects its own Pods), or give a "
+			     "selector that matches the Pod template's labels",
+			     "%s", "");
+}
+
+/* The Job's rule on its Pods' restartPolicy. JobSet's webhook makes an
+ * empty one OnFailure, which the Job allows unless it has a
+ * podFailurePolicy. */
 static void check_restart_policy(tp_podv *v, const cJSON *spec)
 {
 	const char *rp = tp_get_str(spec, "template.spec.restartPolicy");
-	if (!rp || !*rp)
-		return;
+	bool defaulted = !rp || !*rp;
+	if (defaulted)
+		rp = "OnFailure";
 	size_t mark = tp__podv_push(v, ".template.spec.restartPolicy");
 	if (!strcmp(rp, "Always"))
 		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
@@ -92,16 +211,395 @@ static void check_restart_policy(tp_podv *v, const cJSON *spec)
 			     "supported values: \"OnFailure\", \"Never\"");
 	else if (tp__mobj(spec, "podFailurePolicy") && strcmp(rp, "Never"))
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, rp),
-			     "use restartPolicy Never with a podFailurePolicy",
+			     defaulted ? "set restartPolicy: Never in the Pod template (JobSet makes "
+					 "an empty one OnFailure)"
+				   : "use restartPolicy Never with a podFailurePolicy",
 			     "only \"Never\" is supported when podFailurePolicy is specified");
 	tp__podv_pop(v, mark);
 }
+
+/* ----------------------------------------------------- podFailurePolicy
+ * validatePodFailurePolicy and its rules' checks. */
+
+#define MAX_FAILURE_RULES 20
+#define MAX_EXIT_CODES 255
+#define MAX_CONDITIONS 20
+
+static int count_items(const cJSON *list)
+{
+	int n = 0;
+	for (const cJSON *i = list ? list->child : NULL; i; i = i->next)
+		n++;
+	return n;
+}
+
+/* TooMany at suffix when list has more than max items. */
+static void check_too_many(tp_podv *v, const char *suffix, const cJSON *list, int max,
+			   const char *hint)
+{
+	int n = count_items(list);
+	if (n > max)
+		tp__podv_add(v, TP_FIELD_TOO_MANY, suffix, tp__podv_int(v, n), hint,
+			     "must have at most %d items", max);
+}
+
+static void check_action(tp_podv *v, const cJSON *rule, const cJSON *spec)
+{
+	const char *a = tp__mstr(rule, "action");
+	long long per_index;
+	static const char hint[] = "use action Count, FailIndex, FailJob or Ignore";
+	if (!a || !*a)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".action", NULL, hint,
+			     "valid values: [\"Count\" \"FailIndex\" \"FailJob\" \"Ignore\"]");
+	else if (!strcmp(a, "FailIndex") && !tp__mint(spec, "backoffLimitPerIndex", &per_index))
+		tp__podv_add(v, TP_FIELD_INVALID, ".action", tp__podv_quote(v, a),
+			     "set backoffLimitPerIndex, or use action FailJob",
+			     "requires the backoffLimitPerIndex to be set");
+	else if (strcmp(a, "Count") && strcmp(a, "FailIndex") && strcmp(a, "FailJob") &&
+		 strcmp(a, "Ignore"))
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".action", tp__podv_quote(v, a), hint,
+			     "supported values: \"Count\", \"FailIndex\", \"FailJob\", \"Ignore\"");
+}
+
+/* The values as Go's %#v prints an []int32: "[]int32{1, 3, 2}", an empty
+ * list "[]int32{}", none "[]int32(nil)". */
+static const char *int32s(tp_podv *v, const cJSON *values)
+{
+	if (!values)
+		return "[]int32(nil)";
+	tp_buf b = TP_BUF_INIT(1 << 16);
+	int rc = tp_buf_adds(&b, "[]int32{");
+	long long n;
+	for (const cJSON *x = values->child; x && !rc; x = x->next)
+		if (tp_json_is_int(x, &n))
+			rc = tp_buf_addf(&b, "%s%lld", x == values->child ? "" : ", ", n);
+	const char *s = rc || tp_buf_addc(&b, '}') ? "[]int32{...}" : tp__podv_printf(v, "%s", b.data);
+	tp_buf_free(&b);
+	return s;
+}
+
+static void check_exit_code_values(tp_podv *v, const cJSON *values, bool in)
+{
+	static const char hint[] = "list distinct exit codes in increasing order (0 only with NotIn)";
+	int n = count_items(values);
+	if (n == 0)
+		tp__podv_add(v, TP_FIELD_INVALID, ".values", int32s(v, values), hint,
+			     "at least one value is required");
+	check_too_many(v, ".values", values, MAX_EXIT_CODES, hint);
+	tp_nameset seen;
+	tp__nameset_init(&seen, v->arena);
+	bool ordered = true, has_prev = false;
+	long long prev = 0, x;
+	int j = 0;
+	for (const cJSON *c = values ? values->child : NULL; c && !v->rc; c = c->next, j++) {
+		if (!tp_json_is_int(c, &x))
+			continue; /* the schema layer reports it */
+		const char *key = tp__podv_int(v, x);
+		size_t mark = tp__podv_push_index(v, ".values", j);
+		if (in && x == 0)
+			tp__podv_add(v, TP_FIELD_INVALID, NULL, key, hint,
+				     "must not be 0 for the In operator");
+		if (key && tp__nameset_has(&seen, key))
+			tp__podv_add(v, TP_FIELD_DUPLICATE, NULL, key, hint, "%s", "");
+		else if (key && tp__nameset_add(&seen, key))
+			v->rc = TP_ENOMEM;
+		tp__podv_pop(v, mark);
+		ordered &= !has_prev || prev <= x;
+		prev = x;
+		has_prev = true;
+	}
+	if (!ordered)
+		tp__podv_add(v, TP_FIELD_INVALID, ".values", int32s(v, values), hint,
+			     "must be ordered");
+}
+
+static void check_on_exit_codes(tp_podv *v, const cJSON *req, const tp_nameset *containers)
+{
+	size_t mark = tp__podv_push(v, ".onExitCodes");
+	const char *op = tp__mstr(req, "operator");
+	static const char hint[] = "use operator In or NotIn";
+	if (!op || !*op)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".operator", NULL, hint,
+			     "valid values: [\"In\" \"NotIn\"]");
+	else if (strcmp(op, "In") && strcmp(op, "NotIn"))
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".operator", tp__podv_quote(v, op), hint,
+			     "supported values: \"In\", \"NotIn\"");
+	const char *name = tp__mstr(req, "containerName");
+	if (name && !tp__nameset_has(containers, name))
+		tp__podv_add(v, TP_FIELD_INVALID, ".containerName", tp__podv_quote(v, name),
+			     "name a container or init container of the Pod template, or drop "
+			     "containerName",
+			     "must be one of the container or initContainer names in the pod template");
+	const cJSON *values = tp_member(req, "values");
+	check_exit_code_values(v, cJSON_IsArray(values) ? values : NULL, op && !strcmp(op, "In"));
+	tp__podv_pop(v, mark);
+}
+
+static void check_on_pod_conditions(tp_podv *v, const cJSON *patterns)
+{
+	check_too_many(v, ".onPodConditions", patterns, MAX_CONDITIONS,
+		       "match at most 20 Pod conditions in one rule");
+	static const char type_hint[] = "use a Pod condition type such as DisruptionTarget";
+	int j = 0;
+	for (const cJSON *p = patterns->child; p; p = p->next, j++) {
+		size_t mark = tp__podv_push_index(v, ".onPodConditions", j);
+		const char *type = tp__mstr(p, "type");
+		if (!type)
+			type = "";
+		/* ValidateQualifiedName: IsQualifiedName("") says both */
+		if (!*type)
+			tp__podv_add(v, TP_FIELD_INVALID, ".type", "\"\"", type_hint,
+				     "name part must be non-empty");
+		const char *msg = tp_check_qualified_name(type);
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, ".type", tp__podv_quote(v, type), type_hint,
+				     "%s", msg);
+		/* an empty status is defaulted to True (SetDefaults_Job) */
+		const char *status = tp__mstr(p, "status");
+		if (status && *status && strcmp(status, "True") && strcmp(status, "False") &&
+		    strcmp(status, "Unknown"))
+			tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".status", tp__podv_quote(v, status),
+				     "use status True, False or Unknown",
+				     "supported values: \"False\", \"True\", \"Unknown\"");
+		tp__podv_pop(v, mark);
+	}
+}
+
+static void check_failure_rule(tp_podv *v, const cJSON *rule, const cJSON *spec,
+			       const tp_nameset *containers)
+{
+	check_action(v, rule, spec);
+	const cJSON *exit_codes = tp__mobj(rule, "onExitCodes");
+	const cJSON *conditions = tp__marr(rule, "onPodConditions");
+	bool has_conditions = conditions && conditions->child;
+	if (exit_codes)
+		check_on_exit_codes(v, exit_codes, containers);
+	if (has_conditions)
+		check_on_pod_conditions(v, conditions);
+	if (exit_codes && has_conditions)
+		tp__podv_add(v, TP_FIELD_INVALID, NULL, NULL,
+			     "split the rule in two: one on exit codes, one on Pod conditions",
+			     "specifying both OnExitCodes and OnPodConditions is not supported");
+	if (!exit_codes && !has_conditions)
+		tp__podv_add(v, TP_FIELD_INVALID, NULL, NULL,
+			     "add onExitCodes or onPodConditions to say which failures the rule is "
+			     "about",
+			     "specifying one of OnExitCodes and OnPodConditions is required");
+}
+
+/* The names of the Pod template's containers and init containers. */
+static void container_names(tp_podv *v, const cJSON *spec, tp_nameset *names)
+{
+	static const char *const lists[] = { "template.spec.containers",
+					     "template.spec.initContainers" };
+	tp__nameset_init(names, v->arena);
+	for (int k = 0; k < 2; k++) {
+		const cJSON *list = tp_get_array(spec, lists[k]);
+		for (const cJSON *c = list ? list->child : NULL; c; c = c->next) {
+			const char *name = tp__mstr(c, "name");
+			if (name && tp__nameset_add(names, name))
+				v->rc = TP_ENOMEM;
+		}
+	}
+}
+
+static void check_failure_policy(tp_podv *v, const cJSON *spec)
+{
+	const cJSON *policy = tp__mobj(spec, "podFailurePolicy");
+	if (!policy)
+		return;
+	size_t mark = tp__podv_push(v, ".podFailurePolicy");
+	const cJSON *rules = tp__marr(policy, "rules");
+	check_too_many(v, ".rules", rules, MAX_FAILURE_RULES,
+		       "keep at most 20 rules: one rule can match several exit codes");
+	tp_nameset containers;
+	container_names(v, spec, &containers);
+	int i = 0;
+	for (const cJSON *r = rules ? rules->child : NULL; r && !v->rc; r = r->next, i++) {
+		size_t rmark = tp__podv_push_index(v, ".rules", i);
+		if (cJSON_IsObject(r))
+			check_failure_rule(v, r, spec, &containers);
+		tp__podv_pop(v, rmark);
+	}
+	tp__podv_pop(v, mark);
+}
+
+/* ------------------------------------------------------- successPolicy
+ * validateSuccessPolicy, and validateIndexesFormat's reading of
+ * succeededIndexes ("0,2-4,7": intervals in increasing order). */
+
+#define MAX_SUCCESS_RULES 20
+#define MAX_SUCCEEDED_INDEXES (64 * 1024)
+
+/* strconv.Atoi of s[0..n): an optional sign, then decimal digits, within
+ * int64. */
+static bool atoi_of(const char *s, size_t n, long long *out)
+{
+	size_t i = s[0] == '+' || s[0] == '-' ? 1 : 0;
+	bool neg = n > 0 && s[0] == '-';
+	unsigned long long x = 0, limit = neg ? 9223372036854775808ULL : 9223372036854775807ULL;
+	if (i >= n)
+		return false;
+	for (; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (d > 9 || x > (limit - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*out = neg ? (long long)(0 - x) : (long long)x;
+	return true;
+}
+
+/* One index of an interval, or the reason it is none. */
+static const char *index_of(tp_podv *v, const char *s, size_t n, long long completions,
+			    long long *out)
+{
+	const char *why;
+	if (!atoi_of(s, n, out))
+		why = "cannot convert string to integer for index: ";
+	else if (*out >= completions)
+		why = "too large index: ";
+	else
+		return NULL;
+	const char *part = tp__podv_printf(v, "%.*s", (int)n, s);
+	return tp__podv_printf(v, "%s%s", why, tp__podv_quote(v, part ? part : ""));
+}
+
+/* parseIndexInterval: "x" or "x-y" with x < y < completions. */
+static const char *parse_interval(tp_podv *v, const char *s, size_t n, long long completions,
+				  long long *x, long long *y)
+{
+	const char *dash = memchr(s, '-', n);
+	size_t n0 = dash ? (size_t)(dash - s) : n;
+	*x = *y = 0;
+	if (dash && memchr(dash + 1, '-', n - n0 - 1)) {
+		const char *fragment = tp__podv_printf(v, "%.*s", (int)n, s);
+		return tp__podv_printf(v,
+				       "the fragment %s violates the requirement that an index "
+				       "interval can have at most two parts separated by '-'",
+				       tp__podv_quote(v, fragment ? fragment : ""));
+	}
+	const char *err = index_of(v, s, n0, completions, x);
+	if (err || !dash) {
+		*y = *x;
+		return err;
+	}
+	if ((err = index_of(v, dash + 1, n - n0 - 1, completions, y)))
+		return err;
+	if (*x >= *y)
+		return tp__podv_printf(v, "non-increasing order, previous: %lld, current: %lld", *x,
+				       *y);
+	return NULL;
+}
+
+/* validateIndexesFormat: *total the indexes listed, or the first error. */
+static const char *indexes_format(tp_podv *v, const char *s, long long completions,
+				  long long *total)
+{
+	*total = 0;
+	bool has_last = false;
+	long long last = 0, x, y;
+	if (!*s)
+		return NULL;
+	for (const char *p = s;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		const char *err = parse_interval(v, p, n, completions, &x, &y);
+		if (!err && has_last && last >= x)
+			err = tp__podv_printf(v, "non-increasing order, previous: %lld, current: %lld",
+					      last, x);
+		if (err) {
+			*total = 0;
+			return err;
+		}
+		*total += y - x + 1;
+		last = y;
+		has_last = true;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return NULL;
+}
+
+/* completions: the Job's, or NULL when it has none (an Indexed Job without
+ * completions is refused already; upstream would read a nil pointer). */
+static void check_success_rule(tp_podv *v, const cJSON *rule, const long long *completions)
+{
+	const char *indexes = tp__mstr(rule, "succeededIndexes");
+	long long count, total = 0;
+	bool has_count = tp__mint(rule, "succeededCount", &count);
+	if (!indexes && !has_count)
+		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
+			     "set succeededCount, succeededIndexes or both",
+			     "at least one of succeededCount or succeededIndexes must be specified");
+	static const char hint[] = "list indexes below completions as \"0,2-4,7\", in increasing "
+				   "order";
+	if (indexes && strlen(indexes) > MAX_SUCCEEDED_INDEXES)
+		tp__podv_add(v, TP_FIELD_TOO_LONG, ".succeededIndexes", NULL, hint,
+			     "may not be more than %d bytes", MAX_SUCCEEDED_INDEXES);
+	const char *err = indexes && completions
+				  ? indexes_format(v, indexes, *completions, &total)
+				  : NULL;
+	if (err)
+		tp__podv_add(v, TP_FIELD_INVALID, ".succeededIndexes", tp__podv_quote(v, indexes),
+			     hint, "error parsing succeededIndexes: %s", err);
+	if (!has_count)
+		return;
+	static const char count_hint[] = "ask for at most as many succeeded Pods as there are";
+	const char *n = tp__podv_int(v, count);
+	if (count < 0)
+		tp__podv_add(v, TP_FIELD_INVALID, ".succeededCount", n, "use 0 or more", NONNEG);
+	if (completions && count > *completions)
+		tp__podv_add(v, TP_FIELD_INVALID, ".succeededCount", n, count_hint,
+			     "must be less than or equal to %lld (the number of specified "
+			     "completions)",
+			     *completions);
+	if (completions && indexes && count > total)
+		tp__podv_add(v, TP_FIELD_INVALID, ".succeededCount", n, count_hint,
+			     "must be less than or equal to %lld (the number of indexes in the "
+			     "specified succeededIndexes field)",
+			     total);
+}
+
+static void check_success_policy(tp_podv *v, const cJSON *spec, bool indexed,
+				 const long long *completions)
+{
+	const cJSON *policy = tp__mobj(spec, "successPolicy");
+	if (!policy)
+		return;
+	if (!indexed) {
+		tp__podv_add(v, TP_FIELD_INVALID, ".successPolicy", tp__podv_json(v, policy),
+			     "use completionMode Indexed, or drop it",
+			     "requires indexed completion mode");
+		return;
+	}
+	size_t mark = tp__podv_push(v, ".successPolicy");
+	const cJSON *rules = tp__marr(policy, "rules");
+	if (!rules || !rules->child)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".rules", NULL,
+			     "add a rule (succeededIndexes, succeededCount), or drop successPolicy",
+			     "at least one rules must be specified when the successPolicy is "
+			     "specified");
+	check_too_many(v, ".rules", rules, MAX_SUCCESS_RULES, "keep at most 20 rules");
+	int i = 0;
+	for (const cJSON *r = rules ? rules->child : NULL; r && !v->rc; r = r->next, i++) {
+		size_t rmark = tp__podv_push_index(v, ".rules", i);
+		if (cJSON_IsObject(r))
+			check_success_rule(v, r, completions);
+		tp__podv_pop(v, rmark);
+	}
+	tp__podv_pop(v, mark);
+}
+
+/* ------------------------------------------------------------ the Job */
 
 int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 {
 	static const char *const counts[] = { "parallelism", "completions", "activeDeadlineSeconds",
 					      "backoffLimit", "ttlSecondsAfterFinished",
 					      "backoffLimitPerIndex", "maxFailedIndexes" };
+	tp__pod_check_job_meta(v, job_template);
 	const cJSON *spec = tp__mobj(job_template, "spec");
 	size_t mark = tp__podv_push(v, "spec");
 	/* the builder's count (v->pods) is 1 or more: its two members need no check */
@@ -111,12 +609,21 @@ int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 	if (int_of(spec, "maxFailedIndexes", &n) && !tp_member(spec, "backoffLimitPerIndex"))
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".backoffLimitPerIndex", NULL,
 			     "set backoffLimitPerIndex too", "when maxFailedIndexes is specified");
+	check_managed_by(v, spec);
 	const cJSON *mode = tp_member(spec, "completionMode");
-	check_completion_mode(v, spec, cJSON_IsString(mode) ? mode->valuestring : "Indexed");
+	bool indexed =
+		check_completion_mode(v, spec, cJSON_IsString(mode) ? mode->valuestring : "Indexed");
+	check_failure_policy(v, spec);
+	job_counts c = counts_of(v, spec);
+	check_success_policy(v, spec, indexed, c.has_completions ? &c.completions : NULL);
+	check_pod_replacement(v, spec);
 	size_t tmark = tp__podv_push(v, ".template");
-	tp__pod_check_template(v, tp_member(spec, "template"));
+	const cJSON *tmpl = tp_member(spec, "template");
+	tp__pod_check_template(v, tmpl);
+	tp__pod_check_annotations(v, ".annotations", tp_get(tmpl, "metadata.annotations"));
 	tp__podv_pop(v, tmark);
 	check_restart_policy(v, spec);
+	check_selector(v, spec);
 	tp__podv_pop(v, mark);
 	return v->rc;
 }

@@ -161,6 +161,17 @@ void tp__pod_claims_free(tp_pod_claims *c);
  * JobSet's defaults (completionMode Indexed, restartPolicy OnFailure): the
  * Job spec's own rules, then its Pod template at "spec.template". */
 int tp__pod_check_job(tp_podv *v, const cJSON *job_template);
+/* Metadata (pod/meta.c), as apimachinery's ValidateObjectMeta and
+ * ValidatePodTemplateSpec check it: ValidateLabels and ValidateAnnotations
+ * of a map at the current path plus suffix; the Job's metadata, made from
+ * its template's (JobSet's constructJob), at "metadata"; the JobSet's own,
+ * made from a runtime's spec.template.metadata (with the runtimePatches'),
+ * at "metadata", once per JobSet template (not yet called by pod/runtime.c
+ * and pod/trainjob.c). */
+int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels);
+int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annotations);
+int tp__pod_check_job_meta(tp_podv *v, const cJSON *job_template);
+int tp__pod_check_jobset_meta(tp_podv *v, const cJSON *jobset_template);
 /* A PodTemplateSpec at the current path (".metadata", ".spec"). */
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl);
 /* The PodSpec at the current path, less containers (pod/spec.c). */

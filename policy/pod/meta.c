@@ -1,0 +1,105 @@
+/*
+ * pod/meta.c — the metadata of the objects a runtime's template becomes, as
+ * kube-apiserver checks it (v1.32): apimachinery's ValidateLabels (each key
+ * a qualified name, each value a label value) and ValidateAnnotations (each
+ * key a qualified name once lower-cased, all keys and values together at
+ * most 256 KiB), both reported at the map's path with the key or value as
+ * the bad value. Where they apply:
+ *   - the Job: JobSet's constructJob gives it its template's labels and
+ *     annotations (replicatedJobs[].template.metadata), which
+ *     ValidateObjectMeta checks at metadata.labels and metadata.annotations;
+ *   - its Pod template: ValidatePodTemplateSpec's annotations at
+ *     spec.template.annotations (its labels are pod/spec.c's);
+ *   - the JobSet: the trainer makes it with the runtime's
+ *     spec.template.metadata, which ValidateObjectMeta checks at
+ *     metadata.labels and metadata.annotations of the JobSet.
+ * JobSet adds its own labels and annotations (jobset.sigs.k8s.io/...) to the
+ * Job and the Pod template: valid keys, and some hundred bytes the size
+ * limit here does not count.
+ */
+#include "policy/pod/pod.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define LABEL_HINT "use a qualified name as key and a label value of up to 63 characters"
+#define ANNOTATION_HINT \
+	"use a qualified name (an optional DNS subdomain and '/', then a name) as key"
+#define ANNOTATION_SIZE_MAX 262144 /* apimachinery TotalAnnotationSizeLimitB */
+
+int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels)
+{
+	if (!cJSON_IsObject(labels))
+		return v->rc;
+	for (const cJSON *l = labels->child; l; l = l->next) {
+		const char *msg = tp_check_qualified_name(l->string);
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, l->string),
+				     LABEL_HINT, "%s", msg);
+		const char *val = cJSON_IsString(l) ? l->valuestring : NULL;
+		if (val && (msg = tp_check_label_value(val)))
+			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, val), LABEL_HINT,
+				     "%s", msg);
+	}
+	return v->rc;
+}
+
+/* An annotation key's case does not matter: the rule is checked on its
+ * lower-cased copy (in v's arena; NULL when memory ran out). */
+static const char *lower(tp_podv *v, const char *s)
+{
+	size_t n = 0;
+	bool upper = false;
+	for (; s[n]; n++)
+		upper |= isupper((unsigned char)s[n]) != 0;
+	if (!upper)
+		return s;
+	char *low = tp_arena_alloc(v->arena, n + 1);
+	if (!low) {
+		v->rc = TP_ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	return low;
+}
+
+int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annotations)
+{
+	if (!cJSON_IsObject(annotations))
+		return v->rc;
+	size_t total = 0;
+	for (const cJSON *a = annotations->child; a && !v->rc; a = a->next) {
+		total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
+		const char *key = lower(v, a->string);
+		const char *msg = key ? tp_check_qualified_name(key) : NULL;
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, a->string),
+				     ANNOTATION_HINT, "%s", msg);
+	}
+	if (total > ANNOTATION_SIZE_MAX)
+		tp__podv_add(v, TP_FIELD_TOO_LONG, suffix, NULL,
+			     "keep annotations to 256 KiB in all: put large data in a ConfigMap",
+			     "may not be more than %d bytes", ANNOTATION_SIZE_MAX);
+	return v->rc;
+}
+
+/* ValidateObjectMeta's labels and annotations of meta, at "metadata". */
+static int check_object_meta(tp_podv *v, const cJSON *meta)
+{
+	size_t mark = tp__podv_push(v, "metadata");
+	tp__pod_check_labels(v, ".labels", tp_member(meta, "labels"));
+	tp__pod_check_annotations(v, ".annotations", tp_member(meta, "annotations"));
+	tp__podv_pop(v, mark);
+	return v->rc;
+}
+
+int tp__pod_check_job_meta(tp_podv *v, const cJSON *job_template)
+{
+	return check_object_meta(v, tp__mobj(job_template, "metadata"));
+}
+
+int tp__pod_check_jobset_meta(tp_podv *v, const cJSON *jobset_template)
+{
+	return check_object_meta(v, tp__mobj(jobset_template, "metadata"));
+}
