@@ -181,14 +181,113 @@ static void check_pod_replacement(tp_podv *v, const cJSON *spec)
 	}
 }
 
-/* ValidateJobSpec: a Job with manualSelector gets no generated selector. */
+/* ------------------------------------------------------------ selector */
+
+#define SELECTOR_HINT "select Pods by label keys and values that are valid labels"
+
+/* ValidateLabelSelectorRequirement at the current path. */
+static void check_requirement(tp_podv *v, const cJSON *req)
+{
+	const char *op = tp__mstr(req, "operator");
+	const cJSON *values = tp__marr(req, "values");
+	bool has_values = values && values->child;
+	if (!op)
+		op = "";
+	if (!strcmp(op, "In") || !strcmp(op, "NotIn")) {
+		if (!has_values)
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".values", NULL, "list the values to match",
+				     "must be specified when `operator` is 'In' or 'NotIn'");
+	} else if (!strcmp(op, "Exists") || !strcmp(op, "DoesNotExist")) {
+		if (has_values)
+			tp__podv_add(v, TP_FIELD_FORBIDDEN, ".values", NULL,
+				     "drop the values, or use operator In or NotIn",
+				     "may not be specified when `operator` is 'Exists' or "
+				     "'DoesNotExist'");
+	} else {
+		tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, op),
+			     "use operator In, NotIn, Exists or DoesNotExist",
+			     "not a valid selector operator");
+	}
+	const char *key = tp__mstr(req, "key");
+	tp__pod_qualified_name(v, ".key", key ? key : "", SELECTOR_HINT);
+	int j = 0;
+	for (const cJSON *x = values ? values->child : NULL; x; x = x->next, j++) {
+		const char *msg = cJSON_IsString(x) ? tp_check_label_value(x->valuestring) : NULL;
+		if (msg)
+			tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".values[%d]", j),
+				     tp__podv_quote(v, x->valuestring), SELECTOR_HINT, "%s", msg);
+	}
+}
+
+/* ValidateLabelSelector of spec.selector: false when it found something. */
+static bool check_label_selector(tp_podv *v, const cJSON *selector)
+{
+	size_t before = v->n;
+	size_t mark = tp__podv_push(v, ".selector");
+	tp__pod_check_labels(v, ".matchLabels", tp_member(selector, "matchLabels"));
+	const cJSON *reqs = tp__marr(selector, "matchExpressions");
+	int i = 0;
+	for (const cJSON *r = reqs ? reqs->child : NULL; r; r = r->next, i++) {
+		size_t rmark = tp__podv_push_index(v, ".matchExpressions", i);
+		check_requirement(v, r);
+		tp__podv_pop(v, rmark);
+	}
+	tp__podv_pop(v, mark);
+	return v->n == before;
+}
+
+/* The labels the API server generates for a Job's Pods and selects them by
+ * (pkg/registry/batch/job generateSelector): their values are the Job's
+ * name and uid. */
+static bool generated_label(const char *key)
+{
+	static const char *const keys[] = { "controller-uid", "batch.kubernetes.io/controller-uid",
+					    "job-name", "batch.kubernetes.io/job-name" };
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(key, keys[k]))
+			return true;
+	return false;
+}
+
+/* validateGeneratedSelector: the selector, completed with the Job's uid,
+ * must select the generated labels alone. What surely does not: a label
+ * other than those, or a controller-uid (the uid is new); a job-name value,
+ * and an expression on a generated label, are left (the name may be it). */
+static bool selects_other_labels(const cJSON *selector)
+{
+	const cJSON *labels = tp__mobj(selector, "matchLabels");
+	for (const cJSON *l = labels ? labels->child : NULL; l; l = l->next)
+		if (!generated_label(l->string) || strstr(l->string, "controller-uid"))
+			return true;
+	const cJSON *reqs = tp__marr(selector, "matchExpressions");
+	for (const cJSON *r = reqs ? reqs->child : NULL; r; r = r->next) {
+		const char *key = tp__mstr(r, "key"), *op = tp__mstr(r, "operator");
+		if (key && op && !generated_label(key) && (!strcmp(op, "In") || !strcmp(op, "Exists")))
+			return true;
+	}
+	return false;
+}
+
+/* ValidateJobSpec's selector (with manualSelector the API server generates
+ * none, so one must be given) and validateGeneratedSelector's. */
 static void check_selector(tp_podv *v, const cJSON *spec)
 {
-	if (cJSON_IsTrue(tp_member(spec, "manualSelector")) && !tp__mobj(spec, "selector"))
-		tp__podv_add(v, TP_FIELD_REQUIRED, ".selector", NULL,
-			     "drop manualSelector (the Job then selects its own Pods), or give a "
-			     "selector that matches the Pod template's labels",
-			     "%s", "");
+	const cJSON *selector = tp__mobj(spec, "selector");
+	bool manual = cJSON_IsTrue(tp_member(spec, "manualSelector"));
+	if (!selector) {
+		if (manual)
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".selector", NULL,
+				     "drop manualSelector (the Job then selects its own Pods), or "
+				     "give a selector that matches the Pod template's labels",
+				     "%s", "");
+		return;
+	}
+	if (check_label_selector(v, selector) && !manual && selects_other_labels(selector))
+		tp__podv_add(v, TP_FIELD_INVALID, ".selector", tp__podv_json(v, selector),
+			     "drop the selector: the API server selects a Job's Pods by the labels "
+			     "it generates (the value shown is the template's selector, without the "
+			     "controller-uid the API server adds)",
+			     "`selector` not auto-generated");
 }
 
 /* The Job's rule on its Pods' restartPolicy. JobSet's webhook makes an
@@ -344,16 +443,7 @@ static void check_on_pod_conditions(tp_podv *v, const cJSON *patterns)
 	for (const cJSON *p = patterns->child; p; p = p->next, j++) {
 		size_t mark = tp__podv_push_index(v, ".onPodConditions", j);
 		const char *type = tp__mstr(p, "type");
-		if (!type)
-			type = "";
-		/* ValidateQualifiedName: IsQualifiedName("") says both */
-		if (!*type)
-			tp__podv_add(v, TP_FIELD_INVALID, ".type", "\"\"", type_hint,
-				     "name part must be non-empty");
-		const char *msg = tp_check_qualified_name(type);
-		if (msg)
-			tp__podv_add(v, TP_FIELD_INVALID, ".type", tp__podv_quote(v, type), type_hint,
-				     "%s", msg);
+		tp__pod_qualified_name(v, ".type", type ? type : "", type_hint);
 		/* an empty status is defaulted to True (SetDefaults_Job) */
 		const char *status = tp__mstr(p, "status");
 		if (status && *status && strcmp(status, "True") && strcmp(status, "False") &&

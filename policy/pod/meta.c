@@ -27,16 +27,24 @@
 	"use a qualified name (an optional DNS subdomain and '/', then a name) as key"
 #define ANNOTATION_SIZE_MAX 262144 /* apimachinery TotalAnnotationSizeLimitB */
 
+int tp__pod_qualified_name(tp_podv *v, const char *suffix, const char *name, const char *hint)
+{
+	/* IsQualifiedName("") says both that it is empty and its shape */
+	if (!*name)
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, "\"\"", hint, "name part must be non-empty");
+	const char *msg = tp_check_qualified_name(name);
+	if (msg)
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, name), hint, "%s", msg);
+	return v->rc;
+}
+
 int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels)
 {
 	if (!cJSON_IsObject(labels))
 		return v->rc;
 	for (const cJSON *l = labels->child; l; l = l->next) {
-		const char *msg = tp_check_qualified_name(l->string);
-		if (msg)
-			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, l->string),
-				     LABEL_HINT, "%s", msg);
-		const char *val = cJSON_IsString(l) ? l->valuestring : NULL;
+		tp__pod_qualified_name(v, suffix, l->string, LABEL_HINT);
+		const char *msg, *val = cJSON_IsString(l) ? l->valuestring : NULL;
 		if (val && (msg = tp_check_label_value(val)))
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, val), LABEL_HINT,
 				     "%s", msg);
@@ -73,6 +81,9 @@ int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annot
 		total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
 		const char *key = lower(v, a->string);
 		const char *msg = key ? tp_check_qualified_name(key) : NULL;
+		if (key && !*key)
+			tp__podv_add(v, TP_FIELD_INVALID, suffix, "\"\"", ANNOTATION_HINT,
+				     "name part must be non-empty");
 		if (msg)
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, a->string),
 				     ANNOTATION_HINT, "%s", msg);

@@ -169,6 +169,9 @@ int tp__pod_check_job(tp_podv *v, const cJSON *job_template);
  * at "metadata", once per JobSet template (not yet called by pod/runtime.c
  * and pod/trainjob.c). */
 int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels);
+/* IsQualifiedName's errors for name, each an Invalid at the current path
+ * plus suffix with name as the value (a label key, a condition type). */
+int tp__pod_qualified_name(tp_podv *v, const char *suffix, const char *name, const char *hint);
 int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annotations);
 int tp__pod_check_job_meta(tp_podv *v, const cJSON *job_template);
 int tp__pod_check_jobset_meta(tp_podv *v, const cJSON *jobset_template);

@@ -567,6 +567,64 @@ static void manual_selector_needs_a_selector(void **state)
 	runtime_allows(&p);
 }
 
+#define MANUAL(selector) "'manualSelector':true,'selector':" selector ","
+#define EXPR0 "spec.selector.matchExpressions[0]"
+
+/* ValidateLabelSelector of the Job's selector: apimachinery's
+ * TestLabelSelectorMatchExpression ("MatchExpression's key name isn't
+ * valid", "... operator isn't valid", "... value name isn't valid") and
+ * ValidateLabelSelectorRequirement's values rules. */
+static void selector_shape(void **state)
+{
+	(void)state;
+	static const spec_case cases[] = {
+		{ MANUAL("{'matchExpressions':[{'key':'-key','operator':'In','values':['value']}]}"),
+		  EXPR0 ".key", TP_FIELD_INVALID, "\"-key\"", NAME_PART_MSG },
+		{ MANUAL("{'matchExpressions':[{'key':'key','operator':'abc','values':['value']}]}"),
+		  EXPR0 ".operator", TP_FIELD_INVALID, "\"abc\"", "not a valid selector operator" },
+		{ MANUAL("{'matchExpressions':[{'key':'key','operator':'In','values':['-value']}]}"),
+		  EXPR0 ".values[0]", TP_FIELD_INVALID, "\"-value\"", LABEL_VALUE_MSG },
+		{ MANUAL("{'matchExpressions':[{'key':'key','operator':'NotIn'}]}"), EXPR0 ".values",
+		  TP_FIELD_REQUIRED, NULL, "must be specified when `operator` is 'In' or 'NotIn'" },
+		{ MANUAL("{'matchExpressions':[{'key':'key','operator':'Exists','values':['v']}]}"),
+		  EXPR0 ".values", TP_FIELD_FORBIDDEN, NULL,
+		  "may not be specified when `operator` is 'Exists' or 'DoesNotExist'" },
+		{ MANUAL("{'matchLabels':{'a':'bad,value'}}"), "spec.selector.matchLabels",
+		  TP_FIELD_INVALID, "\"bad,value\"", LABEL_VALUE_MSG },
+	};
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	/* "Valid LabelSelector" */
+	job_parts p = { .spec = MANUAL("{'matchExpressions':[{'key':'key','operator':'In',"
+				       "'values':['value']}]}"),
+			.pod_meta = "'metadata':{'labels':{'key':'value'}}," };
+	runtime_allows(&p);
+}
+
+/* `spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"},
+ * ...}: `selector` not auto-generated` (the value here is the template's
+ * selector as JSON: the API server's holds the controller-uid it adds);
+ * a selector that asks nothing of the Pods' labels stays allowed. */
+static void selector_not_generated(void **state)
+{
+	(void)state;
+	static const spec_case cases[] = {
+		{ "'selector':{'matchLabels':{'a':'b'}},", "spec.selector", TP_FIELD_INVALID,
+		  "{\"matchLabels\":{\"a\":\"b\"}}", "`selector` not auto-generated" },
+		{ "'selector':{'matchExpressions':[{'key':'team','operator':'Exists'}]},",
+		  "spec.selector", TP_FIELD_INVALID,
+		  "{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"Exists\"}]}",
+		  "`selector` not auto-generated" },
+		{ "'manualSelector':false,'selector':{'matchLabels':{'controller-uid':'1a2b3c'}},",
+		  "spec.selector", TP_FIELD_INVALID, "{\"matchLabels\":{\"controller-uid\":\"1a2b3c\"}}",
+		  "`selector` not auto-generated" },
+	};
+	run_cases(cases, sizeof(cases) / sizeof(cases[0]));
+	job_parts p = { .spec = "'selector':{},", .pod = NULL };
+	runtime_allows(&p);
+	p.spec = "'selector':{'matchExpressions':[{'key':'team','operator':'DoesNotExist'}]},";
+	runtime_allows(&p);
+}
+
 /* `spec.managedBy: Too long: may not be more than 63 bytes`,
  * `spec.managedBy: Invalid value: "invalid custom controller name": must be
  * a domain-prefixed path (such as "acme.io/foo")`, "valid managedBy field" */
@@ -754,6 +812,8 @@ int main(void)
 		cmocka_unit_test(success_policy_indexes),
 		cmocka_unit_test(indexed_limits),
 		cmocka_unit_test(manual_selector_needs_a_selector),
+		cmocka_unit_test(selector_shape),
+		cmocka_unit_test(selector_not_generated),
 		cmocka_unit_test(managed_by),
 		cmocka_unit_test(job_labels),
 		cmocka_unit_test(annotations),
