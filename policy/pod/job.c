@@ -268,8 +268,44 @@ static bool selects_other_labels(const cJSON *selector)
 	return false;
 }
 
+/* Labels others write into the Pod template after it is written here: JobSet's
+ * (labelAndAnnotateObject) and the trainer's scheduler plugins', values
+ * this check cannot know. */
+static bool label_added_later(const char *key)
+{
+	static const char *const prefixes[] = { "jobset.sigs.k8s.io/", "scheduling.x-k8s.io/",
+						"volcano.sh/" };
+	for (int k = 0; k < 3; k++)
+		if (!strncmp(key, prefixes[k], strlen(prefixes[k])))
+			return true;
+	return false;
+}
+
+/* With manualSelector, ValidateJobSpec's "selector must match the template's
+ * labels": what surely does not is a matchLabels entry the labels lack or
+ * hold another value of, or an In or Exists expression on a key they lack. */
+static bool misses_template_labels(const cJSON *selector, const cJSON *labels)
+{
+	const cJSON *want = tp__mobj(selector, "matchLabels");
+	for (const cJSON *l = want ? want->child : NULL; l; l = l->next) {
+		const char *have = tp__mstr(labels, l->string);
+		if (!label_added_later(l->string) && cJSON_IsString(l) &&
+		    (!have || strcmp(have, l->valuestring)))
+			return true;
+	}
+	const cJSON *reqs = tp__marr(selector, "matchExpressions");
+	for (const cJSON *r = reqs ? reqs->child : NULL; r; r = r->next) {
+		const char *key = tp__mstr(r, "key"), *op = tp__mstr(r, "operator");
+		if (key && op && !label_added_later(key) && !tp_member(labels, key) &&
+		    (!strcmp(op, "In") || !strcmp(op, "Exists")))
+			return true;
+	}
+	return false;
+}
+
 /* ValidateJobSpec's selector (with manualSelector the API server generates
- * none, so one must be given) and validateGeneratedSelector's. */
+ * none, so one must be given, and it must match the template's labels) and
+ * validateGeneratedSelector's. */
 static void check_selector(tp_podv *v, const cJSON *spec)
 {
 	const cJSON *selector = tp__mobj(spec, "selector");
@@ -282,12 +318,21 @@ static void check_selector(tp_podv *v, const cJSON *spec)
 				     "%s", "");
 		return;
 	}
-	if (check_label_selector(v, selector) && !manual && selects_other_labels(selector))
+	if (!check_label_selector(v, selector))
+		return;
+	if (!manual && selects_other_labels(selector))
 		tp__podv_add(v, TP_FIELD_INVALID, ".selector", tp__podv_json(v, selector),
 			     "drop the selector: the API server selects a Job's Pods by the labels "
 			     "it generates (the value shown is the template's selector, without the "
 			     "controller-uid the API server adds)",
 			     "`selector` not auto-generated");
+	const cJSON *labels = tp_get_object(spec, "template.metadata.labels");
+	if (manual && misses_template_labels(selector, labels))
+		tp__podv_add(v, TP_FIELD_INVALID, ".template.metadata.labels",
+			     labels ? tp__podv_json(v, labels) : "{}",
+			     "give the Pod template the labels the selector selects (the value shown "
+			     "is the template's labels, without those JobSet adds)",
+			     "`selector` does not match template `labels`");
 }
 
 /* The Job's rule on its Pods' restartPolicy. JobSet's webhook makes an

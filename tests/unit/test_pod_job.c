@@ -625,6 +625,32 @@ static void selector_not_generated(void **state)
 	runtime_allows(&p);
 }
 
+/* `spec.template.metadata.labels: Invalid value: map[string]string{"y":"z"}:
+ * `selector` does not match template `labels`` (the value here is the
+ * template's labels as JSON: the API server's holds JobSet's too); "valid
+ * manual selector" */
+static void manual_selector_matches_the_labels(void **state)
+{
+	(void)state;
+	static const char *const pod_meta[] = { "'metadata':{'labels':{'y':'z'}},",
+						"'metadata':{'labels':{'a':'c','y':'z'}}," };
+	static const char *const values[] = { "{\"y\":\"z\"}", "{\"a\":\"c\",\"y\":\"z\"}" };
+	for (int i = 0; i < 2; i++) {
+		job_parts p = { .spec = MANUAL("{'matchLabels':{'a':'b'}}"), .pod_meta = pod_meta[i] };
+		runtime_finds(&p, "spec.template.metadata.labels", TP_FIELD_INVALID, values[i],
+			      "`selector` does not match template `labels`");
+	}
+	job_parts p = { .spec = MANUAL("{'matchExpressions':[{'key':'team','operator':'Exists'}]}"),
+			.pod_meta = "'metadata':{'labels':{'y':'z'}}," };
+	runtime_finds(&p, "spec.template.metadata.labels", TP_FIELD_INVALID, "{\"y\":\"z\"}",
+		      "`selector` does not match template `labels`");
+	/* JobSet's own labels are the Pods' too */
+	p = (job_parts){ .spec = MANUAL("{'matchLabels':{'a':'b','jobset.sigs.k8s.io/"
+					"replicatedjob-name':'node'}}"),
+			 .pod_meta = "'metadata':{'labels':{'a':'b'}}," };
+	runtime_allows(&p);
+}
+
 /* `spec.managedBy: Too long: may not be more than 63 bytes`,
  * `spec.managedBy: Invalid value: "invalid custom controller name": must be
  * a domain-prefixed path (such as "acme.io/foo")`, "valid managedBy field" */
@@ -814,6 +840,7 @@ int main(void)
 		cmocka_unit_test(manual_selector_needs_a_selector),
 		cmocka_unit_test(selector_shape),
 		cmocka_unit_test(selector_not_generated),
+		cmocka_unit_test(manual_selector_matches_the_labels),
 		cmocka_unit_test(managed_by),
 		cmocka_unit_test(job_labels),
 		cmocka_unit_test(annotations),
