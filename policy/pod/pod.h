@@ -166,8 +166,8 @@ int tp__pod_check_job(tp_podv *v, const cJSON *job_template);
  * of a map at the current path plus suffix; the Job's metadata, made from
  * its template's (JobSet's constructJob), at "metadata"; the JobSet's own,
  * made from a runtime's spec.template.metadata (with the runtimePatches'),
- * at "metadata", once per JobSet template (not yet called by pod/runtime.c
- * and pod/trainjob.c). */
+ * at "metadata", once per JobSet template (pod/runtime.c: a runtime's own;
+ * a TrainJob's runtimePatches of it are not checked yet). */
 int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels);
 /* IsQualifiedName's errors for name, each an Invalid at the current path
  * plus suffix with name as the value (a label key, a condition type). */

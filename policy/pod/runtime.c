@@ -61,6 +61,23 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 	return rc;
 }
 
+/* The JobSet's own labels and annotations, which every TrainJob's JobSet
+ * copies from the runtime's spec.template.metadata. */
+static int check_jobset_meta(tp_podv *v, const cJSON *tmpl, tp_result *res)
+{
+	tp__podv_reset(v);
+	tp__pod_check_jobset_meta(v, tmpl);
+	int rc = v->rc;
+	for (size_t k = 0; !rc && k < v->n; k++) {
+		const tp_pod_finding *f = &v->items[k];
+		const char *path = tp__podv_printf(v, "spec.template.%s", f->path);
+		rc = path ? tp__pod_report(res, path, f, "the JobSet of every TrainJob would be "
+							 "invalid")
+			  : TP_ENOMEM;
+	}
+	return rc;
+}
+
 int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runtime,
 			  tp_result *res)
 {
@@ -80,6 +97,7 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	/* the JobSet's name is each TrainJob's */
 	tp_pod_jobset js;
 	tp__pod_jobset_of(tp_get(runtime, "spec.template.spec"), NULL, &js);
+	rc = check_jobset_meta(&v, tp_get_object(runtime, "spec.template"), res);
 	int i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))

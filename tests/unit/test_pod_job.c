@@ -823,6 +823,30 @@ static void trainjob_of_a_bad_runtime(void **state)
 	tp_result_free(r);
 }
 
+/* A runtime's own JobSet labels (spec.template.metadata), which every
+ * TrainJob's JobSet copies: refused at their path, the kubeflow profile
+ * (upstream's webhook) unchanged. TestValidateLabels: "cantendwithadash-". */
+static void runtime_jobset_labels(void **state)
+{
+	(void)state;
+	job_parts p = { 0 };
+	cJSON *rt = runtime_of(&p);
+	cJSON *meta = tt_jsq("{'labels':{'cantendwithadash-':'bar'}}");
+	cJSON_AddItemToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(rt, "spec"), "template"), "metadata",
+			      meta);
+	cJSON *copy = cJSON_Duplicate(rt, 1);
+	tp_result *r = validate_runtime(rt);
+	find(r, "spec.template.metadata.labels", TP_FIELD_INVALID, "\"cantendwithadash-\"",
+	     NAME_PART_MSG, "the JobSet of every TrainJob would be invalid");
+	tp_result_free(r);
+	tp_options kf = { .profile = TP_PROFILE_KUBEFLOW };
+	assert_int_equal(tp_result_new(&r), TP_OK);
+	assert_int_equal(tp_validate_runtime(&kf, TP_OP_CREATE, copy, NULL, r), TP_OK);
+	assert_int_equal(tp_result_error_count(r), 0);
+	tp_result_free(r);
+	cJSON_Delete(copy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -848,6 +872,7 @@ int main(void)
 		cmocka_unit_test(jobset_metadata),
 		cmocka_unit_test(runtime_patches_metadata),
 		cmocka_unit_test(trainjob_of_a_bad_runtime),
+		cmocka_unit_test(runtime_jobset_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
