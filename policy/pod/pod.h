@@ -258,6 +258,29 @@ int tp__pod_check_trainjob(const struct tp_tj_ctx *ctx);
 int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runtime,
 			  tp_result *res);
 
+/* ------------------------------------------------------------- names
+ * (pod/names.c) The names JobSet and the Job controller make from the
+ * TrainJob's name: each replicated job's longest Job name and Pod name, as
+ * JobSet's webhook and kube-apiserver check them. The jobs are noted while
+ * they are checked (their Pod counts are the builder's), then reported
+ * together: the longest name the TrainJob may have takes them all. */
+typedef struct tp_pod_names {
+	tp_podv v;                      /* the jobs and the findings, in its arena */
+	struct tp_pod_name_job *jobs, **tail;
+	bool ready;
+} tp_pod_names;
+
+/* The index-th replicated job of ctx->tmpl with the builder's Pod count
+ * (parallelism = completions). TP_OK or TP_ENOMEM. */
+int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods);
+/* Every noted job's names with ctx's TrainJob, into ctx->res. */
+int tp__pod_names_check(tp_pod_names *n, const struct tp_tj_ctx *ctx);
+void tp__pod_names_free(tp_pod_names *n);
+/* A runtime's replicated job (the index-th) whose name leaves no room for
+ * any TrainJob's name, into res (v: for memory). */
+int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int index,
+			  tp_result *res);
+
 /* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
  * it: a copy with the TrainJob's settings and the plugins' Pod parts
  * written in (plugins/plugin.h), or NULL when nothing is (the job's own

@@ -58,7 +58,8 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 				   : TP_ENOMEM;
 	}
 	cJSON_Delete(copy);
-	return rc;
+	/* the Job and Pod names JobSet makes with its name (pod/names.c) */
+	return rc ? rc : tp__pod_runtime_names(v, ml, job, i, res);
 }
 
 /* The JobSet's own labels and annotations, which every TrainJob's JobSet

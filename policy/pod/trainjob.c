@@ -74,6 +74,7 @@ typedef struct tj_pods {
 	 * rest: build_job sets what it reads), and what they read alike */
 	tp_pod_parts *parts;
 	tp_pod_parts_cache *parts_cache;
+	tp_pod_names gen_names; /* the jobs' generated names (pod/names.c) */
 } tj_pods;
 
 static bool is(const char *s, const char *want)
@@ -485,6 +486,8 @@ static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *ch
 		return rc == TP_ENOMEM ? rc : TP_OK;
 	*checked = as_checked(t);
 	cJSON *copy = checked->copy;
+	if (tp__pod_names_note(&t->gen_names, job, index, t->built.pods))
+		return TP_ENOMEM;
 	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
 	rc = t->built.rc;
 	if (!rc && t->built.n)
@@ -563,6 +566,8 @@ static int check_jobs(const tp_tj_ctx *ctx)
 		if (cJSON_IsObject(j))
 			rc = check_job(&t, j, i, &checked[i]);
 	if (!rc)
+		rc = tp__pod_names_check(&t.gen_names, ctx);
+	if (!rc)
 		rc = check_initializer_env(ctx);
 	if (!rc)
 		rc = tp__pod_security_trainjob(ctx, checked, njobs);
@@ -573,6 +578,7 @@ static int check_jobs(const tp_tj_ctx *ctx)
 	if (ctx->base != ctx->tmpl)
 		tp__pod_claims_free(&t.base_claims);
 	tp__podv_free(&t.built);
+	tp__pod_names_free(&t.gen_names);
 	if (t.other_ready)
 		tp__podv_free(&t.other);
 	if (t.names_ready)
