@@ -39,12 +39,18 @@ static const char *name_of(int n, char buf[100])
 	return buf;
 }
 
-/* A replicated job name of n characters (n < 100): s's. */
-static const char *rjob_of(int n, char buf[100])
+/* n times c (n < 100). */
+static const char *repeat(char c, int n, char buf[100])
 {
-	memset(buf, 's', (size_t)n);
+	memset(buf, c, (size_t)n);
 	buf[n] = '\0';
 	return buf;
+}
+
+/* A replicated job name of n characters: s's. */
+static const char *rjob_of(int n, char buf[100])
+{
+	return repeat('s', n, buf);
 }
 
 /* TrainJob team-a/<name> of runtime rt with more spec members (single-
@@ -81,21 +87,27 @@ static cJSON *deploy_torch(void)
 }
 
 /* A ClusterTrainingRuntime "rt" (torch, numNodes 1) with a job named rjob
- * (no ancestor, parallelism 1) before its trainer job "node". */
-static cJSON *runtime_with_job(const char *rjob)
+ * (no ancestor, parallelism 1, replicas as given) before its trainer job
+ * "node". */
+static cJSON *runtime_with_replicas(const char *rjob, int replicas)
 {
 	char buf[4096];
 	snprintf(buf, sizeof(buf),
 		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
 		 "'metadata':{'name':'rt','labels':{'trainer.kubeflow.org/framework':'torch'}},"
 		 "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{'replicatedJobs':"
-		 "[{'name':'%s','template':{'spec':{'template':{'spec':{'containers':"
+		 "[{'name':'%s','replicas':%d,'template':{'spec':{'template':{'spec':{'containers':"
 		 "[{'name':'side','image':'busybox'}]}}}}},"
 		 "{'name':'node','template':{'metadata':{'labels':"
 		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
 		 "{'spec':{'containers':[{'name':'node','image':'pytorch'}]}}}}}]}}}}",
-		 rjob);
+		 rjob, replicas);
 	return tt_jsq(buf);
+}
+
+static cJSON *runtime_with_job(const char *rjob)
+{
+	return runtime_with_replicas(rjob, 1);
 }
 
 static tp_result *review(tp_profile p, cJSON *rt, cJSON *tj)
@@ -253,6 +265,37 @@ static void dataset_initializer(void **state)
 	tp_result_free(r);
 }
 
+/* runtimePatches change neither names nor counts: a patched node job is
+ * named as the runtime's; a job only a patch names (refused by the JobSet
+ * plugin) gets no findings of its own here. */
+static void runtime_patches(void **state)
+{
+	(void)state;
+	char n[100], extra[100];
+	char more[1024];
+	snprintf(more, sizeof(more),
+		 "'runtimePatches':[{'manager':'example.io/team','trainingRuntimeSpec':{'template':"
+		 "{'spec':{'replicatedJobs':[{'name':'node','template':{'spec':{'template':{'spec':"
+		 "{'nodeSelector':{'node-type':'training'}}}}}}]}}}}]");
+	tp_result *r = review(SP, upstream_torch(), trainjob(name_of(55, n), "torch-distributed", more));
+	assert_int_equal(tp_result_error_count(r), 2);
+	assert_true(tt_has_error(r, "metadata.name", MSG_POD));
+	assert_true(tt_has_error(r, "metadata.name", printed(MSG_HOST "%s-node-0-0:", n)));
+	tp_result_free(r);
+
+	snprintf(more, sizeof(more),
+		 "'runtimePatches':[{'manager':'example.io/team','trainingRuntimeSpec':{'template':"
+		 "{'spec':{'replicatedJobs':[{'name':'%s'}]}}}}]",
+		 rjob_of(60, extra));
+	r = review(SP, upstream_torch(), trainjob("train", "torch-distributed", more));
+	assert_true(tt_has_error(r, "spec.runtimePatches", "must not have replicated job"));
+	for (size_t i = 0; i < tp_result_error_count(r); i++)
+		assert_string_equal(tp_result_error_at(r, i)->path, "spec.runtimePatches");
+	assert_false(tt_has_error(r, "spec.runtimePatches", "JobSet name is too long"));
+	assert_false(tt_has_error(r, "spec.runtimePatches", "will not able to create pod"));
+	tp_result_free(r);
+}
+
 /* ------------------------------------------- the runtime's job names */
 
 /* A replicated job name of 64 characters: no TrainJob name fits, so the
@@ -300,6 +343,61 @@ static void job_name_with_upper_case(void **state)
 		"\"train\"");
 	assert_true(tt_has_error(r, path, "a lowercase RFC 1123 subdomain must consist of"));
 	assert_true(tt_has_error(r, path, MSG_HOST "train-Side-0-0:"));
+	tp_result_free(r);
+}
+
+/* jobset@08dfbdfd pkg/webhooks/jobset_webhook_test.go TestValidateCreate
+ * "jobset name with invalid character": a replicated job "username.llama65b"
+ * makes Job and Pod names that are no DNS-1035 label; the Job's name is a
+ * subdomain, its Pods' hostname no label. */
+static void jobset_name_with_invalid_character(void **state)
+{
+	(void)state;
+	tp_result *r = review_job(SP, "username.llama65b");
+	const char *path = "spec.template.spec.replicatedJobs[0].name";
+	assert_int_equal(tp_result_error_count(r), 3);
+	assert_true(tt_has_error(r, path, "a DNS-1035 label must consist of"));
+	assert_true(tt_has_error(r, path, MSG_HOST "train-username.llama65b-0-0:"));
+	assert_false(tt_has_error(r, path, "RFC 1123 subdomain"));
+	tp_result_free(r);
+}
+
+/* The same file's "jobset name will result in job name being too long": a
+ * name of 62 characters and a replicated job "rj" of 101 replicas, so the
+ * last Job is <name>-rj-100 (and its Pod <name>-rj-100-0-abcde: 48
+ * characters at most, as with the trainer's node-0-0). */
+static void job_name_too_long_with_replicas(void **state)
+{
+	(void)state;
+	char n[100];
+	repeat('a', 62, n);
+	tp_result *r = review(SP, runtime_with_replicas("rj", 101), trainjob(n, "rt", NULL));
+	text_is(r, 0,
+		printed("metadata.name: Invalid value: \"%s-rj-100\": " MSG_JOB
+			": JobSet.jobset.x-k8s.io \"%s\" would be refused at "
+			"spec.replicatedJobs[0].name (replicated job \"rj\"); use a name of at most 48 "
+			"characters with ClusterTrainingRuntime \"rt\"",
+			n, n));
+	assert_true(tt_has_error(r, "metadata.name", printed(MSG_HOST "%s-rj-100-0:", n)));
+	tp_result_free(r);
+}
+
+/* The same file's "jobset name will result in a pod name being too long":
+ * 56 characters, "rj" of one replica and one completion: the Job name
+ * (61) passes, the Pod name (69) does not. */
+static void pod_name_too_long(void **state)
+{
+	(void)state;
+	char n[100];
+	repeat('a', 56, n);
+	tp_result *r = review(SP, runtime_with_job("rj"), trainjob(n, "rt", NULL));
+	text_is(r, 0,
+		printed("metadata.name: Invalid value: \"%s-rj-0\": " MSG_POD
+			": JobSet.jobset.x-k8s.io \"%s\" would be refused at "
+			"spec.replicatedJobs[0].name (replicated job \"rj\"); use a name of at most 48 "
+			"characters with ClusterTrainingRuntime \"rt\"",
+			n, n));
+	assert_false(tt_has_error(r, "metadata.name", MSG_JOB));
 	tp_result_free(r);
 }
 
@@ -370,8 +468,12 @@ int main(void)
 		cmocka_unit_test(torch_55_api_server_refuses),
 		cmocka_unit_test(num_nodes_eleven),
 		cmocka_unit_test(dataset_initializer),
+		cmocka_unit_test(runtime_patches),
 		cmocka_unit_test(job_name_of_64),
 		cmocka_unit_test(job_name_with_upper_case),
+		cmocka_unit_test(jobset_name_with_invalid_character),
+		cmocka_unit_test(job_name_too_long_with_replicas),
+		cmocka_unit_test(pod_name_too_long),
 		cmocka_unit_test(exactly_63_passes),
 		cmocka_unit_test(runtime_leaves_no_room),
 	};
