@@ -33,7 +33,9 @@
 #include "policy/admission/trainjob.h"
 #include "policy/pod/pod.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_LABEL 63
@@ -50,13 +52,6 @@
 	"JobSet name is too long, pod names generated for this JobSet will exceed 63 characters"
 #define MSG_HOSTNAME "will not able to create pod with invalid DNS label: %s"
 
-struct tp_pod_name_job {
-	const cJSON *job;
-	int index;
-	long long pods;
-	struct tp_pod_name_job *next;
-};
-
 /* One replicated job as JobSet names it: what it adds to the JobSet's name
  * for its longest Job name and its longest Pod name. */
 typedef struct job_shape {
@@ -68,9 +63,14 @@ typedef struct job_shape {
 	size_t pod_tail;    /* job_tail + strlen("-<last_pod>-abcde") when Indexed */
 } job_shape;
 
+/* The characters of n in decimal. */
 static size_t width(long long n)
 {
-	return (size_t)snprintf(NULL, 0, "%lld", n);
+	size_t w = n < 0 ? 2 : 1;
+	for (unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+	     u >= 10; u /= 10)
+		w++;
+	return w;
 }
 
 static bool is(const char *s, const char *want)
@@ -230,26 +230,30 @@ static const char *refuser(tp_podv *v, const char *js, const job_shape *s,
 
 int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods)
 {
-	if (!n->ready) {
-		if (tp__podv_init(&n->v))
-			return TP_ENOMEM;
-		n->ready = true;
-		n->tail = &n->jobs;
+	if (!n->jobs) {
+		n->jobs = n->few;
+		n->cap = TP_POD_NAMES_FEW;
 	}
-	struct tp_pod_name_job *j = tp_arena_alloc(n->v.arena, sizeof(*j));
-	if (!j)
-		return TP_ENOMEM;
-	*j = (struct tp_pod_name_job){ job, index, pods < 1 ? 1 : pods, NULL };
-	*n->tail = j;
-	n->tail = &j->next;
+	if (n->n == n->cap) {
+		tp_pod_name_job *more = malloc(2 * n->cap * sizeof(*more));
+		if (!more)
+			return TP_ENOMEM;
+		memcpy(more, n->jobs, n->n * sizeof(*more));
+		if (n->jobs != n->few)
+			free(n->jobs);
+		n->jobs = more;
+		n->cap *= 2;
+	}
+	n->jobs[n->n++] = (tp_pod_name_job){ job, index, pods < 1 ? 1 : pods };
 	return TP_OK;
 }
 
 void tp__pod_names_free(tp_pod_names *n)
 {
-	if (n->ready)
-		tp__podv_free(&n->v);
-	*n = (tp_pod_names){ 0 };
+	if (n->jobs != n->few)
+		free(n->jobs);
+	n->jobs = NULL;
+	n->n = n->cap = 0;
 }
 
 typedef struct names_run {
@@ -282,16 +286,16 @@ static const char *hint_for(names_run *r, const job_shape *s, bool blame)
 			       most, r->tj);
 }
 
-static int report_job(names_run *r, const struct tp_pod_name_job *j)
+/* j's findings (s: its shape) with the TrainJob's name, into ctx->res. */
+static int report_job(names_run *r, const tp_pod_name_job *j, const job_shape *s)
 {
-	tp_podv *v = r->v; /* not reset: its arena holds the jobs */
-	size_t start = v->n;
-	job_shape s = shape_of(j->job, j->pods);
-	bool blame = job_to_blame(&s);
-	findings(v, r->tj, &s, j->index, hint_for(r, &s, blame));
-	for (size_t k = start; !v->rc && k < v->n; k++) {
+	tp_podv *v = r->v;
+	tp__podv_reset(v);
+	bool blame = job_to_blame(s);
+	findings(v, r->tj, s, j->index, hint_for(r, s, blame));
+	for (size_t k = 0; !v->rc && k < v->n; k++) {
 		const tp_pod_finding *f = &v->items[k];
-		const char *who = refuser(v, r->tj, &s, f);
+		const char *who = refuser(v, r->tj, s, f);
 		const char *path = blame ? tp__podv_printf(v, "spec.template.spec.replicatedJobs[%d].name",
 							   j->index)
 					 : "metadata.name";
@@ -299,9 +303,9 @@ static int report_job(names_run *r, const struct tp_pod_name_job *j)
 			return TP_ENOMEM;
 		v->rc = blame ? tp__pod_report(r->ctx->res, path, f, "in %s \"%s\" (replicated job "
 							      "\"%s\"), so %s",
-					       r->kind, r->runtime, s.rjob, who)
+					       r->kind, r->runtime, s->rjob, who)
 			      : tp__pod_report(r->ctx->res, path, f, "%s (replicated job \"%s\")", who,
-					       s.rjob);
+					       s->rjob);
 	}
 	return v->rc;
 }
@@ -315,27 +319,46 @@ static size_t count_jobs(const cJSON *tmpl)
 	return n;
 }
 
+/* Can a rule refuse j's names with the TrainJob's (tj_ok: a DNS-1035
+ * label of tj_len characters)? Counted, not printed: most jobs pass. */
+static bool may_refuse(const job_shape *s, size_t tj_len, bool tj_ok)
+{
+	return !tj_ok || job_to_blame(s) || tj_len + s->pod_tail > MAX_LABEL;
+}
+
 int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 {
 	const char *tj = tp_meta_name(ctx->job);
-	if (!n->ready || !tj || !*tj)
+	if (!n->n || !tj || !*tj)
 		return TP_OK;
-	tp_kind kind = tp_kind_of(ctx->runtime);
-	names_run r = { .ctx = ctx, .v = &n->v, .tj = tj,
-			.kind = kind == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(kind),
-			.runtime = tp_meta_name(ctx->runtime), .longest = MAX_LABEL };
+	bool tj_ok = !tp_check_dns1035_label(tj), any = false;
+	long long longest = MAX_LABEL;
 	/* a job only a patch names is refused already (plugins/jobset.c): the
 	 * merge appends it after the runtime's own */
 	size_t own = ctx->base == ctx->tmpl ? SIZE_MAX : count_jobs(ctx->base);
-	for (const struct tp_pod_name_job *j = n->jobs; j; j = j->next) {
-		job_shape s = shape_of(j->job, j->pods);
-		if (!job_to_blame(&s) && room(&s) < r.longest)
-			r.longest = room(&s);
+	for (size_t i = 0; i < n->n; i++) {
+		job_shape s = shape_of(n->jobs[i].job, n->jobs[i].pods);
+		if (!job_to_blame(&s) && room(&s) < longest)
+			longest = room(&s);
+		any |= (size_t)n->jobs[i].index < own && may_refuse(&s, strlen(tj), tj_ok);
 	}
+	if (!any)
+		return TP_OK;
+	tp_podv v;
+	if (tp__podv_init(&v))
+		return TP_ENOMEM;
+	tp_kind kind = tp_kind_of(ctx->runtime);
+	names_run r = { .ctx = ctx, .v = &v, .tj = tj,
+			.kind = kind == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(kind),
+			.runtime = tp_meta_name(ctx->runtime), .longest = longest };
 	int rc = TP_OK;
-	for (const struct tp_pod_name_job *j = n->jobs; j && !rc; j = j->next)
-		if ((size_t)j->index < own)
-			rc = report_job(&r, j);
+	for (size_t i = 0; i < n->n && !rc; i++) {
+		const tp_pod_name_job *j = &n->jobs[i];
+		job_shape s = shape_of(j->job, j->pods);
+		if ((size_t)j->index < own && may_refuse(&s, strlen(tj), tj_ok))
+			rc = report_job(&r, j, &s);
+	}
+	tp__podv_free(&v);
 	return rc;
 }
 

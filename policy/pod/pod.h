@@ -264,10 +264,18 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
  * JobSet's webhook and kube-apiserver check them. The jobs are noted while
  * they are checked (their Pod counts are the builder's), then reported
  * together: the longest name the TrainJob may have takes them all. */
+typedef struct tp_pod_name_job {
+	const cJSON *job;
+	int index;
+	long long pods;
+} tp_pod_name_job;
+
+#define TP_POD_NAMES_FEW 8
+
 typedef struct tp_pod_names {
-	tp_podv v;                      /* the jobs and the findings, in its arena */
-	struct tp_pod_name_job *jobs, **tail;
-	bool ready;
+	tp_pod_name_job few[TP_POD_NAMES_FEW]; /* no allocation for a usual runtime */
+	tp_pod_name_job *jobs;                 /* few, or an array past it */
+	size_t n, cap;
 } tp_pod_names;
 
 /* The index-th replicated job of ctx->tmpl with the builder's Pod count

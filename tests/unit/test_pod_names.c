@@ -296,6 +296,39 @@ static void runtime_patches(void **state)
 	tp_result_free(r);
 }
 
+/* A runtime of more jobs than the check notes without allocating (8):
+ * twelve side jobs j0..j11 and the trainer's node, a name of 55
+ * characters. Each job's Pod name is too long for JobSet; for the API
+ * server only node's hostname <name>-node-0-0 (64 characters; j11's 63). */
+static void many_jobs(void **state)
+{
+	(void)state;
+	char jobs[4096] = "", *p = jobs;
+	for (int i = 0; i < 12; i++)
+		p += sprintf(p, "{'name':'j%d','template':{'spec':{'template':{'spec':{'containers':"
+				"[{'name':'side','image':'busybox'}]}}}}},", i);
+	char buf[8192];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		 "'metadata':{'name':'rt','labels':{'trainer.kubeflow.org/framework':'torch'}},"
+		 "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{'replicatedJobs':"
+		 "[%s{'name':'node','template':{'metadata':{'labels':"
+		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
+		 "{'spec':{'containers':[{'name':'node','image':'pytorch'}]}}}}}]}}}}",
+		 jobs);
+	char n[100];
+	tp_result *r = review(SP, tt_jsq(buf), trainjob(name_of(55, n), "rt", NULL));
+	assert_int_equal(tp_result_error_count(r), 14);
+	text_is(r, 11,
+		printed("metadata.name: Invalid value: \"%s-j11-0\": " MSG_POD
+			": JobSet.jobset.x-k8s.io \"%s\" would be refused at "
+			"spec.replicatedJobs[11].name (replicated job \"j11\"); use a name of at most 48 "
+			"characters with ClusterTrainingRuntime \"rt\"",
+			n, n));
+	assert_true(tt_has_error(r, "metadata.name", printed(MSG_HOST "%s-node-0-0:", n)));
+	tp_result_free(r);
+}
+
 /* ------------------------------------------- the runtime's job names */
 
 /* A replicated job name of 64 characters: no TrainJob name fits, so the
@@ -469,6 +502,7 @@ int main(void)
 		cmocka_unit_test(num_nodes_eleven),
 		cmocka_unit_test(dataset_initializer),
 		cmocka_unit_test(runtime_patches),
+		cmocka_unit_test(many_jobs),
 		cmocka_unit_test(job_name_of_64),
 		cmocka_unit_test(job_name_with_upper_case),
 		cmocka_unit_test(jobset_name_with_invalid_character),
