@@ -23,12 +23,16 @@
  * the replicated job's own name is to blame (a character no label holds, or
  * so long that no TrainJob name fits) at the runtime's path instead. The
  * runtime's own check refuses a job name that leaves no room for any
- * TrainJob's name.
+ * TrainJob's name. The same for the PersistentVolumeClaims of the JobSet's
+ * volumeClaimPolicies, which JobSet names "<template>-<jobset>"
+ * (pkg/controllers/volume_claim_policy.go GeneratePVCName) and its webhook
+ * refuses past 63 characters (maxVolumeClaimLength).
  *
  * runtimePatches are never the cause: a patch may only name the runtime's
  * replicated jobs (plugins/jobset.c refuses others) and the TrainJob CRD
- * gives it no replicas, parallelism, completions or completionMode, so the
- * names and counts here are the runtime's and the builder's (numNodes).
+ * gives it no replicas, parallelism, completions, completionMode or
+ * volumeClaimPolicies, so the names and counts here are the runtime's and
+ * the builder's (numNodes).
  */
 #include "policy/admission/trainjob.h"
 #include "policy/pod/pod.h"
@@ -51,6 +55,7 @@
 #define MSG_POD_TOO_LONG \
 	"JobSet name is too long, pod names generated for this JobSet will exceed 63 characters"
 #define MSG_HOSTNAME "will not able to create pod with invalid DNS label: %s"
+#define MSG_CLAIM_TOO_LONG "VolumeClaimPolicies template name is too long"
 
 /* One replicated job as JobSet names it: what it adds to the JobSet's name
  * for its longest Job name and its longest Pod name. */
@@ -226,6 +231,35 @@ static const char *refuser(tp_podv *v, const char *js, const job_shape *s,
 			       s->last_job, f->path);
 }
 
+/* ------------------------------------------------------------ claims */
+
+/* What fn is given for each volumeClaimPolicies template of a JobSet spec:
+ * its name and place (policy i, template j). */
+typedef int (*claim_fn)(void *arg, const char *claim, int i, int j);
+
+static int each_claim(const cJSON *spec, claim_fn fn, void *arg)
+{
+	const cJSON *policies = tp__marr(spec, "volumeClaimPolicies");
+	int i = 0, rc = TP_OK;
+	for (const cJSON *p = policies ? policies->child : NULL; p && !rc; p = p->next, i++) {
+		const cJSON *templates = tp__marr(p, "templates");
+		int j = 0;
+		for (const cJSON *t = templates ? templates->child : NULL; t && !rc; t = t->next, j++) {
+			const char *name = tp__mstr(tp__mobj(t, "metadata"), "name");
+			if (name && *name)
+				rc = fn(arg, name, i, j);
+		}
+	}
+	return rc;
+}
+
+/* The longest JobSet name that keeps claim's PersistentVolumeClaim name
+ * within 63 characters (0 or less: none does). */
+static long long claim_room(const char *claim)
+{
+	return MAX_LABEL - 1 - (long long)strlen(claim);
+}
+
 /* ------------------------------------------------------------ TrainJob */
 
 int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods)
@@ -263,6 +297,7 @@ typedef struct names_run {
 	const char *kind;    /* the runtime's kind and name */
 	const char *runtime;
 	long long longest;   /* the longest name the TrainJob may have */
+	bool refused;        /* a claim's name is too long with the TrainJob's */
 } names_run;
 
 /* What to write instead: a shorter TrainJob name, or (blame) another name
@@ -310,6 +345,50 @@ static int report_job(names_run *r, const tp_pod_name_job *j, const job_shape *s
 	return v->rc;
 }
 
+/* First pass: the longest name the claims allow, and whether one refuses. */
+static int claim_measure(void *arg, const char *claim, int i, int j)
+{
+	names_run *r = arg;
+	(void)i, (void)j;
+	long long room = claim_room(claim);
+	if (room >= 1 && room < r->longest)
+		r->longest = room;
+	r->refused |= (long long)strlen(r->tj) > room;
+	return TP_OK;
+}
+
+/* JobSet's finding for a claim too long with this TrainJob's name: at the
+ * TrainJob's metadata.name, or at the runtime's path when no name fits. */
+static int claim_report(void *arg, const char *claim, int i, int j)
+{
+	names_run *r = arg;
+	long long room = claim_room(claim);
+	if ((long long)strlen(r->tj) <= room)
+		return TP_OK;
+	tp_podv *v = r->v;
+	bool blame = room < 1;
+	long long most = MAX_LABEL - 1 - (long long)strlen(r->tj);
+	tp_pod_finding f = {
+		.type = TP_FIELD_INVALID, .value = tp__podv_quote(v, claim), .detail = MSG_CLAIM_TOO_LONG,
+		.hint = !blame ? hint_for(r, NULL, false)
+		       : most >= 1 ? tp__podv_printf(v, "shorten the template's name to at most %lld "
+						   "characters with a TrainJob named \"%s\"", most, r->tj)
+				   : "shorten the template's name and the TrainJob's"
+	};
+	const char *who = tp__podv_printf(v, JOBSET_KIND " \"%s\" would be refused at "
+					  "spec.volumeClaimPolicies[%d].template[%d].name "
+					  "(PersistentVolumeClaim \"%s-%s\")", r->tj, i, j, claim, r->tj);
+	const char *path = blame ? tp__podv_printf(v, "spec.template.spec.volumeClaimPolicies[%d]."
+						      "templates[%d].metadata.name", i, j)
+				 : "metadata.name";
+	if (!f.value || !f.hint || !who || !path)
+		return TP_ENOMEM;
+	if (blame)
+		return tp__pod_report(r->ctx->res, path, &f, "in %s \"%s\", so %s", r->kind,
+				      r->runtime, who);
+	return tp__pod_report(r->ctx->res, path, &f, "%s", who);
+}
+
 static size_t count_jobs(const cJSON *tmpl)
 {
 	size_t n = 0;
@@ -329,28 +408,30 @@ static bool may_refuse(const job_shape *s, size_t tj_len, bool tj_ok)
 int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 {
 	const char *tj = tp_meta_name(ctx->job);
-	if (!n->n || !tj || !*tj)
+	if (!tj || !*tj)
 		return TP_OK;
+	names_run r = { .ctx = ctx, .tj = tj, .longest = MAX_LABEL };
 	bool tj_ok = !tp_check_dns1035_label(tj), any = false;
-	long long longest = MAX_LABEL;
 	/* a job only a patch names is refused already (plugins/jobset.c): the
 	 * merge appends it after the runtime's own */
 	size_t own = ctx->base == ctx->tmpl ? SIZE_MAX : count_jobs(ctx->base);
 	for (size_t i = 0; i < n->n; i++) {
 		job_shape s = shape_of(n->jobs[i].job, n->jobs[i].pods);
-		if (!job_to_blame(&s) && room(&s) < longest)
-			longest = room(&s);
+		if (!job_to_blame(&s) && room(&s) < r.longest)
+			r.longest = room(&s);
 		any |= (size_t)n->jobs[i].index < own && may_refuse(&s, strlen(tj), tj_ok);
 	}
-	if (!any)
+	const cJSON *spec = tp__mobj(ctx->base, "spec");
+	each_claim(spec, claim_measure, &r);
+	if (!any && !r.refused)
 		return TP_OK;
 	tp_podv v;
 	if (tp__podv_init(&v))
 		return TP_ENOMEM;
 	tp_kind kind = tp_kind_of(ctx->runtime);
-	names_run r = { .ctx = ctx, .v = &v, .tj = tj,
-			.kind = kind == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(kind),
-			.runtime = tp_meta_name(ctx->runtime), .longest = longest };
+	r.kind = kind == TP_KIND_UNKNOWN ? "runtime" : tp_kind_name(kind);
+	r.runtime = tp_meta_name(ctx->runtime);
+	r.v = &v;
 	int rc = TP_OK;
 	for (size_t i = 0; i < n->n && !rc; i++) {
 		const tp_pod_name_job *j = &n->jobs[i];
@@ -358,6 +439,8 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 		if ((size_t)j->index < own && may_refuse(&s, strlen(tj), tj_ok))
 			rc = report_job(&r, j, &s);
 	}
+	if (!rc && r.refused)
+		rc = each_claim(spec, claim_report, &r);
 	tp__podv_free(&v);
 	return rc;
 }
@@ -400,4 +483,34 @@ int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int ind
 				    rjob, 1 + s.pod_tail);
 	}
 	return rc;
+}
+
+typedef struct runtime_claims {
+	tp_podv *v;
+	tp_result *res;
+} runtime_claims;
+
+static int runtime_claim(void *arg, const char *claim, int i, int j)
+{
+	runtime_claims *rc = arg;
+	if (claim_room(claim) >= 1)
+		return TP_OK;
+	tp_pod_finding f = { .type = TP_FIELD_INVALID, .value = tp__podv_quote(rc->v, claim),
+			     .detail = MSG_CLAIM_TOO_LONG,
+			     .hint = tp__podv_printf(rc->v, "shorten the template's name to at most "
+							    "%d characters", MAX_LABEL - 2) };
+	const char *path = tp__podv_printf(rc->v, "spec.template.spec.volumeClaimPolicies[%d]."
+						  "templates[%d].metadata.name", i, j);
+	if (!f.value || !f.hint || !path)
+		return TP_ENOMEM;
+	return tp__pod_report(rc->res, path, &f,
+			      "the JobSet of every TrainJob would be refused (a TrainJob named \"a\" "
+			      "makes the PersistentVolumeClaim \"%s-a\" of %zu characters)",
+			      claim, strlen(claim) + 2);
+}
+
+int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res)
+{
+	runtime_claims rc = { v, res };
+	return each_claim(tp_get_object(runtime, "spec.template.spec"), runtime_claim, &rc);
 }

@@ -281,13 +281,18 @@ typedef struct tp_pod_names {
 /* The index-th replicated job of ctx->tmpl with the builder's Pod count
  * (parallelism = completions). TP_OK or TP_ENOMEM. */
 int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods);
-/* Every noted job's names with ctx's TrainJob, into ctx->res. */
+/* Every noted job's names with ctx's TrainJob, and the names of the
+ * PersistentVolumeClaims of its runtime's volumeClaimPolicies, into
+ * ctx->res. */
 int tp__pod_names_check(tp_pod_names *n, const struct tp_tj_ctx *ctx);
 void tp__pod_names_free(tp_pod_names *n);
 /* A runtime's replicated job (the index-th) whose name leaves no room for
  * any TrainJob's name, into res (v: for memory). */
 int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int index,
 			  tp_result *res);
+/* A runtime's volumeClaimPolicies template whose name leaves no room for
+ * any TrainJob's in its PersistentVolumeClaim's, into res. */
+int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res);
 
 /* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
  * it: a copy with the TrainJob's settings and the plugins' Pod parts

@@ -103,6 +103,8 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))
 			rc = check_job(&v, opt, ml, &js, j, i, res);
+	if (!rc) /* the PersistentVolumeClaims JobSet names with its name (pod/names.c) */
+		rc = tp__pod_runtime_claim_names(&v, runtime, res);
 	tp__pod_claims_free(&claims);
 	tp__podv_free(&v);
 	return rc;

@@ -329,6 +329,95 @@ static void many_jobs(void **state)
 	tp_result_free(r);
 }
 
+/* ------------------------------------------- volumeClaimPolicies */
+
+#define MSG_CLAIM "VolumeClaimPolicies template name is too long"
+
+/* runtime_with_job("side") with a volumeClaimPolicies template named claim,
+ * which the trainer's node mounts. */
+static cJSON *runtime_with_claim(const char *claim)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		 "'metadata':{'name':'rt','labels':{'trainer.kubeflow.org/framework':'torch'}},"
+		 "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{"
+		 "'volumeClaimPolicies':[{'templates':[{'metadata':{'name':'%s'},'spec':"
+		 "{'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}]}],"
+		 "'replicatedJobs':[{'name':'node','template':{'metadata':{'labels':"
+		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
+		 "{'spec':{'containers':[{'name':'node','image':'pytorch','volumeMounts':"
+		 "[{'name':'%s','mountPath':'/data'}]}]}}}}}]}}}}",
+		 claim, claim);
+	return tt_jsq(buf);
+}
+
+/* JobSet names a template's PersistentVolumeClaim <template>-<jobset>
+ * (pkg/controllers/volume_claim_policy.go GeneratePVCName) and refuses one
+ * past 63 characters: with a template of 20 characters, a TrainJob name
+ * of 42 passes and one of 43 is refused (node's Pod names allow 48). */
+static void claim_name_too_long(void **state)
+{
+	(void)state;
+	char n[100], claim[100];
+	repeat('c', 20, claim);
+	tp_result *r = review(SP, runtime_with_claim(claim), trainjob(name_of(42, n), "rt", NULL));
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+	r = review(SP, runtime_with_claim(claim), trainjob(name_of(43, n), "rt", NULL));
+	assert_int_equal(tp_result_error_count(r), 1);
+	text_is(r, 0,
+		printed("metadata.name: Invalid value: \"%s\": " MSG_CLAIM ": JobSet.jobset.x-k8s.io "
+			"\"%s\" would be refused at spec.volumeClaimPolicies[0].template[0].name "
+			"(PersistentVolumeClaim \"%s-%s\"); use a name of at most 42 characters with "
+			"ClusterTrainingRuntime \"rt\"",
+			claim, n, claim, n));
+	tp_result_free(r);
+	r = review(KF, runtime_with_claim(claim), trainjob(name_of(43, n), "rt", NULL));
+	assert_true(tp_result_ok(r));
+	tp_result_free(r);
+}
+
+/* A template name of 62 characters leaves no room for any TrainJob's
+ * name: the TrainJob is told at the runtime's path, and the runtime's own
+ * check refuses it (61 passes). */
+static void claim_leaves_no_room(void **state)
+{
+	(void)state;
+	char claim[100];
+	repeat('c', 62, claim);
+	const char *path = "spec.template.spec.volumeClaimPolicies[0].templates[0].metadata.name";
+	tp_result *r = review(SP, runtime_with_claim(claim), trainjob("train", "rt", NULL));
+	assert_int_equal(tp_result_error_count(r), 1);
+	text_is(r, 0,
+		printed("%s: Invalid value: \"%s\": " MSG_CLAIM ": in ClusterTrainingRuntime \"rt\", "
+			"so JobSet.jobset.x-k8s.io \"train\" would be refused at "
+			"spec.volumeClaimPolicies[0].template[0].name (PersistentVolumeClaim \"%s-train\"); "
+			"shorten the template's name to at most 57 characters with a TrainJob named "
+			"\"train\"",
+			path, claim, claim));
+	tp_result_free(r);
+
+	tp_options opt = { .profile = SP };
+	assert_int_equal(tp_result_new(&r), TP_OK);
+	cJSON *rt = runtime_with_claim(claim);
+	assert_int_equal(tp_validate_runtime(&opt, TP_OP_CREATE, rt, NULL, r), TP_OK);
+	tt_dump(r);
+	assert_int_equal(tp_result_error_count(r), 1);
+	text_is(r, 0,
+		printed("%s: Invalid value: \"%s\": " MSG_CLAIM ": the JobSet of every TrainJob would "
+			"be refused (a TrainJob named \"a\" makes the PersistentVolumeClaim \"%s-a\" of "
+			"64 characters); shorten the template's name to at most 61 characters",
+			path, claim, claim));
+	tp_result_clear(r);
+	cJSON_Delete(rt);
+	rt = runtime_with_claim(repeat('c', 61, claim));
+	assert_int_equal(tp_validate_runtime(&opt, TP_OP_CREATE, rt, NULL, r), TP_OK);
+	assert_true(tp_result_ok(r));
+	cJSON_Delete(rt);
+	tp_result_free(r);
+}
+
 /* ------------------------------------------- the runtime's job names */
 
 /* A replicated job name of 64 characters: no TrainJob name fits, so the
@@ -503,6 +592,8 @@ int main(void)
 		cmocka_unit_test(dataset_initializer),
 		cmocka_unit_test(runtime_patches),
 		cmocka_unit_test(many_jobs),
+		cmocka_unit_test(claim_name_too_long),
+		cmocka_unit_test(claim_leaves_no_room),
 		cmocka_unit_test(job_name_of_64),
 		cmocka_unit_test(job_name_with_upper_case),
 		cmocka_unit_test(jobset_name_with_invalid_character),
