@@ -2,24 +2,33 @@
  * pod/container_fields.c — the parts of one container kube-apiserver checks
  * (pkg/apis/core/validation, v1.32): ports (validateContainerPorts), env and
  * envFrom (ValidateEnv, ValidateEnvFrom: v1.32's relaxed names, on by
- * default since then; v1.26 wanted C-like names), volumeMounts
- * (ValidateVolumeMounts: a defined volume, unique mount paths) and the
- * securityContext conflicts (ValidateSecurityContext). Paths are those of
- * upstream, its slips included (a subPath error names the list, not the
- * item).
+ * default since then; v1.26 wanted C-like names; validateEnvVarValueFrom:
+ * the downward API fields and container resources an env var may read),
+ * volumeMounts (ValidateVolumeMounts: a defined volume, unique mount paths,
+ * mountPropagation, recursiveReadOnly with RecursiveReadOnlyMounts on as
+ * v1.32 has it) and the securityContext (ValidateSecurityContext: IDs,
+ * conflicts, the seccomp and AppArmor profiles; procMount is forced to
+ * Default while ProcMountType is off, v1.32's default, so never checked).
+ * Paths are those of upstream, its slips included (a subPath, mountPropagation
+ * or recursiveReadOnly error names the list, not the item). v1.26 had no
+ * recursiveReadOnly or appArmorProfile fields yet (both v1.30).
  */
 #include "policy/pod/pod.h"
 
+#include <ctype.h>
 #include <string.h>
+
+#include "policy/core/quantity.h"
 
 #define PORT_RANGE "must be between 1 and 65535, inclusive"
 #define PORT_HINT "use a port between 1 and 65535"
+#define PORT_NAME_HINT \
+	"name ports with up to 15 lower-case letters, digits and single hyphens, with at least " \
+	"one letter (\"http\", \"c10d\")"
 
 /* IsValidPortName's messages, in its order. */
-static void check_port_name(tp_podv *v, const char *name)
+void tp__pod_port_name(tp_podv *v, const char *suffix, const char *name, const char *hint)
 {
-	static const char hint[] = "name ports with up to 15 lower-case letters, digits and "
-				   "single hyphens, with at least one letter (\"http\", \"c10d\")";
 	const char *q = tp__podv_quote(v, name);
 	size_t n = strlen(name);
 	bool charset = n > 0, letter = false;
@@ -28,16 +37,16 @@ static void check_port_name(tp_podv *v, const char *name)
 		letter |= *p >= 'a' && *p <= 'z';
 	}
 	if (n > 15)
-		tp__podv_add(v, TP_FIELD_INVALID, ".name", q, hint, "must be no more than 15 characters");
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, q, hint, "must be no more than 15 characters");
 	if (!charset)
-		tp__podv_add(v, TP_FIELD_INVALID, ".name", q, hint,
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, q, hint,
 			     "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
 	if (!letter)
-		tp__podv_add(v, TP_FIELD_INVALID, ".name", q, hint, "must contain at least one letter (a-z)");
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, q, hint, "must contain at least one letter (a-z)");
 	if (strstr(name, "--"))
-		tp__podv_add(v, TP_FIELD_INVALID, ".name", q, hint, "must not contain consecutive hyphens");
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, q, hint, "must not contain consecutive hyphens");
 	if (n && (name[0] == '-' || name[n - 1] == '-'))
-		tp__podv_add(v, TP_FIELD_INVALID, ".name", q, hint, "must not begin or end with a hyphen");
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, q, hint, "must not begin or end with a hyphen");
 }
 
 static bool port_name_ok(const char *name)
@@ -78,7 +87,7 @@ int tp__pod_check_ports(tp_podv *v, const cJSON *ports)
 		const char *name = tp__mstr(p, "name");
 		if (name && *name) {
 			if (!port_name_ok(name))
-				check_port_name(v, name);
+				tp__pod_port_name(v, ".name", name, PORT_NAME_HINT);
 			else if (tp__nameset_has(&names, name))
 				tp__podv_add(v, TP_FIELD_DUPLICATE, ".name", tp__podv_quote(v, name),
 					     "give each port of a container its own name", "%s", "");
@@ -118,10 +127,23 @@ static void check_env_name(tp_podv *v, const char *name, const char *suffix)
 			     ENV_NAME_MSG);
 }
 
-static bool empty_or_absent(const cJSON *obj, const char *member)
+/* IsConfigMapKey's messages, in its order. */
+static void check_config_key(tp_podv *v, const char *key)
 {
-	const char *s = tp__mstr(obj, member);
-	return !s || !*s;
+	static const char hint[] = "use the key's name: letters, digits, '-', '_' and '.'";
+	const char *q = tp__podv_quote(v, key);
+	size_t n = strlen(key);
+	if (n > 253)
+		tp__podv_add(v, TP_FIELD_INVALID, ".key", q, hint, "must be no more than 253 characters");
+	if (strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != n)
+		tp__podv_add(v, TP_FIELD_INVALID, ".key", q, hint,
+			     "a valid config key must consist of alphanumeric characters, '-', '_' or "
+			     "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+			     "validation is '[-._a-zA-Z0-9]+')");
+	if (!strcmp(key, ".") || !strcmp(key, ".."))
+		tp__podv_add(v, TP_FIELD_INVALID, ".key", q, hint, "must not be '%s'", key);
+	else if (!strncmp(key, "..", 2))
+		tp__podv_add(v, TP_FIELD_INVALID, ".key", q, hint, "must not start with '..'");
 }
 
 static void check_key_ref(tp_podv *v, const cJSON *ref)
@@ -134,6 +156,178 @@ static void check_key_ref(tp_podv *v, const cJSON *ref)
 	const char *key = tp__mstr(ref, "key");
 	if (!key || !*key)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".key", NULL, "name the key to read", "%s", "");
+	else
+		check_config_key(v, key);
+}
+
+/* ValidateQualifiedName's message for a label or annotation key, with the
+ * "prefix part " IsQualifiedName puts before a prefix's subdomain error. */
+static const char *qualified_name_msg(tp_podv *v, const char *key)
+{
+	const char *msg = tp_check_qualified_name(key);
+	if (msg && strchr(key, '/') && strncmp(msg, "prefix part ", 12) &&
+	    strncmp(msg, "name part ", 10))
+		return tp__podv_printf(v, "prefix part %s", msg);
+	return msg;
+}
+
+/* The downward API fields an env var may read (validEnvDownwardAPIFieldPathExpressions). */
+static const char *const env_fields[] = { "metadata.name",	      "metadata.namespace",
+					  "metadata.uid",	      "spec.nodeName",
+					  "spec.serviceAccountName", "status.hostIP",
+					  "status.hostIPs",	      "status.podIP",
+					  "status.podIPs",	      NULL };
+#define ENV_FIELDS \
+	"supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", " \
+	"\"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", " \
+	"\"status.podIP\", \"status.podIPs\""
+#define FIELD_HINT "read one of the supported fields, or a label or annotation by key " \
+	"(\"metadata.labels['app']\")"
+
+/* The other fields pkg/apis/core/pods ConvertDownwardAPIFieldLabel knows:
+ * a known field an env var may not read is Unsupported, an unknown one an
+ * error converting it (spec.host, a v1 client's spec.nodeName, is read). */
+static const char *const known_fields[] = { "metadata.annotations",
+					    "metadata.labels",
+					    "spec.restartPolicy",
+					    "spec.schedulerName",
+					    "status.phase",
+					    NULL };
+
+static bool listed(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+/* A subscripted fieldPath ("metadata.labels['app']") as fieldpath
+ * SplitMaybeSubscriptedPath splits it: its path's length and the subscript
+ * (copied into v's arena), or false. */
+static bool split_subscript(tp_podv *v, const char *fp, size_t *path_len, const char **sub)
+{
+	size_t n = strlen(fp);
+	const char *open = strstr(fp, "['");
+	if (n < 2 || strcmp(fp + n - 2, "']") || !open || open == fp || open + 2 > fp + n - 2)
+		return false;
+	*path_len = (size_t)(open - fp);
+	*sub = tp__podv_printf(v, "%.*s", (int)(fp + n - 2 - (open + 2)), open + 2);
+	return *sub != NULL;
+}
+
+/* A label or annotation key a subscripted fieldPath reads: a qualified
+ * name (an annotation's in lower case), at the fieldRef's own path. */
+static void check_subscript(tp_podv *v, bool annotation, const char *sub)
+{
+	char *key = (char *)sub;
+	for (char *p = key; annotation && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	const char *msg = qualified_name_msg(v, key);
+	if (msg)
+		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, key),
+			     "use a key of the form [prefix/]name", "%s", msg);
+}
+
+/* validateObjectFieldSelector with the env var's fields. */
+static void check_field_ref(tp_podv *v, const cJSON *ref)
+{
+	const char *api = tp__mstr(ref, "apiVersion"); /* "" is defaulted to v1 */
+	const char *fp = tp__mstr(ref, "fieldPath");
+	if (!fp || !*fp) {
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".fieldPath", NULL, "say which field to read",
+			     "%s", "");
+		return;
+	}
+	const char *q = tp__podv_quote(v, fp);
+	if (api && *api && strcmp(api, "v1")) {
+		tp__podv_add(v, TP_FIELD_INVALID, ".fieldPath", q, "drop apiVersion, or write v1",
+			     "error converting fieldPath: unsupported pod version: %s", api);
+		return;
+	}
+	size_t plen;
+	const char *sub;
+	if (split_subscript(v, fp, &plen, &sub)) {
+		bool labels = plen == 15 && !strncmp(fp, "metadata.labels", plen);
+		bool annotations = plen == 20 && !strncmp(fp, "metadata.annotations", plen);
+		if (labels || annotations)
+			check_subscript(v, annotations, sub);
+		else
+			tp__podv_add(v, TP_FIELD_INVALID, ".fieldPath", q, FIELD_HINT,
+				     "error converting fieldPath: field label does not support "
+				     "subscript: %s",
+				     fp);
+		return;
+	}
+	if (!strcmp(fp, "spec.host") || listed(env_fields, fp))
+		return;
+	if (!listed(known_fields, fp))
+		tp__podv_add(v, TP_FIELD_INVALID, ".fieldPath", q, FIELD_HINT,
+			     "error converting fieldPath: field label not supported: %s", fp);
+	else
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".fieldPath", q, FIELD_HINT, ENV_FIELDS);
+}
+
+/* validContainerResourceFieldPathExpressions, and the divisors each kind of
+ * resource allows (validateContainerResourceDivisor). */
+static const char *const env_resources[] = { "limits.cpu",
+					     "limits.memory",
+					     "limits.ephemeral-storage",
+					     "requests.cpu",
+					     "requests.memory",
+					     "requests.ephemeral-storage",
+					     NULL };
+static const char *const cpu_divisors[] = { "1m", "1", NULL };
+static const char *const byte_divisors[] = { "1",   "1k",  "1M",  "1G",  "1T",	"1P",  "1E",
+					     "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei", NULL };
+#define BYTE_DIVISORS "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, " \
+	"1Ei are supported with the %s resource"
+
+static void check_divisor(tp_podv *v, const char *res, const cJSON *divisor)
+{
+	tp_quantity q;
+	char text[TP_QUANTITY_MAX_TEXT];
+	if (!divisor || tp_quantity_from_json(divisor, &q) || tp_quantity_is_zero(&q) ||
+	    tp_quantity_format(&q, text, sizeof(text)))
+		return; /* unset (zero), or the schema's to report */
+	const char *qres = tp__podv_quote(v, res);
+	const char *hint = "use a divisor the resource supports, or none";
+	if (!strcmp(res, "limits.cpu") || !strcmp(res, "requests.cpu")) {
+		if (!listed(cpu_divisors, text))
+			tp__podv_add(v, TP_FIELD_INVALID, ".divisor", qres, hint,
+				     "only divisor's values 1m and 1 are supported with the cpu "
+				     "resource");
+	} else if (!strcmp(res, "limits.memory") || !strcmp(res, "requests.memory")) {
+		if (!listed(byte_divisors, text))
+			tp__podv_add(v, TP_FIELD_INVALID, ".divisor", qres, hint, BYTE_DIVISORS,
+				     "memory");
+	} else if (!strcmp(res, "limits.ephemeral-storage") ||
+		   !strcmp(res, "requests.ephemeral-storage")) {
+		if (!listed(byte_divisors, text))
+			tp__podv_add(v, TP_FIELD_INVALID, ".divisor", qres, hint, BYTE_DIVISORS,
+				     "local ephemeral storage");
+	}
+	if ((!strncmp(res, "requests.hugepages-", 19) || !strncmp(res, "limits.hugepages-", 17)) &&
+	    !listed(byte_divisors, text))
+		tp__podv_add(v, TP_FIELD_INVALID, ".divisor", qres, hint, BYTE_DIVISORS, "hugepages");
+}
+
+/* validateContainerResourceFieldSelector for an env var (no containerName
+ * required): a supported resource, or hugepages by prefix. */
+static void check_resource_ref(tp_podv *v, const cJSON *ref)
+{
+	const char *res = tp__mstr(ref, "resource");
+	if (!res || !*res)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".resource", NULL, "say which resource to read",
+			     "%s", "");
+	else if (!listed(env_resources, res) && strncmp(res, "requests.hugepages-", 19) &&
+		 strncmp(res, "limits.hugepages-", 17))
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".resource", tp__podv_quote(v, res),
+			     "read the container's cpu, memory, ephemeral-storage or hugepages-<size>",
+			     "supported values: \"limits.cpu\", \"limits.ephemeral-storage\", "
+			     "\"limits.memory\", \"requests.cpu\", \"requests.ephemeral-storage\", "
+			     "\"requests.memory\"");
+	check_divisor(v, res ? res : "", tp_member(ref, "divisor"));
 }
 
 /* validateEnvVarValueFrom: one source, and no value beside it. */
@@ -154,9 +348,10 @@ static void check_value_from(tp_podv *v, const cJSON *ev)
 		size_t inner = tp__podv_push_member(v, kinds[k]);
 		if (k >= 2)
 			check_key_ref(v, src);
-		else if (empty_or_absent(src, k == 0 ? "fieldPath" : "resource"))
-			tp__podv_add(v, TP_FIELD_REQUIRED, k == 0 ? ".fieldPath" : ".resource", NULL,
-				     "say which field to read", "%s", "");
+		else if (k == 0)
+			check_field_ref(v, src);
+		else
+			check_resource_ref(v, src);
 		tp__podv_pop(v, inner);
 	}
 	const char *value = tp__mstr(ev, "value");
@@ -235,34 +430,87 @@ int tp__pod_check_env_from(tp_podv *v, const cJSON *list)
 	return v->rc;
 }
 
-/* validateLocalDescendingPath, at the list's path as upstream has it: the
- * item's "[i]" is taken off the path for it and put back after. */
-static void check_sub_path(tp_podv *v, size_t list_len, const char *member, const char *p)
+/* validateLocalDescendingPath at the current path plus suffix. */
+static void check_local_path(tp_podv *v, const char *suffix, const char *p, const char *what)
 {
-	char item[32];
-	if (v->len < list_len)
-		return; /* a path cut short: nothing sensible to name */
-	size_t n = v->len - list_len;
-	if (n >= sizeof(item))
-		n = sizeof(item) - 1;
-	memcpy(item, v->path + list_len, n);
-	tp__podv_pop(v, list_len);
-	const char *suffix = tp__podv_printf(v, ".%s", member);
 	if (*p == '/')
 		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
-			     "write a path relative to the volume", "must be a relative path");
+			     tp__podv_printf(v, "write a path relative to %s", what),
+			     "must be a relative path");
 	for (const char *s = p; (s = strstr(s, "..")); s += 2)
 		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/')) {
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
 				     "write the path without '..'", "must not contain '..'");
 			break;
 		}
-	memcpy(v->path + list_len, item, n);
-	v->len = list_len + n;
+}
+
+/* A mount's errors upstream reports at the list's path, not the item's:
+ * the item's "[i]" is taken off the path (kept in *item) and put back. */
+typedef struct item_suffix {
+	char text[32];
+	size_t n, list_len;
+} item_suffix;
+
+static bool to_list(tp_podv *v, size_t list_len, item_suffix *item)
+{
+	if (v->len < list_len)
+		return false; /* a path cut short: nothing sensible to name */
+	item->list_len = list_len;
+	item->n = v->len - list_len;
+	if (item->n >= sizeof(item->text))
+		item->n = sizeof(item->text) - 1;
+	memcpy(item->text, v->path + list_len, item->n);
+	tp__podv_pop(v, list_len);
+	return true;
+}
+
+static void back_to_item(tp_podv *v, const item_suffix *item)
+{
+	memcpy(v->path + item->list_len, item->text, item->n);
+	v->len = item->list_len + item->n;
 	v->path[v->len] = '\0';
 }
 
-static void check_mount(tp_podv *v, const cJSON *m, const tp_nameset *volumes,
+/* validateMountPropagation and validateMountRecursiveReadOnly, at the
+ * list's path. c: the container, or NULL when unknown (upstream then
+ * leaves Bidirectional to the Pod's own check). */
+static void check_mount_modes(tp_podv *v, const cJSON *m, const cJSON *c)
+{
+	const char *prop = tp__mstr(m, "mountPropagation");
+	const char *rro = tp__mstr(m, "recursiveReadOnly");
+	if (prop) {
+		if (strcmp(prop, "Bidirectional") && strcmp(prop, "HostToContainer") &&
+		    strcmp(prop, "None"))
+			tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".mountPropagation",
+				     tp__podv_quote(v, prop), NULL,
+				     "supported values: \"Bidirectional\", \"HostToContainer\", "
+				     "\"None\"");
+		if (c && !strcmp(prop, "Bidirectional") &&
+		    !cJSON_IsTrue(tp_get(c, "securityContext.privileged")))
+			tp__podv_add(v, TP_FIELD_FORBIDDEN, ".mountPropagation", NULL,
+				     "use HostToContainer, or make the container privileged",
+				     "Bidirectional mount propagation is available only to privileged "
+				     "containers");
+	}
+	if (!rro || !strcmp(rro, "Disabled"))
+		return;
+	if (strcmp(rro, "Enabled") && strcmp(rro, "IfPossible")) {
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".recursiveReadOnly", tp__podv_quote(v, rro),
+			     NULL, "supported values: \"Disabled\", \"Enabled\", \"IfPossible\"");
+		return;
+	}
+	if (!cJSON_IsTrue(tp_member(m, "readOnly")))
+		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".recursiveReadOnly", NULL,
+			     "set readOnly: true on the mount, or drop recursiveReadOnly",
+			     "may only be specified when readOnly is true");
+	if (prop && strcmp(prop, "None"))
+		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".recursiveReadOnly", NULL,
+			     "drop mountPropagation, or recursiveReadOnly",
+			     "may only be specified when mountPropagation is None or not specified");
+}
+
+static void check_mount(tp_podv *v, const cJSON *m, const cJSON *c, const tp_nameset *volumes,
 			tp_nameset *paths, size_t list_len)
 {
 	const char *name = tp__mstr(m, "name");
@@ -287,18 +535,29 @@ static void check_mount(tp_podv *v, const cJSON *m, const tp_nameset *volumes,
 		v->rc = TP_ENOMEM;
 	const char *sub = tp__mstr(m, "subPath");
 	const char *expr = tp__mstr(m, "subPathExpr");
-	if (sub && *sub)
-		check_sub_path(v, list_len, "subPath", sub);
+	item_suffix item;
+	if (sub && *sub && to_list(v, list_len, &item)) {
+		check_local_path(v, ".subPath", sub, "the volume");
+		back_to_item(v, &item);
+	}
 	if (expr && *expr) {
 		if (sub && *sub)
 			tp__podv_add(v, TP_FIELD_INVALID, ".subPathExpr", tp__podv_quote(v, expr),
 				     "keep one of subPath and subPathExpr",
 				     "subPathExpr and subPath are mutually exclusive");
-		check_sub_path(v, list_len, "subPathExpr", expr);
+		if (to_list(v, list_len, &item)) {
+			check_local_path(v, ".subPathExpr", expr, "the volume");
+			back_to_item(v, &item);
+		}
+	}
+	if (to_list(v, list_len, &item)) {
+		check_mount_modes(v, m, c);
+		back_to_item(v, &item);
 	}
 }
 
-int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes)
+static int check_mount_list(tp_podv *v, const cJSON *mounts, const cJSON *c,
+			    const tp_nameset *volumes)
 {
 	tp_nameset paths;
 	tp__nameset_init(&paths, v->arena);
@@ -306,13 +565,107 @@ int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volu
 	int i = 0;
 	for (const cJSON *m = cJSON_IsArray(mounts) ? mounts->child : NULL; m; m = m->next, i++) {
 		size_t mark = tp__podv_push_index(v, ".volumeMounts", i);
-		check_mount(v, m, volumes, &paths, list_end);
+		check_mount(v, m, c, volumes, &paths, list_end);
 		tp__podv_pop(v, mark);
 	}
 	return v->rc;
 }
 
-/* ValidateSecurityContext's rules a template can break. */
+int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes)
+{
+	return check_mount_list(v, mounts, NULL, volumes);
+}
+
+int tp__pod_check_container_mounts(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
+{
+	return check_mount_list(v, tp_member(c, "volumeMounts"), c, volumes);
+}
+
+/* A seccomp or AppArmor profile's type (owner: the profile's member): set,
+ * and one of the three both kinds have. False when it is not. */
+static bool check_profile_type(tp_podv *v, const char *type, const char *owner)
+{
+	if (!type || !*type) {
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".type", NULL,
+			     "set type: RuntimeDefault, Localhost or Unconfined",
+			     "type is required when %s is set", owner);
+		return false;
+	}
+	if (strcmp(type, "Localhost") && strcmp(type, "RuntimeDefault") &&
+	    strcmp(type, "Unconfined")) {
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".type", tp__podv_quote(v, type), NULL,
+			     "supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\"");
+		return false;
+	}
+	return true;
+}
+
+/* validateSeccompProfileField. */
+static void check_seccomp(tp_podv *v, const cJSON *sp)
+{
+	if (!sp)
+		return;
+	size_t mark = tp__podv_push(v, ".seccompProfile");
+	const char *type = tp__mstr(sp, "type");
+	const char *profile = tp__mstr(sp, "localhostProfile");
+	check_profile_type(v, type, "seccompProfile");
+	if (type && !strcmp(type, "Localhost")) {
+		if (!profile)
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL,
+				     "name the profile, relative to the kubelet's seccomp directory",
+				     "must be set when seccomp type is Localhost");
+		else
+			check_local_path(v, ".localhostProfile", profile,
+					 "the kubelet's seccomp directory");
+	} else if (profile) {
+		tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile", tp__podv_json(v, sp),
+			     "drop localhostProfile, or set type: Localhost",
+			     "can only be set when seccomp type is Localhost");
+	}
+	tp__podv_pop(v, mark);
+}
+
+static bool padded(const char *s)
+{
+	size_t n = strlen(s);
+	return n && (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]));
+}
+
+/* ValidateAppArmorProfileField. */
+static void check_apparmor(tp_podv *v, const cJSON *ap)
+{
+	if (!ap)
+		return;
+	static const char required[] = "must be set when AppArmor type is Localhost";
+	static const char name_it[] = "name the AppArmor profile loaded on the node";
+	size_t mark = tp__podv_push(v, ".appArmorProfile");
+	const char *type = tp__mstr(ap, "type");
+	const char *profile = tp__mstr(ap, "localhostProfile");
+	if (!check_profile_type(v, type, "appArmorProfile")) {
+		/* nothing more: upstream's switch stops at the type */
+	} else if (!strcmp(type, "Localhost")) {
+		if (!profile)
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL, name_it, required);
+		else if (padded(profile))
+			tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile",
+				     tp__podv_quote(v, profile), "write the name without spaces",
+				     "must not be padded with whitespace");
+		else if (!*profile)
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL, name_it, required);
+		if (profile && strlen(profile) > 4095)
+			tp__podv_add(v, TP_FIELD_TOO_LONG, ".localhostProfile", NULL, name_it,
+				     "may not be more than 4095 bytes");
+	} else if (profile) {
+		tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile", tp__podv_quote(v, profile),
+			     "drop localhostProfile, or set type: Localhost",
+			     "can only be set when AppArmor type is Localhost");
+	}
+	tp__podv_pop(v, mark);
+}
+
+/* ValidateSecurityContext's rules a template can break. procMount is not
+ * one in v1.32: with ProcMountType off (its default) the API server forces
+ * it to Default (pkg/api/pod/util.go dropDisabledProcMountField). */
 int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 {
 	if (!cJSON_IsObject(sc))
@@ -326,6 +679,7 @@ int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 				     tp__podv_int(v, id), "use an ID from 0 to 2147483647",
 				     "must be between 0 and 2147483647, inclusive");
 	}
+	check_seccomp(v, tp__mobj(sc, "seccompProfile"));
 	const cJSON *ape = tp_member(sc, "allowPrivilegeEscalation");
 	if (cJSON_IsFalse(ape)) {
 		if (cJSON_IsTrue(tp_member(sc, "privileged")))
@@ -341,10 +695,7 @@ int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 					     "cannot set `allowPrivilegeEscalation` to false and "
 					     "`capabilities.Add` CAP_SYS_ADMIN");
 	}
-	const char *pm = tp__mstr(sc, "procMount");
-	if (pm && strcmp(pm, "Default") && strcmp(pm, "Unmasked"))
-		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".procMount", tp__podv_quote(v, pm), NULL,
-			     "supported values: \"Default\", \"Unmasked\"");
+	check_apparmor(v, tp__mobj(sc, "appArmorProfile"));
 	tp__podv_pop(v, mark);
 	return v->rc;
 }

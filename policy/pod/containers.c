@@ -6,10 +6,14 @@
  * DNS-1123 labels and unique across both lists, an image, the enumerations
  * the API server's defaulting leaves alone when they are set, and what only
  * one kind of container may carry (probes and lifecycle for init containers
- * only with restartPolicy Always; restartPolicy for init containers only).
+ * only with restartPolicy Always; restartPolicy for init containers only),
+ * host ports unique across the regular containers (checkHostPortConflicts)
+ * and, as the Job's Pods are checked (validateContainerOnlyForPod), an
+ * image without leading or trailing whitespace.
  */
 #include "policy/pod/pod.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #define NAME_HINT "use a lower-case DNS-1123 label (\"node\", \"dataset-initializer\")"
@@ -53,6 +57,18 @@ static void check_name(tp_podv *v, const char *name)
 	tp__pod_dns_label(v, ".name", name, NAME_HINT);
 }
 
+/* validateContainerOnlyForPod: not a rule of the template the Job holds,
+ * but of each Pod the Job controller creates from it, so every one of them
+ * would be refused. */
+static void check_image_space(tp_podv *v, const char *image)
+{
+	size_t n = strlen(image);
+	if (n && (isspace((unsigned char)image[0]) || isspace((unsigned char)image[n - 1])))
+		tp__podv_add(v, TP_FIELD_INVALID, ".image", tp__podv_quote(v, image),
+			     "write the image reference without surrounding spaces",
+			     "must not have leading or trailing whitespace");
+}
+
 /* validateContainerCommon. */
 static void check_common(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
 {
@@ -63,11 +79,13 @@ static void check_common(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
 	if (!image || !*image)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".image", NULL, "give the container an image", "%s",
 			     "");
+	else
+		check_image_space(v, image);
 	check_enum(v, c, "terminationMessagePolicy", tmp, "\"File\", \"FallbackToLogsOnError\"");
 	tp__pod_check_ports(v, tp_member(c, "ports"));
 	tp__pod_check_env(v, tp_member(c, "env"));
 	tp__pod_check_env_from(v, tp_member(c, "envFrom"));
-	tp__pod_check_mounts(v, tp_member(c, "volumeMounts"), volumes);
+	tp__pod_check_container_mounts(v, c, volumes);
 	check_enum(v, c, "imagePullPolicy", pull, "\"Always\", \"IfNotPresent\", \"Never\"");
 	const cJSON *res = tp__mobj(c, "resources");
 	if (res) {
@@ -98,8 +116,50 @@ static void check_unique(tp_podv *v, tp_nameset *seen, const char *name)
 		v->rc = TP_ENOMEM;
 }
 
+/* What the checks of one container need of the Pod spec. */
+typedef struct pod_facts {
+	bool host_network; /* the Pod's defaulting makes a hostPort of 0 its containerPort */
+	long long grace;   /* terminationGracePeriodSeconds, bound of a sleep hook */
+} pod_facts;
+
+/* AccumulateUniqueHostPorts for container c at list[i]: each non-zero
+ * hostPort by protocol (TCP when unset), host IP and number, against those
+ * of seen. */
+static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list kind,
+			     const cJSON *c, const pod_facts *pf, tp_nameset *seen)
+{
+	const cJSON *ports = tp__marr(c, "ports");
+	size_t mark = tp__podv_push_index(v, list, i);
+	enter(v, kind, tp__mstr(c, "name"));
+	int j = 0;
+	for (const cJSON *p = ports ? ports->child : NULL; p; p = p->next, j++) {
+		long long port = 0, cport = 0;
+		tp__mint(p, "hostPort", &port);
+		if (!port && pf->host_network && tp__mint(p, "containerPort", &cport))
+			port = cport;
+		if (!port)
+			continue;
+		const char *proto = tp__mstr(p, "protocol");
+		const char *ip = tp__mstr(p, "hostIP");
+		const char *key = tp__podv_printf(v, "%s/%s/%lld", proto && *proto ? proto : "TCP",
+						  ip ? ip : "", port);
+		if (!key)
+			break;
+		if (tp__nameset_has(seen, key))
+			tp__podv_add(v, TP_FIELD_DUPLICATE,
+				     tp__podv_printf(v, ".ports[%d].hostPort", j),
+				     tp__podv_quote(v, key),
+				     "use each host port once per protocol and host IP, or drop hostPort",
+				     "%s", "");
+		else if (tp__nameset_add(seen, key))
+			v->rc = TP_ENOMEM;
+	}
+	leave(v);
+	tp__podv_pop(v, mark);
+}
+
 static void check_regular(tp_podv *v, const cJSON *c, int i, const tp_nameset *volumes,
-			  tp_nameset *seen)
+			  tp_nameset *seen, long long grace)
 {
 	size_t mark = tp__podv_push_index(v, ".containers", i);
 	const char *name = tp__mstr(c, "name");
@@ -111,6 +171,7 @@ static void check_regular(tp_podv *v, const cJSON *c, int i, const tp_nameset *v
 			     "give each container of the Pod its own name", "%s", "");
 	else if (tp__nameset_add(seen, name ? name : ""))
 		v->rc = TP_ENOMEM;
+	tp__pod_check_probes(v, c, grace);
 	if (present(c, "restartPolicy"))
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".restartPolicy", NULL,
 			     "set restartPolicy on init containers only",
@@ -119,11 +180,28 @@ static void check_regular(tp_podv *v, const cJSON *c, int i, const tp_nameset *v
 	tp__podv_pop(v, mark);
 }
 
-static void check_init(tp_podv *v, const cJSON *c, int i, const tp_nameset *volumes,
-		       tp_nameset *seen)
+/* What only a sidecar (restartPolicy Always) may carry, checked as a
+ * regular container's; forbidden to any other init container. */
+static void check_init_hooks(tp_podv *v, const cJSON *c, bool always, long long grace)
 {
 	static const char *const only_always[] = { "lifecycle", "livenessProbe", "readinessProbe",
 						   "startupProbe" };
+	if (always) {
+		tp__pod_check_probes(v, c, grace);
+		return;
+	}
+	for (int k = 0; k < 4; k++)
+		if (present(c, only_always[k]))
+			tp__podv_add(v, TP_FIELD_FORBIDDEN, tp__podv_printf(v, ".%s", only_always[k]),
+				     NULL,
+				     "drop it, or make the init container a sidecar "
+				     "(restartPolicy: Always)",
+				     INIT_ONLY);
+}
+
+static void check_init(tp_podv *v, const cJSON *c, int i, const tp_nameset *volumes,
+		       tp_nameset *seen, const pod_facts *pf)
+{
 	size_t mark = tp__podv_push_index(v, ".initContainers", i);
 	const char *name = tp__mstr(c, "name");
 	enter(v, TP_POD_INIT, name);
@@ -137,19 +215,25 @@ static void check_init(tp_podv *v, const cJSON *c, int i, const tp_nameset *volu
 				     NULL, "supported values: \"Always\"");
 	}
 	check_unique(v, seen, name);
-	for (int k = 0; !always && k < 4; k++)
-		if (present(c, only_always[k]))
-			tp__podv_add(v, TP_FIELD_FORBIDDEN, tp__podv_printf(v, ".%s", only_always[k]),
-				     NULL,
-				     "drop it, or make the init container a sidecar "
-				     "(restartPolicy: Always)",
-				     INIT_ONLY);
+	leave(v);
+	tp__podv_pop(v, mark);
+	/* init containers run one at a time: each against itself only, and at
+	 * index 0 whichever it is (upstream hands checkHostPortConflicts a
+	 * one-container list with the list's path) */
+	tp_nameset own;
+	tp__nameset_init(&own, v->arena);
+	check_host_ports(v, ".initContainers", 0, TP_POD_INIT, c, pf, &own);
+	mark = tp__podv_push_index(v, ".initContainers", i);
+	enter(v, TP_POD_INIT, name);
+	check_init_hooks(v, c, always, pf->grace);
 	leave(v);
 	tp__podv_pop(v, mark);
 }
 
 int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *volumes)
 {
+	const pod_facts pf = { cJSON_IsTrue(tp_member(spec, "hostNetwork")),
+				tp__pod_grace_period(spec) };
 	const cJSON *cs = tp__marr(spec, "containers");
 	tp_nameset regular, all;
 	tp__nameset_init(&regular, v->arena);
@@ -159,14 +243,19 @@ int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *vo
 			     "give the Pod template at least one container", "%s", "");
 	int i = 0;
 	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
-		check_regular(v, c, i, volumes, &regular);
+		check_regular(v, c, i, volumes, &regular, pf.grace);
 		const char *name = tp__mstr(c, "name");
 		if (name && tp__nameset_add(&all, name))
 			v->rc = TP_ENOMEM;
 	}
+	tp_nameset host;
+	tp__nameset_init(&host, v->arena);
+	i = 0;
+	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++)
+		check_host_ports(v, ".containers", i, TP_POD_CONTAINERS, c, &pf, &host);
 	const cJSON *init = tp__marr(spec, "initContainers");
 	i = 0;
 	for (const cJSON *c = init ? init->child : NULL; c; c = c->next, i++)
-		check_init(v, c, i, volumes, &all);
+		check_init(v, c, i, volumes, &all, &pf);
 	return v->rc;
 }

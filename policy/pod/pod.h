@@ -187,7 +187,17 @@ int tp__pod_check_ports(tp_podv *v, const cJSON *ports);
 int tp__pod_check_env(tp_podv *v, const cJSON *env);
 int tp__pod_check_env_from(tp_podv *v, const cJSON *list);
 int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes);
+/* The volumeMounts of container c, with what depends on the container
+ * (Bidirectional propagation only when privileged). */
+int tp__pod_check_container_mounts(tp_podv *v, const cJSON *c, const tp_nameset *volumes);
 int tp__pod_check_security_context(tp_podv *v, const cJSON *sc);
+/* IsValidPortName's errors for name, each an Invalid at the current path
+ * plus suffix (pod/container_fields.c). */
+void tp__pod_port_name(tp_podv *v, const char *suffix, const char *name, const char *hint);
+/* Probes and lifecycle hooks of container c (pod/probes.c); grace: the
+ * Pod's terminationGracePeriodSeconds as tp__pod_grace_period gives it. */
+int tp__pod_check_probes(tp_podv *v, const cJSON *c, long long grace);
+long long tp__pod_grace_period(const cJSON *spec);
 /* ResourceRequirements at the current path (pod/resources.c). */
 int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
 /* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
