@@ -430,6 +430,15 @@ int tp__pod_check_env_from(tp_podv *v, const cJSON *list)
 	return v->rc;
 }
 
+/* validatePathNoBacksteps: no ".." between slashes. */
+static bool has_backsteps(const char *p)
+{
+	for (const char *s = p; (s = strstr(s, "..")); s += 2)
+		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/'))
+			return true;
+	return false;
+}
+
 /* validateLocalDescendingPath at the current path plus suffix. */
 static void check_local_path(tp_podv *v, const char *suffix, const char *p, const char *what)
 {
@@ -437,12 +446,9 @@ static void check_local_path(tp_podv *v, const char *suffix, const char *p, cons
 		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
 			     tp__podv_printf(v, "write a path relative to %s", what),
 			     "must be a relative path");
-	for (const char *s = p; (s = strstr(s, "..")); s += 2)
-		if ((s == p || s[-1] == '/') && (s[2] == '\0' || s[2] == '/')) {
-			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
-				     "write the path without '..'", "must not contain '..'");
-			break;
-		}
+	if (has_backsteps(p))
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
+			     "write the path without '..'", "must not contain '..'");
 }
 
 /* A mount's errors upstream reports at the list's path, not the item's:
@@ -510,15 +516,59 @@ static void check_mount_modes(tp_podv *v, const cJSON *m, const cJSON *c)
 			     "may only be specified when mountPropagation is None or not specified");
 }
 
-static void check_mount(tp_podv *v, const cJSON *m, const cJSON *c, const tp_nameset *volumes,
-			tp_nameset *paths, size_t list_len)
+/* GetVolumeMountMap or GetVolumeDeviceMap of container c (member: its
+ * list, path: the member holding each item's path): each name with its
+ * last item, as a Go map keeps it, and the set of those items' paths. */
+typedef struct path_map {
+	tp_nameset last;  /* name -> the last item of that name */
+	tp_nameset paths; /* the paths of those last items */
+} path_map;
+
+static void path_map_of(tp_podv *v, const cJSON *c, const char *member, const char *path,
+			path_map *pm)
+{
+	tp__nameset_init(&pm->last, v->arena);
+	tp__nameset_init(&pm->paths, v->arena);
+	const cJSON *list = tp__marr(c, member);
+	/* a name's slot is taken by its first item: keep the last in a box */
+	for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+		const char *name = tp__mstr(it, "name");
+		const cJSON **box = (const cJSON **)tp__nameset_get(&pm->last, name ? name : "");
+		if (!box) {
+			box = tp_arena_alloc(v->arena, sizeof(*box));
+			if (!box || tp__nameset_put(&pm->last, name ? name : "", box)) {
+				v->rc = TP_ENOMEM;
+				return;
+			}
+		}
+		*box = it;
+	}
+	for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
+		const char *name = tp__mstr(it, "name");
+		const cJSON *const *box = tp__nameset_get(&pm->last, name ? name : "");
+		const char *p = tp__mstr(it, path);
+		if (box && *box == it && tp__nameset_add(&pm->paths, p ? p : ""))
+			v->rc = TP_ENOMEM;
+	}
+}
+
+/* What a mount or device is checked against besides its own list. */
+typedef struct mount_ctx {
+	const cJSON *c;            /* the container, or NULL when unknown */
+	const tp_nameset *volumes; /* the Pod's valid volumes by name */
+	path_map other;            /* the container's devices (for a mount), or mounts */
+	tp_nameset paths, names;   /* those of the list seen so far */
+	size_t list_len;           /* the path length of the list */
+} mount_ctx;
+
+static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
 {
 	const char *name = tp__mstr(m, "name");
 	const char *mp = tp__mstr(m, "mountPath");
 	if (!name || !*name)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the volume to mount", "%s", "");
 	/* the volumes of the template, or of a volumeClaimPolicy (pod/claims.c) */
-	if (!tp__nameset_has(volumes, name ? name : "") &&
+	if (!tp__nameset_has(mc->volumes, name ? name : "") &&
 	    !tp__pod_claims_has(v->claims, v->rjob, name))
 		tp__podv_add(v, TP_FIELD_NOT_FOUND, ".name", tp__podv_quote(v, name ? name : ""),
 			     tp__podv_printf(v, "add a volume named \"%s\" to the Pod template's "
@@ -528,15 +578,23 @@ static void check_mount(tp_podv *v, const cJSON *m, const cJSON *c, const tp_nam
 	if (!mp || !*mp)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".mountPath", NULL, "say where to mount it", "%s",
 			     "");
-	if (tp__nameset_has(paths, mp ? mp : ""))
+	if (tp__nameset_has(&mc->paths, mp ? mp : ""))
 		tp__podv_add(v, TP_FIELD_INVALID, ".mountPath", tp__podv_quote(v, mp ? mp : ""),
 			     "mount each volume at its own path", "must be unique");
-	else if (tp__nameset_add(paths, mp ? mp : ""))
+	else if (tp__nameset_add(&mc->paths, mp ? mp : ""))
 		v->rc = TP_ENOMEM;
+	if (tp__nameset_has(&mc->other.last, name ? name : ""))
+		tp__podv_add(v, TP_FIELD_INVALID, ".name", tp__podv_quote(v, name ? name : ""),
+			     "use a volume either as a mount or as a block device",
+			     "must not already exist in volumeDevices");
+	if (tp__nameset_has(&mc->other.paths, mp ? mp : ""))
+		tp__podv_add(v, TP_FIELD_INVALID, ".mountPath", tp__podv_quote(v, mp ? mp : ""),
+			     "mount it away from the container's block devices",
+			     "must not already exist as a path in volumeDevices");
 	const char *sub = tp__mstr(m, "subPath");
 	const char *expr = tp__mstr(m, "subPathExpr");
 	item_suffix item;
-	if (sub && *sub && to_list(v, list_len, &item)) {
+	if (sub && *sub && to_list(v, mc->list_len, &item)) {
 		check_local_path(v, ".subPath", sub, "the volume");
 		back_to_item(v, &item);
 	}
@@ -545,13 +603,13 @@ static void check_mount(tp_podv *v, const cJSON *m, const cJSON *c, const tp_nam
 			tp__podv_add(v, TP_FIELD_INVALID, ".subPathExpr", tp__podv_quote(v, expr),
 				     "keep one of subPath and subPathExpr",
 				     "subPathExpr and subPath are mutually exclusive");
-		if (to_list(v, list_len, &item)) {
+		if (to_list(v, mc->list_len, &item)) {
 			check_local_path(v, ".subPathExpr", expr, "the volume");
 			back_to_item(v, &item);
 		}
 	}
-	if (to_list(v, list_len, &item)) {
-		check_mount_modes(v, m, c);
+	if (to_list(v, mc->list_len, &item)) {
+		check_mount_modes(v, m, mc->c);
 		back_to_item(v, &item);
 	}
 }
@@ -559,13 +617,13 @@ static void check_mount(tp_podv *v, const cJSON *m, const cJSON *c, const tp_nam
 static int check_mount_list(tp_podv *v, const cJSON *mounts, const cJSON *c,
 			    const tp_nameset *volumes)
 {
-	tp_nameset paths;
-	tp__nameset_init(&paths, v->arena);
-	size_t list_end = v->len + strlen(".volumeMounts");
+	mount_ctx mc = { .c = c, .volumes = volumes, .list_len = v->len + strlen(".volumeMounts") };
+	tp__nameset_init(&mc.paths, v->arena);
+	path_map_of(v, c, "volumeDevices", "devicePath", &mc.other);
 	int i = 0;
 	for (const cJSON *m = cJSON_IsArray(mounts) ? mounts->child : NULL; m; m = m->next, i++) {
 		size_t mark = tp__podv_push_index(v, ".volumeMounts", i);
-		check_mount(v, m, c, volumes, &paths, list_end);
+		check_mount(v, m, &mc);
 		tp__podv_pop(v, mark);
 	}
 	return v->rc;
@@ -579,6 +637,85 @@ int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volu
 int tp__pod_check_container_mounts(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
 {
 	return check_mount_list(v, tp_member(c, "volumeMounts"), c, volumes);
+}
+
+/* isMatchedDevice: a block device needs a volume of a claim, a
+ * PersistentVolumeClaim or an ephemeral one (or one a volumeClaimPolicy
+ * gives: a claim). 0: no such volume, 1: one of another kind, 2: a claim. */
+static int device_volume(tp_podv *v, const mount_ctx *mc, const tp_nameset *sources,
+			 const char *name)
+{
+	if (tp__pod_claims_has(v->claims, v->rjob, name))
+		return 2;
+	if (!tp__nameset_has(mc->volumes, name))
+		return 0;
+	const cJSON *vol = tp__nameset_get(sources, name);
+	return tp__mobj(vol, "persistentVolumeClaim") || tp__mobj(vol, "ephemeral") ? 2 : 1;
+}
+
+static void check_device(tp_podv *v, const cJSON *d, mount_ctx *mc, const tp_nameset *sources)
+{
+	const char *name = tp__mstr(d, "name"), *dp = tp__mstr(d, "devicePath");
+	name = name ? name : "";
+	dp = dp ? dp : "";
+	const char *qn = tp__podv_quote(v, name), *qp = tp__podv_quote(v, dp);
+	int found = device_volume(v, mc, sources, name);
+	if (!*name)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the volume", "%s", "");
+	if (tp__nameset_has(&mc->names, name))
+		tp__podv_add(v, TP_FIELD_INVALID, ".name", qn, "use each volume as one device",
+			     "must be unique");
+	if (found == 1)
+		tp__podv_add(v, TP_FIELD_INVALID, ".name", qn,
+			     "use a persistentVolumeClaim or ephemeral volume as a block device",
+			     "can only use volume source type of PersistentVolumeClaim or Ephemeral "
+			     "for block mode");
+	if (!found)
+		tp__podv_add(v, TP_FIELD_NOT_FOUND, ".name", qn,
+			     tp__podv_printf(v, "add a persistentVolumeClaim volume named \"%s\" to "
+						"the Pod template's volumes",
+					     name),
+			     "%s", "");
+	if (!*dp)
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".devicePath", NULL,
+			     "say where the device appears in the container", "%s", "");
+	if (tp__nameset_has(&mc->paths, dp))
+		tp__podv_add(v, TP_FIELD_INVALID, ".devicePath", qp, "give each device its own path",
+			     "must be unique");
+	if (*dp && has_backsteps(dp))
+		tp__podv_add(v, TP_FIELD_INVALID, ".devicePath", qp, "write the path without '..'",
+			     "can not contain backsteps ('..')");
+	else if (tp__nameset_add(&mc->paths, dp))
+		v->rc = TP_ENOMEM;
+	if (tp__nameset_has(&mc->other.last, name))
+		tp__podv_add(v, TP_FIELD_INVALID, ".name", qn,
+			     "use a volume either as a mount or as a block device",
+			     "must not already exist in volumeMounts");
+	if (tp__nameset_has(&mc->other.paths, dp))
+		tp__podv_add(v, TP_FIELD_INVALID, ".devicePath", qp,
+			     "put the device away from the container's mounts",
+			     "must not already exist as a path in volumeMounts");
+	if (*name && tp__nameset_add(&mc->names, name))
+		v->rc = TP_ENOMEM;
+}
+
+int tp__pod_check_devices(tp_podv *v, const cJSON *c, const tp_nameset *volumes,
+			  const tp_nameset *sources)
+{
+	const cJSON *devices = tp__marr(c, "volumeDevices");
+	if (!devices || !devices->child)
+		return v->rc;
+	mount_ctx mc = { .c = c, .volumes = volumes };
+	tp__nameset_init(&mc.paths, v->arena);
+	tp__nameset_init(&mc.names, v->arena);
+	path_map_of(v, c, "volumeMounts", "mountPath", &mc.other);
+	int i = 0;
+	for (const cJSON *d = devices->child; d; d = d->next, i++) {
+		size_t mark = tp__podv_push_index(v, ".volumeDevices", i);
+		check_device(v, d, &mc, sources);
+		tp__podv_pop(v, mark);
+	}
+	return v->rc;
 }
 
 /* A seccomp or AppArmor profile's type (owner: the profile's member): set,

@@ -19,6 +19,30 @@
 #define NAME_HINT "use a lower-case DNS-1123 label (\"node\", \"dataset-initializer\")"
 #define INIT_ONLY "may not be set for init containers without restartPolicy=Always"
 
+/* What the checks of one container need of the Pod spec. */
+typedef struct pod_facts {
+	const cJSON *spec;
+	const tp_nameset *volumes; /* the valid volumes' names */
+	bool host_network; /* the Pod's defaulting makes a hostPort of 0 its containerPort */
+	long long grace;   /* terminationGracePeriodSeconds, bound of a sleep hook */
+	tp_nameset sources; /* spec.volumes by name, filed for the first volumeDevices */
+	bool sources_filed;
+} pod_facts;
+
+/* The Pod's volumes by name with their JSON, filed once (first wins). */
+static const tp_nameset *sources_of(tp_podv *v, pod_facts *pf)
+{
+	if (pf->sources_filed)
+		return &pf->sources;
+	pf->sources_filed = true;
+	tp__nameset_init(&pf->sources, v->arena);
+	const cJSON *vols = tp__marr(pf->spec, "volumes");
+	for (const cJSON *vol = vols ? vols->child : NULL; vol; vol = vol->next)
+		if (tp__nameset_put(&pf->sources, tp__mstr(vol, "name"), vol))
+			v->rc = TP_ENOMEM;
+	return &pf->sources;
+}
+
 static void enter(tp_podv *v, tp_pod_list list, const char *name)
 {
 	v->list = list;
@@ -70,7 +94,7 @@ static void check_image_space(tp_podv *v, const char *image)
 }
 
 /* validateContainerCommon. */
-static void check_common(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
+static void check_common(tp_podv *v, const cJSON *c, pod_facts *pf)
 {
 	static const char *const tmp[] = { "File", "FallbackToLogsOnError", NULL };
 	static const char *const pull[] = { "Always", "IfNotPresent", "Never", NULL };
@@ -85,7 +109,9 @@ static void check_common(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
 	tp__pod_check_ports(v, tp_member(c, "ports"));
 	tp__pod_check_env(v, tp_member(c, "env"));
 	tp__pod_check_env_from(v, tp_member(c, "envFrom"));
-	tp__pod_check_container_mounts(v, c, volumes);
+	tp__pod_check_container_mounts(v, c, pf->volumes);
+	if (tp__marr(c, "volumeDevices"))
+		tp__pod_check_devices(v, c, pf->volumes, sources_of(v, pf));
 	check_enum(v, c, "imagePullPolicy", pull, "\"Always\", \"IfNotPresent\", \"Never\"");
 	const cJSON *res = tp__mobj(c, "resources");
 	if (res) {
@@ -115,12 +141,6 @@ static void check_unique(tp_podv *v, tp_nameset *seen, const char *name)
 	else if (*name && tp__nameset_add(seen, name))
 		v->rc = TP_ENOMEM;
 }
-
-/* What the checks of one container need of the Pod spec. */
-typedef struct pod_facts {
-	bool host_network; /* the Pod's defaulting makes a hostPort of 0 its containerPort */
-	long long grace;   /* terminationGracePeriodSeconds, bound of a sleep hook */
-} pod_facts;
 
 /* AccumulateUniqueHostPorts for container c at list[i]: each non-zero
  * hostPort by protocol (TCP when unset), host IP and number, against those
@@ -158,20 +178,19 @@ static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list ki
 	tp__podv_pop(v, mark);
 }
 
-static void check_regular(tp_podv *v, const cJSON *c, int i, const tp_nameset *volumes,
-			  tp_nameset *seen, long long grace)
+static void check_regular(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_nameset *seen)
 {
 	size_t mark = tp__podv_push_index(v, ".containers", i);
 	const char *name = tp__mstr(c, "name");
 	enter(v, TP_POD_CONTAINERS, name);
-	check_common(v, c, volumes);
+	check_common(v, c, pf);
 	/* regular containers: "" is a name like any other for uniqueness */
 	if (tp__nameset_has(seen, name ? name : ""))
 		tp__podv_add(v, TP_FIELD_DUPLICATE, ".name", tp__podv_quote(v, name ? name : ""),
 			     "give each container of the Pod its own name", "%s", "");
 	else if (tp__nameset_add(seen, name ? name : ""))
 		v->rc = TP_ENOMEM;
-	tp__pod_check_probes(v, c, grace);
+	tp__pod_check_probes(v, c, pf->grace);
 	if (present(c, "restartPolicy"))
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".restartPolicy", NULL,
 			     "set restartPolicy on init containers only",
@@ -199,13 +218,12 @@ static void check_init_hooks(tp_podv *v, const cJSON *c, bool always, long long 
 				     INIT_ONLY);
 }
 
-static void check_init(tp_podv *v, const cJSON *c, int i, const tp_nameset *volumes,
-		       tp_nameset *seen, const pod_facts *pf)
+static void check_init(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_nameset *seen)
 {
 	size_t mark = tp__podv_push_index(v, ".initContainers", i);
 	const char *name = tp__mstr(c, "name");
 	enter(v, TP_POD_INIT, name);
-	check_common(v, c, volumes);
+	check_common(v, c, pf);
 	bool always = false;
 	const char *rp = tp__mstr(c, "restartPolicy");
 	if (rp) {
@@ -232,8 +250,10 @@ static void check_init(tp_podv *v, const cJSON *c, int i, const tp_nameset *volu
 
 int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *volumes)
 {
-	const pod_facts pf = { cJSON_IsTrue(tp_member(spec, "hostNetwork")),
-				tp__pod_grace_period(spec) };
+	pod_facts pf = { .spec = spec,
+			 .volumes = volumes,
+			 .host_network = cJSON_IsTrue(tp_member(spec, "hostNetwork")),
+			 .grace = tp__pod_grace_period(spec) };
 	const cJSON *cs = tp__marr(spec, "containers");
 	tp_nameset regular, all;
 	tp__nameset_init(&regular, v->arena);
@@ -243,7 +263,7 @@ int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *vo
 			     "give the Pod template at least one container", "%s", "");
 	int i = 0;
 	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
-		check_regular(v, c, i, volumes, &regular, pf.grace);
+		check_regular(v, c, i, &pf, &regular);
 		const char *name = tp__mstr(c, "name");
 		if (name && tp__nameset_add(&all, name))
 			v->rc = TP_ENOMEM;
@@ -256,6 +276,6 @@ int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *vo
 	const cJSON *init = tp__marr(spec, "initContainers");
 	i = 0;
 	for (const cJSON *c = init ? init->child : NULL; c; c = c->next, i++)
-		check_init(v, c, i, volumes, &all, &pf);
+		check_init(v, c, i, &pf, &all);
 	return v->rc;
 }

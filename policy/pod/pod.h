@@ -190,6 +190,10 @@ int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volu
 /* The volumeMounts of container c, with what depends on the container
  * (Bidirectional propagation only when privileged). */
 int tp__pod_check_container_mounts(tp_podv *v, const cJSON *c, const tp_nameset *volumes);
+/* The volumeDevices of container c (ValidateVolumeDevices); sources: the
+ * Pod's volumes by name, each with its JSON (the kind of volume matters). */
+int tp__pod_check_devices(tp_podv *v, const cJSON *c, const tp_nameset *volumes,
+			  const tp_nameset *sources);
 int tp__pod_check_security_context(tp_podv *v, const cJSON *sc);
 /* IsValidPortName's errors for name, each an Invalid at the current path
  * plus suffix (pod/container_fields.c). */

@@ -4,7 +4,7 @@
  * writes into it (policy/pod/probes.c, containers.c, container_fields.c):
  * probes and lifecycle handlers, env valueFrom (fieldRef, resourceFieldRef,
  * the key of a configMapKeyRef/secretKeyRef), the image's whitespace,
- * recursiveReadOnly and mountPropagation, the seccomp and AppArmor profiles
+ * recursiveReadOnly and mountPropagation, volumeDevices, the seccomp and AppArmor profiles
  * of a container's securityContext, its runAsUser/runAsGroup, and host port
  * conflicts. Each case is ported from Kubernetes'
  * pkg/apis/core/validation/validation_test.go under the Go test's name and
@@ -404,6 +404,15 @@ static const up_case env[] = {
 #define SECCOMP C0 ".securityContext.seccompProfile"
 #define APPARMOR C0 ".securityContext.appArmorProfile"
 
+/* The volumes of TestAlphaValidateVolumeDevices: two claims, a hostPath, an
+ * ephemeral volume; DEVS: the node container's volumeDevices. */
+#define BLOCK_VOLS \
+	",'volumes':[{'name':'abc','persistentVolumeClaim':{'claimName':'testclaim1'}}," \
+	"{'name':'abc-123','persistentVolumeClaim':{'claimName':'testclaim2'}},{'name':'def'," \
+	"'hostPath':{'path':'/foo/baz'}},{'name':'ephemeral','ephemeral':{'volumeClaimTemplate':" \
+	"{'spec':{'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'10G'}}}}}}]"
+#define DEVS(d) ",'volumeDevices':[" d "]"
+
 static const up_case others[] = {
 	OK_POD("TestValidateVolumeMounts/success recursiveReadOnly",
 	       NODE_P(",'volumeMounts':[{'name':'data','mountPath':'/a','readOnly':true,"
@@ -443,6 +452,55 @@ static const up_case others[] = {
 	       NODE_P(",'securityContext':{'privileged':true},'volumeMounts':[{'name':'data',"
 		      "'mountPath':'/a','mountPropagation':'Bidirectional'}]",
 		      VOL)),
+
+	/* TestAlphaValidateVolumeDevices: block devices of claims only */
+	OK_POD("TestAlphaValidateVolumeDevices/successCase",
+	       NODE_P(DEVS("{'name':'abc','devicePath':'/foo'},{'name':'abc-123','devicePath':"
+			   "'/usr/share/test'},{'name':'ephemeral','devicePath':'/disk'}")
+		      ",'volumeMounts':[{'name':'def','mountPath':'/foofoo'},{'name':'def',"
+		      "'mountPath':'/foo/usr/share/test'}]",
+		      BLOCK_VOLS)),
+	POD("TestAlphaValidateVolumeDevices/empty name",
+	    NODE_P(DEVS("{'name':'','devicePath':'/foo'}"), BLOCK_VOLS),
+	    E(REQUIRED, C0 ".volumeDevices[0].name", NULL, ""),
+	    E(NOT_FOUND, C0 ".volumeDevices[0].name", "\"\"", "")),
+	POD("TestAlphaValidateVolumeDevices/duplicate name",
+	    NODE_P(DEVS("{'name':'abc','devicePath':'/foo'},{'name':'abc','devicePath':'/foo/bar'}"),
+		   BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeDevices[1].name", "\"abc\"", "must be unique")),
+	POD("TestAlphaValidateVolumeDevices/name not found",
+	    NODE_P(DEVS("{'name':'not-found','devicePath':'/usr/share/test'}"), BLOCK_VOLS),
+	    E(NOT_FOUND, C0 ".volumeDevices[0].name", "\"not-found\"", "")),
+	POD("TestAlphaValidateVolumeDevices/name found but invalid source",
+	    NODE_P(DEVS("{'name':'def','devicePath':'/usr/share/test'}"), BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeDevices[0].name", "\"def\"",
+	      "can only use volume source type of PersistentVolumeClaim or Ephemeral for block "
+	      "mode")),
+	POD("TestAlphaValidateVolumeDevices/empty devicepath",
+	    NODE_P(DEVS("{'name':'abc','devicePath':''}"), BLOCK_VOLS),
+	    E(REQUIRED, C0 ".volumeDevices[0].devicePath", NULL, "")),
+	POD("TestAlphaValidateVolumeDevices/duplicate devicepath",
+	    NODE_P(DEVS("{'name':'abc','devicePath':'/foo'},{'name':'abc-123','devicePath':'/foo'}"),
+		   BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeDevices[1].devicePath", "\"/foo\"", "must be unique")),
+	POD("TestAlphaValidateVolumeDevices/no backsteps",
+	    NODE_P(DEVS("{'name':'abc','devicePath':'/baz/../'}"), BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeDevices[0].devicePath", "\"/baz/../\"",
+	      "can not contain backsteps ('..')")),
+	POD("TestAlphaValidateVolumeDevices/name exists in volumemounts",
+	    NODE_P(DEVS("{'name':'abc','devicePath':'/dev/xvda'}")
+		   ",'volumeMounts':[{'name':'abc','mountPath':'/foo'}]",
+		   BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeMounts[0].name", "\"abc\"", "must not already exist in volumeDevices"),
+	    E(INVALID, C0 ".volumeDevices[0].name", "\"abc\"", "must not already exist in volumeMounts")),
+	POD("TestAlphaValidateVolumeDevices/path exists in volumemounts",
+	    NODE_P(DEVS("{'name':'abc','devicePath':'/this/path/exists'}")
+		   ",'volumeMounts':[{'name':'abc-123','mountPath':'/this/path/exists'}]",
+		   BLOCK_VOLS),
+	    E(INVALID, C0 ".volumeMounts[0].mountPath", "\"/this/path/exists\"",
+	      "must not already exist as a path in volumeDevices"),
+	    E(INVALID, C0 ".volumeDevices[0].devicePath", "\"/this/path/exists\"",
+	      "must not already exist as a path in volumeMounts")),
 
 	/* validateContainerOnlyForPod: the Job's Pods are refused */
 	POD("TestValidatePod/image leading and trailing whitespace",
