@@ -403,6 +403,7 @@ static const up_case env[] = {
 #define SC(m) NODE(",'securityContext':{" m "}")
 #define SECCOMP C0 ".securityContext.seccompProfile"
 #define APPARMOR C0 ".securityContext.appArmorProfile"
+#define WIN C0 ".securityContext.windowsOptions"
 
 /* The volumes of TestAlphaValidateVolumeDevices: two claims, a hostPath, an
  * ephemeral volume; DEVS: the node container's volumeDevices. */
@@ -555,6 +556,71 @@ static const up_case others[] = {
 	    SC("'appArmorProfile':{'type':'Default'}"),
 	    E(UNSUPPORTED, APPARMOR ".type", "\"Default\"",
 	      "supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\"")),
+	OK_POD("TestValidateWindowsSecurityContextOptions/a valid input",
+	       SC("'windowsOptions':{'gmsaCredentialSpecName':'dummy-gmsa-crep-spec-name',"
+		  "'gmsaCredentialSpec':'dummy-gmsa-crep-spec-contents','runAsUserName':"
+		  "'Network Service\\\\Container. User'}")),
+	OK_POD("TestValidateWindowsSecurityContextOptions/a valid RunAsUserName with DNS Domain",
+	       SC("'windowsOptions':{'runAsUserName':'fOofOofOo.liSH\\\\Container. User'}")),
+	POD("TestValidateWindowsSecurityContextOptions/a GMSA cred spec name that is not a valid "
+	    "resource name",
+	    SC("'windowsOptions':{'gmsaCredentialSpecName':'not_a-valid-gmsa-crep-spec-name'}"),
+	    E(INVALID, WIN ".gmsaCredentialSpecName", "\"not_a-valid-gmsa-crep-spec-name\"",
+	      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+	      "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+	      "'example.com', regex used for validation is "
+	      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")),
+	POD("TestValidateWindowsSecurityContextOptions/empty GMSA cred spec contents",
+	    SC("'windowsOptions':{'gmsaCredentialSpec':''}"),
+	    E(INVALID, WIN ".gmsaCredentialSpec", "\"\"",
+	      "gmsaCredentialSpec cannot be an empty string")),
+	POD("TestValidateWindowsSecurityContextOptions/an empty RunAsUserName",
+	    SC("'windowsOptions':{'runAsUserName':''}"),
+	    E(INVALID, WIN ".runAsUserName", "\"\"", "runAsUserName cannot be an empty string")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing a control character",
+	    SC("'windowsOptions':{'runAsUserName':'Container\\tUser'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"Container\\tUser\"",
+	      "runAsUserName cannot contain control characters")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing too many backslashes",
+	    SC("'windowsOptions':{'runAsUserName':'Container\\\\Foo\\\\Lish'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"Container\\\\Foo\\\\Lish\"",
+	      "runAsUserName cannot contain more than one backslash")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing backslash but empty "
+	    "Domain",
+	    SC("'windowsOptions':{'runAsUserName':'\\\\User'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"\\\\User\"",
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing backslash but empty "
+	    "User",
+	    /* (\\u005c: a backslash tt_jsq would read before the quote as \\') */
+	    SC("'windowsOptions':{'runAsUserName':'Container\\u005c'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"Container\\\\\"",
+	      "runAsUserName's User cannot be empty")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName's NetBios Domain is too long",
+	    SC("'windowsOptions':{'runAsUserName':'NetBios aaaaaaaa\\\\user'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"NetBios aaaaaaaa\\\\user\"",
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName's User cannot contain only "
+	    "spaces or periods",
+	    SC("'windowsOptions':{'runAsUserName':'... ...'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"... ...\"",
+	      "runAsUserName's User cannot contain only periods or spaces")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName's NetBios Domain cannot start "
+	    "with a dot",
+	    SC("'windowsOptions':{'runAsUserName':'.FooLish\\\\User'}"),
+	    E(INVALID, WIN ".runAsUserName", "\".FooLish\\\\User\"",
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName's DNS Domain cannot contain "
+	    "invalid characters",
+	    SC("'windowsOptions':{'runAsUserName':'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com-\\\\user'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com-\\\\user\"",
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	POD("TestValidateWindowsSecurityContextOptions/RunAsUserName's User cannot contain invalid "
+	    "characters",
+	    SC("'windowsOptions':{'runAsUserName':'Container/User'}"),
+	    E(INVALID, WIN ".runAsUserName", "\"Container/User\"",
+	      "runAsUserName's User cannot contain the following characters: "
+	      "\"/\\:;|=,+*?<>@[]")),
 	/* ProcMountType is off in v1.32: a procMount is forced to Default
 	 * (pkg/api/pod/util.go dropDisabledProcMountField), never checked */
 	OK_POD("dropDisabledProcMountField/unknown procMount with the gate off",
