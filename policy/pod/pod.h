@@ -206,6 +206,36 @@ long long tp__pod_grace_period(const cJSON *spec);
 int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
 /* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
 int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names);
+/* ValidateLabels of a map at the current path plus member, every finding
+ * at the map's path as upstream has it (pod/spec.c). */
+void tp__pod_check_labels(tp_podv *v, const cJSON *labels, const char *member);
+/* The rules of ValidatePodSpec on these fields, each reading the PodSpec
+ * at the current path: the Pod's securityContext with the host namespace
+ * fields and hostNetwork's ports (pod/pod_security_context.c), spec.os
+ * (pod/pod_os.c), affinity, scheduling gates with topology spread
+ * constraints, and preemptionPolicy (pod/scheduling.c), dnsConfig with
+ * dnsPolicy None, and hostAliases (pod/dns.c). */
+int tp__pod_check_pod_security_context(tp_podv *v, const cJSON *spec);
+int tp__pod_check_os(tp_podv *v, const cJSON *spec);
+int tp__pod_check_affinity(tp_podv *v, const cJSON *spec);
+int tp__pod_check_scheduling(tp_podv *v, const cJSON *spec);
+int tp__pod_check_preemption(tp_podv *v, const cJSON *spec);
+int tp__pod_check_dns_config(tp_podv *v, const cJSON *spec);
+int tp__pod_check_host_aliases(tp_podv *v, const cJSON *spec);
+/* A seccompProfile or appArmorProfile (NULL or not an object: nothing to
+ * check) at the current path plus ".seccompProfile" / ".appArmorProfile"
+ * (validateSeccompProfileField, ValidateAppArmorProfileField), for a Pod's
+ * securityContext or a container's. */
+int tp__pod_check_seccomp_profile(tp_podv *v, const cJSON *profile);
+int tp__pod_check_apparmor_profile(tp_podv *v, const cJSON *profile);
+/* IsValidIP as the API server parses it (ParseIPSloppy: Go 1.16's
+ * net.ParseIP, leading zeros allowed in IPv4 parts). */
+bool tp__pod_is_ip(const char *s);
+/* Findings from here on are about container name of list (for where a
+ * report names it), its inner path starting at the current path; until
+ * tp__podv_leave. */
+void tp__podv_enter(tp_podv *v, tp_pod_list list, const char *name);
+void tp__podv_leave(tp_podv *v);
 
 /* (pod/fields_since.c) The fields of a Job template that Kubernetes
  * 1.<tp_kube_minor(opt)> does not know: a finding each (its API server

@@ -2,10 +2,16 @@
  * pod/spec.c — a PodTemplateSpec as kube-apiserver checks it
  * (pkg/apis/core/validation ValidatePodTemplateSpec and ValidatePodSpec,
  * v1.32; v1.26 the same texts for these rules): the template's labels, the
- * volumes, the containers, and the Pod-wide fields a training template sets
- * (restartPolicy, dnsPolicy, nodeSelector, tolerations, the names a Pod
- * refers to, activeDeadlineSeconds); ephemeral containers have no place in a
- * template.
+ * volumes, the containers, and the Pod-wide fields in ValidatePodSpec's
+ * order, those of a few lines here (restartPolicy, dnsPolicy, nodeSelector,
+ * readinessGates, tolerations, the names a Pod refers to,
+ * activeDeadlineSeconds, overhead), the others in their own files (the
+ * securityContext, spec.os, affinity and spreading, DNS); ephemeral
+ * containers have no place in a template. Left to the API server's
+ * defaulting or dropped before validation in v1.32: terminationGracePeriod-
+ * Seconds (defaulted), resourceClaims (DynamicResourceAllocation is off),
+ * hostUsers (UserNamespacesSupport is off), and imagePullSecrets' "only name
+ * may be set" (a manifest's LocalObjectReference has nothing else).
  */
 #include "policy/pod/pod.h"
 
@@ -15,7 +21,7 @@
 
 /* ValidateLabels: each key a qualified name, each value a label value, both
  * reported at the map's path as upstream does. */
-static void check_labels(tp_podv *v, const cJSON *labels, const char *member)
+void tp__pod_check_labels(tp_podv *v, const cJSON *labels, const char *member)
 {
 	if (!cJSON_IsObject(labels))
 		return;
@@ -116,6 +122,50 @@ static void check_tolerations(tp_podv *v, const cJSON *list)
 	}
 }
 
+/* validateReadinessGates: each conditionType a qualified name. */
+static void check_readiness_gates(tp_podv *v, const cJSON *list)
+{
+	int i = 0;
+	for (const cJSON *g = cJSON_IsArray(list) ? list->child : NULL; g; g = g->next, i++) {
+		const char *type = tp__mstr(g, "conditionType");
+		const char *msg = tp_check_qualified_name(type ? type : "");
+		if (!msg)
+			continue;
+		size_t mark = tp__podv_push_index(v, ".readinessGates", i);
+		tp__podv_add(v, TP_FIELD_INVALID, ".conditionType", tp__podv_quote(v, type ? type : ""),
+			     "name the condition with a qualified name (\"example.com/ready\")", "%s",
+			     msg);
+		tp__podv_pop(v, mark);
+	}
+}
+
+/* ValidateRuntimeClassName: any string given, "" too, is a subdomain. */
+static void check_runtime_class(tp_podv *v, const cJSON *spec)
+{
+	const char *s = tp__mstr(spec, "runtimeClassName");
+	const char *msg = s ? tp_check_dns1123_subdomain(s) : NULL;
+	if (msg)
+		tp__podv_add(v, TP_FIELD_INVALID, ".runtimeClassName", tp__podv_quote(v, s),
+			     "use a RuntimeClass's name (\"nvidia\")", "%s", msg);
+}
+
+/* validateOverhead: ValidateContainerResourceRequirements of limits that
+ * are the overhead, so upstream's path has ".limits" in it. */
+static void check_overhead(tp_podv *v, const cJSON *spec)
+{
+	const cJSON *overhead = tp__mobj(spec, "overhead");
+	if (!overhead)
+		return;
+	/* read-only views, nothing allocated: the overhead named "limits" */
+	cJSON limits = *overhead;
+	limits.next = limits.prev = NULL;
+	limits.string = "limits";
+	cJSON reqs = { .type = cJSON_Object, .child = &limits };
+	size_t mark = tp__podv_push(v, ".overhead");
+	tp__pod_check_resources(v, &reqs);
+	tp__podv_pop(v, mark);
+}
+
 int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 {
 	static const char *const restart[] = { "Always", "OnFailure", "Never", NULL };
@@ -124,7 +174,12 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 	check_enum(v, spec, "restartPolicy", restart, "\"Always\", \"OnFailure\", \"Never\"");
 	check_enum(v, spec, "dnsPolicy", dns,
 		   "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
-	check_labels(v, tp_member(spec, "nodeSelector"), ".nodeSelector");
+	tp__pod_check_labels(v, tp_member(spec, "nodeSelector"), ".nodeSelector");
+	tp__pod_check_pod_security_context(v, spec);
+	tp__pod_check_affinity(v, spec);
+	tp__pod_check_dns_config(v, spec);
+	check_readiness_gates(v, tp_member(spec, "readinessGates"));
+	tp__pod_check_scheduling(v, spec);
 	check_name(v, spec, "serviceAccountName", true);
 	check_name(v, spec, "nodeName", true);
 	long long ads;
@@ -135,14 +190,19 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 	check_name(v, spec, "hostname", false);
 	check_name(v, spec, "subdomain", false);
 	check_tolerations(v, tp_member(spec, "tolerations"));
+	tp__pod_check_host_aliases(v, spec);
 	check_name(v, spec, "priorityClassName", true);
+	check_runtime_class(v, spec);
+	tp__pod_check_preemption(v, spec);
+	check_overhead(v, spec);
+	tp__pod_check_os(v, spec);
 	return v->rc;
 }
 
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 {
 	/* upstream: fldPath.Child("labels"), without "metadata" */
-	check_labels(v, tp_get(tmpl, "metadata.labels"), ".labels");
+	tp__pod_check_labels(v, tp_get(tmpl, "metadata.labels"), ".labels");
 	const cJSON *spec = tp__mobj(tmpl, "spec");
 	size_t mark = tp__podv_push(v, ".spec");
 	tp_nameset volumes;
