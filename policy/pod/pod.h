@@ -228,6 +228,13 @@ int tp__pod_check_host_aliases(tp_podv *v, const cJSON *spec);
  * securityContext or a container's. */
 int tp__pod_check_seccomp_profile(tp_podv *v, const cJSON *profile);
 int tp__pod_check_apparmor_profile(tp_podv *v, const cJSON *profile);
+/* A windowsOptions (NULL or not an object: nothing) at the current path
+ * plus ".windowsOptions" (validateWindowsSecurityContextOptions), for a
+ * Pod's securityContext or a container's; and hostProcess across the
+ * PodSpec at the current path (validateWindowsHostProcessPod). In
+ * pod/windows.c. */
+int tp__pod_check_windows_options(tp_podv *v, const cJSON *options);
+int tp__pod_check_host_process(tp_podv *v, const cJSON *spec);
 /* IsValidIP as the API server parses it (ParseIPSloppy: Go 1.16's
  * net.ParseIP, leading zeros allowed in IPv4 parts). */
 bool tp__pod_is_ip(const char *s);

@@ -2,15 +2,16 @@
  * pod/pod_security_context.c — the Pod's securityContext as kube-apiserver
  * checks it (pkg/apis/core/validation validatePodSpecSecurityContext,
  * validateSysctls, ValidateHostSysctl, validateFSGroupChangePolicy,
- * validateSeccompProfileField, ValidateAppArmorProfileField and
+ * validateSeccompProfileField, validateWindowsSecurityContextOptions
+ * (pod/windows.c), ValidateAppArmorProfileField and
  * validatePodHostNetworkDeps, v1.32). The API server's internal Pod keeps
  * hostNetwork, hostPID, hostIPC and shareProcessNamespace inside the
  * securityContext, so the rules that join them are here, with upstream's
  * paths: "securityContext.shareProcessNamespace" though a manifest writes
  * spec.shareProcessNamespace. These rules hold in every namespace, whatever
- * Pod Security says. Left out: windowsOptions' own syntax, and what the
- * gates off by default in v1.32 drop before validation (hostUsers,
- * supplementalGroupsPolicy, seLinuxChangePolicy).
+ * Pod Security says. Left out: what the gates off by default in v1.32
+ * drop before validation (hostUsers, supplementalGroupsPolicy,
+ * seLinuxChangePolicy).
  */
 #include "policy/pod/pod.h"
 
@@ -317,6 +318,7 @@ int tp__pod_check_pod_security_context(tp_podv *v, const cJSON *spec)
 	check_sysctls(v, spec, tp__marr(sc, "sysctls"));
 	check_fs_group_change(v, sc);
 	tp__pod_check_seccomp_profile(v, tp_member(sc, "seccompProfile"));
+	tp__pod_check_windows_options(v, tp_member(sc, "windowsOptions"));
 	tp__pod_check_apparmor_profile(v, tp_member(sc, "appArmorProfile"));
 	tp__podv_pop(v, mark);
 	return v->rc;

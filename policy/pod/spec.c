@@ -6,7 +6,7 @@
  * order, those of a few lines here (restartPolicy, dnsPolicy, nodeSelector,
  * readinessGates, tolerations, the names a Pod refers to,
  * activeDeadlineSeconds, overhead), the others in their own files (the
- * securityContext, spec.os, affinity and spreading, DNS); ephemeral
+ * securityContext, spec.os, affinity and spreading, DNS, Windows); ephemeral
  * containers have no place in a template. Left to the API server's
  * defaulting or dropped before validation in v1.32: terminationGracePeriod-
  * Seconds (defaulted), resourceClaims (DynamicResourceAllocation is off),
@@ -180,6 +180,7 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 	tp__pod_check_dns_config(v, spec);
 	check_readiness_gates(v, tp_member(spec, "readinessGates"));
 	tp__pod_check_scheduling(v, spec);
+	tp__pod_check_host_process(v, spec);
 	check_name(v, spec, "serviceAccountName", true);
 	check_name(v, spec, "nodeName", true);
 	long long ads;

@@ -496,6 +496,130 @@ static const up_case os[] = {
 	    E(FORBIDDEN, ".containers[0].securityContext.privileged", NULL, WINDOWS)),
 };
 
+/* ------------------------------------------------------------ Windows */
+
+#define WO(x) ",'securityContext':{'windowsOptions':" x "}"
+#define RUN_AS ".securityContext.windowsOptions.runAsUserName"
+#define NODE_HP(b) "{'name':'node','image':'pytorch','securityContext':{'windowsOptions':" \
+		   "{'hostProcess':" b "}}}"
+#define INIT_HP(b) "{'name':'init','image':'i','securityContext':{'windowsOptions':" \
+		   "{'hostProcess':" b "}}}"
+#define ALL_HP "If pod contains any hostProcess containers then all containers must be HostProcess containers"
+
+static const up_case windows[] = {
+	/* TestValidateWindowsSecurityContextOptions, on the Pod's securityContext */
+	OK("TestValidateWindowsSecurityContextOptions/an empty struct", WO("{}")),
+	OK("TestValidateWindowsSecurityContextOptions/a valid input",
+	   WO("{'gmsaCredentialSpecName':'dummy-gmsa-crep-spec-name','gmsaCredentialSpec':"
+	      "'dummy-gmsa-crep-spec-contents'}")),
+	BAD("TestValidateWindowsSecurityContextOptions/a GMSA cred spec name that is not a valid "
+	    "resource name",
+	    WO("{'gmsaCredentialSpecName':'not_a-valid-gmsa-crep-spec-name'}"),
+	    E(INVALID, ".securityContext.windowsOptions.gmsaCredentialSpecName",
+	      "\"not_a-valid-gmsa-crep-spec-name\"", SUBDOMAIN_MSG)),
+	BAD("TestValidateWindowsSecurityContextOptions/empty GMSA cred spec contents",
+	    WO("{'gmsaCredentialSpec':''}"),
+	    E(INVALID, ".securityContext.windowsOptions.gmsaCredentialSpec", "\"\"",
+	      "gmsaCredentialSpec cannot be an empty string")),
+	OK("TestValidateWindowsSecurityContextOptions/a valid RunAsUserName",
+	   WO("{'runAsUserName':'Container. User'}")),
+	OK("TestValidateWindowsSecurityContextOptions/a valid RunAsUserName with NetBios Domain",
+	   WO("{'runAsUserName':'Network Service\\\\Container. User'}")),
+	OK("TestValidateWindowsSecurityContextOptions/a valid RunAsUserName with DNS Domain",
+	   WO("{'runAsUserName':'fOofOofOofOofOofOofOofOofOofOofOofOofOofOofOofOofOofOofOofOo.liSH"
+	      "\\\\Container. User'}")),
+	OK("TestValidateWindowsSecurityContextOptions/a valid RunAsUserName with a long single "
+	   "segment DNS Domain",
+	   WO("{'runAsUserName':'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\\\Container. User'}")),
+	BAD("TestValidateWindowsSecurityContextOptions/an empty RunAsUserName",
+	    WO("{'runAsUserName':''}"),
+	    E(INVALID, RUN_AS, "\"\"", "runAsUserName cannot be an empty string")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing a control character",
+	    WO("{'runAsUserName':'Container\\tUser'}"),
+	    E(INVALID, RUN_AS, "\"Container\\tUser\"",
+	      "runAsUserName cannot contain control characters")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing too many backslashes",
+	    WO("{'runAsUserName':'Container\\\\Foo\\\\Lish'}"),
+	    E(INVALID, RUN_AS, "\"Container\\\\Foo\\\\Lish\"",
+	      "runAsUserName cannot contain more than one backslash")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing backslash but empty "
+	    "Domain",
+	    WO("{'runAsUserName':'\\\\User'}"),
+	    E(INVALID, RUN_AS, NULL,
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName containing backslash but empty "
+	    "User",
+	    WO("{'runAsUserName':'Container\\u005c'}"), /* a backslash before the quote */
+	    E(INVALID, RUN_AS, NULL, "runAsUserName's User cannot be empty")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's NetBios Domain is too long",
+	    WO("{'runAsUserName':'NetBios aaaaaaaa\\\\user'}"),
+	    E(INVALID, RUN_AS, NULL,
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's User cannot contain only "
+	    "spaces or periods",
+	    WO("{'runAsUserName':'... ...'}"),
+	    E(INVALID, RUN_AS, "\"... ...\"",
+	      "runAsUserName's User cannot contain only periods or spaces")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's NetBios Domain cannot start "
+	    "with a dot",
+	    WO("{'runAsUserName':'.FooLish\\\\User'}"),
+	    E(INVALID, RUN_AS, NULL,
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's NetBios Domain cannot contain "
+	    "invalid characters",
+	    WO("{'runAsUserName':'Foo? Lish?\\\\User'}"),
+	    E(INVALID, RUN_AS, NULL,
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's DNS Domain cannot contain "
+	    "invalid characters",
+	    WO("{'runAsUserName':'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com-\\\\user'}"),
+	    E(INVALID, RUN_AS, NULL,
+	      "runAsUserName's Domain doesn't match the NetBios nor the DNS format")),
+	BAD("TestValidateWindowsSecurityContextOptions/RunAsUserName's User cannot contain invalid "
+	    "characters",
+	    WO("{'runAsUserName':'Container/User'}"),
+	    E(INVALID, RUN_AS, "\"Container/User\"",
+	      "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]")),
+	/* TestValidateWindowsHostProcessPod (upstream's init container is named
+	 * as its container; here apart, two containers of one name being an
+	 * error of their own) */
+	BAD("TestValidateWindowsHostProcessPod/Spec with feature enabled, pod-wide HostProcess=true, "
+	    "and HostNetwork unset should not validate",
+	    WO("{'hostProcess':true}"),
+	    E(INVALID, ".hostNetwork", "false",
+	      "hostNetwork must be true if pod contains any hostProcess containers")),
+	OK("TestValidateWindowsHostProcessPod/Spec with feature enabled, pod-wide HostProcess=ture, "
+	   "and HostNetwork set should validate",
+	   ",'hostNetwork':true" WO("{'hostProcess':true}")),
+	ROW("TestValidateWindowsHostProcessPod/Spec with feature enabled, pod-wide HostProcess=nil, "
+	    "HostNetwork set, and all containers setting HostProcess=true should validate",
+	    "{'hostNetwork':true,'containers':[" NODE_HP("true") "],'initContainers':["
+	    INIT_HP("true") "]}", { 0 }),
+	ROW("TestValidateWindowsHostProcessPod/Pods with feature enabled, some containers setting "
+	    "HostProcess=true, and others setting HostProcess=false should not validate",
+	    "{'hostNetwork':true,'containers':[" NODE_HP("true") "],'initContainers':["
+	    INIT_HP("false") "]}",
+	    E(INVALID, "", "\"\"", ALL_HP)),
+	ROW("TestValidateWindowsHostProcessPod/Spec with feature enabled, some containers setting "
+	    "HostProcess=true, and other leaving HostProcess unset should not validate",
+	    "{'hostNetwork':true,'containers':[" NODE_HP("true") "],'initContainers':"
+	    "[{'name':'init','image':'i'}]}",
+	    E(INVALID, "", "\"\"", ALL_HP)),
+	ROW("TestValidateWindowsHostProcessPod/Spec with feature enabled, pod-wide HostProcess=false, "
+	    "some contaienrs setting HostProccess=true should not validate",
+	    "{'hostNetwork':true,'securityContext':{'windowsOptions':{'hostProcess':false}},"
+	    "'containers':[" NODE_HP("true") "],'initContainers':[{'name':'init','image':'i'}]}",
+	    E(INVALID, ".containers[0].securityContext.windowsOptions.hostProcess", "true",
+	      "pod hostProcess value must be identical if both are specified, was false"),
+	    E(INVALID, "", "\"\"", ALL_HP)),
+	ROW("TestValidateWindowsHostProcessPod/Pod's HostProcess set to true but all containers "
+	    "override to false should not validate",
+	    "{'hostNetwork':true,'securityContext':{'windowsOptions':{'hostProcess':true}},"
+	    "'containers':[" NODE_HP("false") "]}",
+	    E(INVALID, ".containers[0].securityContext.windowsOptions.hostProcess", "false",
+	      "pod hostProcess value must be identical if both are specified, was true")),
+};
+
 /* ------------------------------------------------------------ affinity */
 
 static const up_case affinity[] = {
@@ -842,6 +966,7 @@ int main(void)
 	int rc = UP_RUN("dns and host aliases", dns);
 	rc |= UP_RUN("the Pod's securityContext", security);
 	rc |= UP_RUN("os", os);
+	rc |= UP_RUN("windows", windows);
 	rc |= UP_RUN("affinity", affinity);
 	rc |= UP_RUN("spreading, gates and the rest", scheduling);
 	rc |= UP_RUN("long lists", big);
