@@ -206,9 +206,6 @@ long long tp__pod_grace_period(const cJSON *spec);
 int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
 /* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
 int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names);
-/* ValidateLabels of a map at the current path plus member, every finding
- * at the map's path as upstream has it (pod/spec.c). */
-void tp__pod_check_labels(tp_podv *v, const cJSON *labels, const char *member);
 /* The rules of ValidatePodSpec on these fields, each reading the PodSpec
  * at the current path: the Pod's securityContext with the host namespace
  * fields and hostNetwork's ports (pod/pod_security_context.c), spec.os
@@ -276,7 +273,7 @@ bool tp__pod_trainjob_fills(const cJSON *job, const tp_pod_finding *f);
 /* The Pods the trainer's JobSet builder gives a runtime's replicated job
  * before any TrainJob's numNodes (expand/info.c): mlPolicy.numNodes (ml,
  * may be NULL) for a trainer job when the runtime has an mlPolicy, else the
- * template's parallelism; at least 1 (pod/runtime.c). */
+ * template's parallelism; at least 1 (pod/count.c). */
 long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job);
 
 /* ------------------------------------------------------------ defaults

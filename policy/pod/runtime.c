@@ -9,22 +9,6 @@
  */
 #include "policy/pod/pod.h"
 
-#include <string.h>
-
-long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
-{
-	long long n = 1;
-	const cJSON *tmpl = tp__mobj(job, "template");
-	const char *ancestor = tp_meta_label(tmpl, TP_LABEL_ANCESTOR);
-	if (ml && ancestor && !strcmp(ancestor, TP_ANCESTOR_TRAINER)) {
-		if (!tp__mint(ml, "numNodes", &n))
-			n = 1;
-	} else if (!tp__mint(tp__mobj(tmpl, "spec"), "parallelism", &n)) {
-		n = 1;
-	}
-	return n < 1 ? 1 : n;
-}
-
 static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 		     const tp_pod_jobset *js, const cJSON *job, int i, tp_result *res)
 {

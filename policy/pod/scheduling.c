@@ -202,7 +202,7 @@ static void label_selector(tp_podv *v, const cJSON *sel, const char *member)
 	if (!sel)
 		return;
 	size_t mark = tp__podv_push(v, member);
-	tp__pod_check_labels(v, tp_member(sel, "matchLabels"), ".matchLabels");
+	tp__pod_check_labels(v, ".matchLabels", tp_member(sel, "matchLabels"));
 	each(v, tp_member(sel, "matchExpressions"), ".matchExpressions", selector_requirement);
 	tp__podv_pop(v, mark);
 }

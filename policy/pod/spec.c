@@ -19,27 +19,6 @@
 
 #define LABEL_HINT "use a qualified name as key and a label value of up to 63 characters"
 
-/* ValidateLabels: each key a qualified name, each value a label value, both
- * reported at the map's path as upstream does. */
-void tp__pod_check_labels(tp_podv *v, const cJSON *labels, const char *member)
-{
-	if (!cJSON_IsObject(labels))
-		return;
-	size_t mark = tp__podv_push(v, member);
-	for (const cJSON *l = labels->child; l; l = l->next) {
-		const char *msg = tp_check_qualified_name(l->string);
-		if (msg)
-			tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, l->string),
-				     LABEL_HINT, "%s", msg);
-		const char *val = cJSON_IsString(l) ? l->valuestring : NULL;
-		msg = val ? tp_check_label_value(val) : NULL;
-		if (msg)
-			tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, val), LABEL_HINT,
-				     "%s", msg);
-	}
-	tp__podv_pop(v, mark);
-}
-
 static void check_enum(tp_podv *v, const cJSON *spec, const char *member,
 		       const char *const *ok, const char *supported)
 {
@@ -174,7 +153,7 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 	check_enum(v, spec, "restartPolicy", restart, "\"Always\", \"OnFailure\", \"Never\"");
 	check_enum(v, spec, "dnsPolicy", dns,
 		   "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
-	tp__pod_check_labels(v, tp_member(spec, "nodeSelector"), ".nodeSelector");
+	tp__pod_check_labels(v, ".nodeSelector", tp_member(spec, "nodeSelector"));
 	tp__pod_check_pod_security_context(v, spec);
 	tp__pod_check_affinity(v, spec);
 	tp__pod_check_dns_config(v, spec);
@@ -203,7 +182,7 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 {
 	/* upstream: fldPath.Child("labels"), without "metadata" */
-	tp__pod_check_labels(v, tp_get(tmpl, "metadata.labels"), ".labels");
+	tp__pod_check_labels(v, ".labels", tp_get(tmpl, "metadata.labels"));
 	const cJSON *spec = tp__mobj(tmpl, "spec");
 	size_t mark = tp__podv_push(v, ".spec");
 	tp_nameset volumes;
