@@ -357,6 +357,9 @@ typedef enum tp_kind {
 	TP_KIND_PRIORITY_CLASS,           /* scheduling.k8s.io/v1 PriorityClass (Volcano rule) */
 	TP_KIND_CONFIGMAP,                /* v1 ConfigMap (a TrainJob's runtime snapshot) */
 	TP_KIND_NAMESPACE,                /* v1 Namespace (its Pod Security labels) */
+	TP_KIND_SERVICE_ACCOUNT,          /* v1 ServiceAccount (the Pods' serviceAccountName) */
+	TP_KIND_LIMIT_RANGE,              /* v1 LimitRange (the LimitRanger plugin's limits) */
+	TP_KIND_RESOURCE_QUOTA,           /* v1 ResourceQuota (what a namespace has left) */
 	TP_KIND__COUNT
 } tp_kind;
 
@@ -395,6 +398,11 @@ const cJSON *tp_store_get(const tp_store *s, tp_kind k, const char *ns, const ch
 size_t tp_store_namespaces_of(const tp_store *s, tp_kind k, const char *name, const char **out,
 			      size_t max);
 size_t tp_store_count(const tp_store *s, tp_kind k);
+/* The objects of a namespaced kind k in namespace ns (empty: "default"),
+ * under the caller's read lock: returns how many there are, writes at most
+ * max of them, ordered by name. Cost: the whole store. */
+size_t tp_store_list(const tp_store *s, tp_kind k, const char *ns, const cJSON **out,
+		     size_t max);
 /* The runtime a TrainJob's runtimeRef names (kind defaults to
  * ClusterTrainingRuntime, apiGroup to trainer.kubeflow.org; a TrainingRuntime
  * is looked up in the TrainJob's namespace, which tp_store_get reads as
@@ -454,6 +462,13 @@ typedef struct tp_lookup {
 	size_t (*namespaces_of)(void *ctx, tp_kind k, const char *name, const char **out,
 				size_t max);
 	void *ctx;
+	/* Every object of a namespaced kind k in namespace ns (the
+	 * LimitRanges, the ResourceQuotas of a TrainJob's namespace): TP_OK,
+	 * *n how many there are and at most max of them in out (valid until
+	 * the request ends), or TP_EUNAVAILABLE with why. May be NULL: the
+	 * lookup cannot list, and what needs a list is not checked. */
+	int (*list)(void *ctx, tp_kind k, const char *ns, const cJSON **out, size_t max,
+		    size_t *n, char *why, size_t whylen);
 } tp_lookup;
 
 /*
@@ -531,6 +546,12 @@ int tp_kube_version_parse(const char *s, int *minor, char *why, size_t whylen);
  * wrong for TP_EUNAVAILABLE. */
 int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *name,
 		  const cJSON **out, char *why, size_t whylen);
+/* Every object of a namespaced kind in ns through opt->lookup's list, else
+ * opt->store (tp_store_list): *n how many, at most max of them in out.
+ * TP_EUNAVAILABLE with why when nobody could tell (or the lookup cannot
+ * list). */
+int tp_lookup_list(const tp_options *opt, tp_kind k, const char *ns, const cJSON **out,
+		   size_t max, size_t *n, char *why, size_t whylen);
 /* The error a lookup nobody could answer gives, and the mark: Internal error
  * at path, "<resource> \"<name>\" could not be looked up: <why>; the request
  * can be retried". */

@@ -57,6 +57,12 @@ tp_kind tp_kind_of(const cJSON *obj)
 			return TP_KIND_CONFIGMAP;
 		if (!strcmp(kind, "Namespace"))
 			return TP_KIND_NAMESPACE;
+		if (!strcmp(kind, "ServiceAccount"))
+			return TP_KIND_SERVICE_ACCOUNT;
+		if (!strcmp(kind, "LimitRange"))
+			return TP_KIND_LIMIT_RANGE;
+		if (!strcmp(kind, "ResourceQuota"))
+			return TP_KIND_RESOURCE_QUOTA;
 	} else if (!strncmp(av, "kubeflow.org/", 13) || !strcmp(av, "trainer.kubeflow.org/v2alpha1") ||
 		   !strcmp(av, "trainer.kubeflow.org/v2")) {
 		/* The pre-release API of older guides (kubeflow.org/v2alpha1). */
@@ -80,6 +86,9 @@ const char *tp_kind_name(tp_kind k)
 	case TP_KIND_PRIORITY_CLASS: return "PriorityClass";
 	case TP_KIND_CONFIGMAP: return "ConfigMap";
 	case TP_KIND_NAMESPACE: return "Namespace";
+	case TP_KIND_SERVICE_ACCOUNT: return "ServiceAccount";
+	case TP_KIND_LIMIT_RANGE: return "LimitRange";
+	case TP_KIND_RESOURCE_QUOTA: return "ResourceQuota";
 	case TP_KIND_UNKNOWN:
 	case TP_KIND__COUNT: break;
 	}

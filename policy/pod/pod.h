@@ -342,6 +342,11 @@ int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int ind
  * any TrainJob's in its PersistentVolumeClaim's, into res. */
 int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res);
 
+/* The admission plugins' refusals that depend on objects in the cluster
+ * (ServiceAccount, Priority) for the Pods of ctx->tmpl's replicated jobs,
+ * looked up through ctx->opt (pod/cluster_state.c). */
+int tp__pod_cluster_state(const struct tp_tj_ctx *ctx);
+
 /* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
  * it: a copy with the TrainJob's settings and the plugins' Pod parts
  * written in (plugins/plugin.h), or NULL when nothing is (the job's own

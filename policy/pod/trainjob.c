@@ -590,5 +590,6 @@ int tp__pod_check_trainjob(const tp_tj_ctx *ctx)
 {
 	if (!tp_strict(ctx->opt) || !ctx->runtime || !ctx->tmpl)
 		return TP_OK;
-	return check_jobs(ctx);
+	int rc = check_jobs(ctx);
+	return rc ? rc : tp__pod_cluster_state(ctx); /* what the cluster holds decides */
 }

@@ -6,6 +6,7 @@
  */
 #include "policy/core/internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *name,
@@ -22,6 +23,25 @@ int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *
 		return opt->lookup->get(opt->lookup->ctx, k, ns, name, out, why, whylen);
 	*out = tp_store_get(opt ? opt->store : NULL, k, ns, name);
 	return *out ? TP_OK : TP_ENOTFOUND;
+}
+
+int tp_lookup_list(const tp_options *opt, tp_kind k, const char *ns, const cJSON **out,
+		   size_t max, size_t *n, char *why, size_t whylen)
+{
+	*n = 0;
+	if (why && whylen)
+		why[0] = '\0';
+	if (tp_kind_is_cluster_scoped(k))
+		return TP_EINVAL;
+	if (opt && opt->lookup) {
+		if (opt->lookup->list)
+			return opt->lookup->list(opt->lookup->ctx, k, ns, out, max, n, why, whylen);
+		if (why && whylen)
+			snprintf(why, whylen, "this lookup cannot list %s", tp__resource_name(k));
+		return TP_EUNAVAILABLE;
+	}
+	*n = tp_store_list(opt ? opt->store : NULL, k, ns, out, max);
+	return TP_OK;
 }
 
 size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
@@ -87,6 +107,9 @@ const char *tp__resource_name(tp_kind k)
 	case TP_KIND_PRIORITY_CLASS: return "priorityclasses.scheduling.k8s.io";
 	case TP_KIND_CONFIGMAP: return "configmaps";
 	case TP_KIND_NAMESPACE: return "namespaces";
+	case TP_KIND_SERVICE_ACCOUNT: return "serviceaccounts";
+	case TP_KIND_LIMIT_RANGE: return "limitranges";
+	case TP_KIND_RESOURCE_QUOTA: return "resourcequotas";
 	default: return "objects";
 	}
 }

@@ -1,7 +1,8 @@
 /*
  * store/store.c — the cluster state the validators look things up in: runtimes of
- * both API groups, TrainJobs, JobSets, PriorityClasses and runtime snapshot
- * ConfigMaps, keyed by (kind, namespace, name).
+ * both API groups, TrainJobs, JobSets, PriorityClasses, runtime snapshot
+ * ConfigMaps, Namespaces, and the ServiceAccounts, LimitRanges and
+ * ResourceQuotas of the Pods' namespaces, keyed by (kind, namespace, name).
  *
  * A chained hash table, keyed (core/hash.h), behind one pthread rwlock:
  * admission requests read concurrently (tp_store_rdlock ...
@@ -85,7 +86,9 @@ static bool is_stored(tp_kind k, const char *name)
 		return n > sn && !strcmp(name + n - sn, TP_RUNTIME_SNAPSHOT_SUFFIX);
 	}
 	return tp_kind_is_runtime(k) || k == TP_KIND_TRAINJOB || k == TP_KIND_JOBSET ||
-	       k == TP_KIND_PRIORITY_CLASS || k == TP_KIND_NAMESPACE;
+	       k == TP_KIND_PRIORITY_CLASS || k == TP_KIND_NAMESPACE ||
+	       k == TP_KIND_SERVICE_ACCOUNT || k == TP_KIND_LIMIT_RANGE ||
+	       k == TP_KIND_RESOURCE_QUOTA;
 }
 
 /* Namespaced kinds without a namespace live in "default", as the API server
@@ -376,6 +379,42 @@ size_t tp_store_namespaces_of(const tp_store *s, tp_kind k, const char *name, co
 	for (size_t i = 0; out && i < max && i < total; i++) {
 		prev = next_namespace(s, k, name, prev);
 		out[i] = prev;
+	}
+	return total;
+}
+
+/* The object of kind k in kns that sorts after `after` by name (NULL: the
+ * first), by selection as next_namespace: no reader allocates. */
+static const struct entry *next_in(const tp_store *s, tp_kind k, const char *kns,
+				   const char *after)
+{
+	const struct entry *best = NULL;
+	for (size_t i = 0; i < s->nbuckets; i++)
+		for (const struct entry *e = s->buckets[i]; e; e = e->next) {
+			if (e->kind != k || strcmp(e->ns, kns))
+				continue;
+			if (after && strcmp(e->name, after) <= 0)
+				continue;
+			if (!best || strcmp(e->name, best->name) < 0)
+				best = e;
+		}
+	return best;
+}
+
+size_t tp_store_list(const tp_store *s, tp_kind k, const char *ns, const cJSON **out,
+		     size_t max)
+{
+	if (!s || (unsigned)k >= TP_KIND__COUNT || !s->per_kind[k])
+		return 0;
+	const char *kns = key_namespace(k, ns);
+	size_t total = 0;
+	for (size_t i = 0; i < s->nbuckets; i++)
+		for (const struct entry *e = s->buckets[i]; e; e = e->next)
+			total += e->kind == k && !strcmp(e->ns, kns);
+	const struct entry *prev = NULL;
+	for (size_t i = 0; out && i < max && i < total; i++) {
+		prev = next_in(s, k, kns, prev ? prev->name : NULL);
+		out[i] = prev->held->obj;
 	}
 	return total;
 }
