@@ -153,6 +153,7 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const pcs[] = { "priorityclasses" };
 	static const char *const cms[] = { "configmaps" };
 	static const char *const nss[] = { "namespaces" };
+	static const char *const sas[] = { "serviceaccounts" };
 	static const char *const crds[] = { "customresourcedefinitions" };
 	int ncrd = 0;
 	while (tw_kube_crd_names[ncrd])
@@ -165,6 +166,8 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 		{ "", cms, 1, get_only, 1, NULL },
 		/* a TrainJob's namespace, for its Pod Security labels */
 		{ "", nss, 1, get_only, 1, NULL },
+		/* the account its Pods name, for the ServiceAccount admission plugin */
+		{ "", sas, 1, get_only, 1, NULL },
 		/* the CRDs serve --kube follows, by the names it watches them by */
 		{ "apiextensions.k8s.io", crds, 1, follow_verbs, 2, NULL, tw_kube_crd_names, ncrd },
 	};

@@ -43,6 +43,9 @@ static const struct fa_def {
 	[FA_EPS] = { "/apis/discovery.k8s.io/v1", "endpointslices", "EndpointSlice",
 		     "discovery.k8s.io/v1", true },
 	[FA_NS] = { "/api/v1", "namespaces", "Namespace", "v1", false },
+	[FA_SA] = { "/api/v1", "serviceaccounts", "ServiceAccount", "v1", true },
+	[FA_LR] = { "/api/v1", "limitranges", "LimitRange", "v1", true },
+	[FA_RQ] = { "/api/v1", "resourcequotas", "ResourceQuota", "v1", true },
 };
 
 enum act_type { ACT_LINE, ACT_DROP, ACT_END };
@@ -353,7 +356,10 @@ static bool parse_path(const char *url, struct route *rt)
 		if (*p == '/')
 			snprintf(rt->name, sizeof(rt->name), "%s", p + 1);
 		rt->r = r;
-		return !strchr(rt->name, '/');
+		if (!strchr(rt->name, '/'))
+			return true;
+		/* /api/v1/namespaces/NS/<plural>/...: a resource listed after namespaces */
+		memset(rt, 0, sizeof(*rt));
 	}
 	return false;
 }

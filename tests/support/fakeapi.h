@@ -37,6 +37,9 @@ enum {
 	FA_CRD,     /* apiextensions.k8s.io/v1 customresourcedefinitions */
 	FA_EPS,     /* discovery.k8s.io/v1 endpointslices (namespaced; labelSelector k=v) */
 	FA_NS,      /* v1 namespaces (a TrainJob's Pod Security labels) */
+	FA_SA,      /* v1 serviceaccounts (namespaced; the Pods' accounts) */
+	FA_LR,      /* v1 limitranges (namespaced) */
+	FA_RQ,      /* v1 resourcequotas (namespaced) */
 	FA_RESOURCES
 };
 

@@ -236,6 +236,10 @@ bool tw_kube_resource_of(tp_kind k, const char **group, const char **version,
 		{ TP_KIND_CONFIGMAP, "", "v1", "configmaps" },
 		/* a TrainJob's namespace: its pod-security.kubernetes.io labels */
 		{ TP_KIND_NAMESPACE, "", "v1", "namespaces" },
+		/* the Pods' admission: read per request (webhook/cluster/resolver.h) */
+		{ TP_KIND_SERVICE_ACCOUNT, "", "v1", "serviceaccounts" },
+		{ TP_KIND_LIMIT_RANGE, "", "v1", "limitranges" },
+		{ TP_KIND_RESOURCE_QUOTA, "", "v1", "resourcequotas" },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].k == k) {

@@ -75,6 +75,25 @@ static int parse_answer(const tw_kube_resp *resp, tp_kind k, const char *path,
 	return TP_OK;
 }
 
+/* GET path within what is left of the request's budget: TP_OK and resp
+ * (whatever its status; the caller frees it), or TP_EUNAVAILABLE with why. */
+static int ask(tw_resolver *r, const char *path, tw_kube_resp *resp, char *why, size_t whylen)
+{
+	tw_kube_resp_init(resp);
+	long ms = budget_ms(r);
+	if (ms <= 0) {
+		snprintf(why, whylen, "no time was left within the request's timeout to ask the "
+				      "API server");
+		return TP_EUNAVAILABLE;
+	}
+	if (tw_kubeapi_call(r->cluster->api, "GET", path, NULL, ms, resp)) {
+		snprintf(why, whylen, "%s", resp->error);
+		resp->status = 0;
+		return TP_EUNAVAILABLE;
+	}
+	return TP_OK;
+}
+
 /* *answered: the API server gave an HTTP answer (whatever its status). */
 static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 		    const cJSON **out, char *why, size_t whylen, bool *answered)
@@ -88,19 +107,11 @@ static int from_api(tw_resolver *r, tp_kind k, const char *ns, const char *name,
 	if (!tw_kube_path(path, sizeof(path), group, version, plural,
 			  tp_kind_is_cluster_scoped(k) ? NULL : ns, name))
 		return TP_ENOTFOUND; /* a name no object can have */
-	long ms = budget_ms(r);
-	if (ms <= 0) {
-		snprintf(why, whylen, "no time was left within the request's timeout to ask the "
-				      "API server");
-		return TP_EUNAVAILABLE;
-	}
 	tw_kube_resp resp;
-	tw_kube_resp_init(&resp);
-	int rc;
-	*answered = !tw_kubeapi_call(r->cluster->api, "GET", path, NULL, ms, &resp);
-	if (!*answered) {
-		snprintf(why, whylen, "%s", resp.error);
-		rc = TP_EUNAVAILABLE;
+	int rc = ask(r, path, &resp, why, whylen);
+	*answered = resp.status != 0;
+	if (rc) {
+		/* no answer: why says so */
 	} else if (resp.status == 404 && k == TP_KIND_NAMESPACE) {
 		/* labels unknown, not absent (resolver.h) */
 		snprintf(why, whylen, "GET %s: %s", path, resp.error);
@@ -127,6 +138,19 @@ static void count_store(tw_resolver *r, tp_kind k, int result)
 		r->counts[k][result]++;
 }
 
+/* Without an API server the store is the whole truth, but for the
+ * ServiceAccounts of the Pods' namespaces: a store given none (--runtimes
+ * of runtimes alone) cannot say one is missing. */
+static bool given(const tw_resolver *r, tp_kind k)
+{
+	if (k != TP_KIND_SERVICE_ACCOUNT)
+		return true;
+	tp_store_rdlock(r->store);
+	size_t n = tp_store_count(r->store, k);
+	tp_store_unlock(r->store);
+	return n > 0;
+}
+
 static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const cJSON **out,
 		   char *why, size_t whylen)
 {
@@ -139,6 +163,10 @@ static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const
 	*out = NULL;
 	if (current(r->cluster, k)) {
 		int rc = from_store(r, k, ns, name, out);
+		if (rc == TP_ENOTFOUND && !r->cluster->api && !given(r, k)) {
+			snprintf(why, whylen, "no %s was given", tp_kind_name(k));
+			return TP_EUNAVAILABLE;
+		}
 		if (rc != TP_ENOTFOUND || !r->cluster->api) {
 			count_store(r, k, rc == TP_OK ? FOUND : NOT_FOUND);
 			return rc;
@@ -157,6 +185,74 @@ static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const
 	if (answered && cached(r->cluster, k) && !current(r->cluster, k))
 		tw_fresh_answered(r->cluster->fresh);
 	tw_metrics_lookup(k, true, rc == TP_OK ? FOUND : rc == TP_ENOTFOUND ? NOT_FOUND : UNKNOWN);
+	return rc;
+}
+
+/* The items of a list answer, in the request's arena. */
+static int list_items(const tw_kube_resp *resp, const char *path, const cJSON **out,
+		      size_t max, size_t *n, char *why, size_t whylen)
+{
+	cJSON *list = resp->body.data ? cJSON_ParseWithLength(resp->body.data, resp->body.len)
+				      : NULL;
+	const cJSON *items = tp_get(list, "items");
+	if (!cJSON_IsArray(items) && !(list && cJSON_IsNull(items))) {
+		snprintf(why, whylen, "GET %s: the answer is not a list", path);
+		if (!tp_arena_current())
+			cJSON_Delete(list);
+		return TP_EUNAVAILABLE;
+	}
+	*n = 0;
+	for (const cJSON *it = cJSON_IsArray(items) ? items->child : NULL; it; it = it->next) {
+		if (*n < max)
+			out[*n] = it;
+		(*n)++;
+	}
+	return TP_OK;
+}
+
+/* A namespace's objects of kind k, always from the API server: what is
+ * listed (LimitRanges, ResourceQuotas: a quota's status.used moves with
+ * every Pod) is read per request, never cached. */
+static int list(void *ctx, tp_kind k, const char *ns, const cJSON **out, size_t max, size_t *n,
+		char *why, size_t whylen)
+{
+	tw_resolver *r = ctx;
+	const char *group, *version, *plural;
+	char path[1024], dummy[8];
+	if (!why || !whylen) {
+		why = dummy;
+		whylen = sizeof(dummy);
+	}
+	*n = 0;
+	if (!r->cluster->api) { /* offline: the store is the whole truth */
+		tp_store_rdlock(r->store);
+		*n = tp_store_list(r->store, k, ns, out, max);
+		tp_store_unlock(r->store);
+		return TP_OK; /* the trees stay: offline stores do not change */
+	}
+	if (!tw_kube_resource_of(k, &group, &version, &plural) ||
+	    !tw_kube_path(path, sizeof(path), group, version, plural, ns && *ns ? ns : "default",
+			  NULL)) {
+		snprintf(why, whylen, "%s cannot be listed", tp_kind_name(k));
+		return TP_EUNAVAILABLE;
+	}
+	if (r->cache_only) {
+		r->needs_api = true;
+		snprintf(why, whylen, "the cache cannot list %s", plural);
+		return TP_EUNAVAILABLE;
+	}
+	tw_kube_resp resp;
+	int rc = ask(r, path, &resp, why, whylen);
+	if (rc) {
+		/* no answer: why says so */
+	} else if (resp.status != 200) {
+		snprintf(why, whylen, "GET %s: %s", path, resp.error);
+		rc = TP_EUNAVAILABLE;
+	} else {
+		rc = list_items(&resp, path, out, max, n, why, whylen);
+	}
+	tw_kube_resp_free(&resp);
+	tw_metrics_lookup(k, true, rc == TP_OK ? FOUND : UNKNOWN);
 	return rc;
 }
 
@@ -185,7 +281,7 @@ void tw_resolver_init(tw_resolver *r, const tw_cluster *c, const tp_store *store
 		      tp_arena *arena, long long deadline_ms)
 {
 	memset(r, 0, sizeof(*r));
-	r->lookup = (tp_lookup){ resolve, namespaces_of, r };
+	r->lookup = (tp_lookup){ resolve, namespaces_of, r, list };
 	r->cluster = c;
 	r->store = store;
 	r->arena = arena;

@@ -24,6 +24,17 @@
  * warning that Pod Security was not checked, never as an unlabelled
  * (privileged) namespace.
  *
+ * The objects the Pods' admission plugins read (the strict profile's
+ * pod/cluster_state.c) are not cached: a ServiceAccount is read by GET per
+ * request, as TrainJobs are (every namespace has at least one, so their
+ * number grows with the cluster; and the account must exist when the Pods
+ * are made); LimitRanges and ResourceQuotas by a list of the namespace per
+ * request (list): a quota's status.used moves with every Pod in the
+ * namespace, so a cached copy would be stale by design, and a LimitRange
+ * refuses Pods as soon as it is made. Without an API server a store given
+ * no ServiceAccount cannot say one is missing (TP_EUNAVAILABLE), and lists
+ * read the store.
+ *
  * namespaces_of (a hint added to a denial, never a decision) reads the store
  * whether fresh or not.
  *

@@ -1,0 +1,269 @@
+/*
+ * test_cluster_state.c — the strict profile's refusals of a TrainJob's Pods
+ * that depend on the cluster's objects (policy/pod/cluster_state.c), as the
+ * server reads them from the fake API server (tests/support/fakeapi.c): in
+ * process through the server's own resolver and tw_admission_handle. A
+ * ServiceAccount is read by GET at its own path per request, a PriorityClass
+ * from the watch's cache or by GET; an object that cannot be read (RBAC's
+ * 403, an API server down) is a warning that says what was not checked,
+ * never a denial or an error answer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/apiclient.h"
+#include "tests/support/fakeapi.h"
+#include "tests/support/testutil.h"
+#include "webhook/admission/admission.h"
+#include "webhook/cluster/kubeapi.h"
+#include "webhook/cluster/resolver.h"
+#include "webhook/core/clock.h"
+
+typedef tt_apiclient fx;
+
+/* A runtime whose trainer Pods name ServiceAccount "trainer" and
+ * PriorityClass "urgent". */
+#define RUNTIME_JSON                                                                          \
+	"{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"ClusterTrainingRuntime\"," \
+	"\"metadata\":{\"name\":\"plain\",\"labels\":{\"trainer.kubeflow.org/framework\":"       \
+	"\"torch\"}},\"spec\":{\"mlPolicy\":{\"torch\":{}},\"template\":{\"spec\":{"             \
+	"\"replicatedJobs\":[{\"name\":\"node\",\"template\":{\"metadata\":{\"labels\":{"        \
+	"\"trainer.kubeflow.org/trainjob-ancestor-step\":\"trainer\"}},\"spec\":{\"template\":"  \
+	"{\"spec\":{\"serviceAccountName\":\"trainer\",\"priorityClassName\":\"urgent\","        \
+	"\"containers\":[{\"name\":\"node\",\"image\":\"img\",\"resources\":{\"limits\":"         \
+	"{\"cpu\":\"2\",\"memory\":\"4Gi\"}}}]}}}}}]}}}}"
+
+#define TRAINJOB_JSON                                                                         \
+	"{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\",\"metadata\":"  \
+	"{\"name\":\"tj\",\"namespace\":\"team-a\"},\"spec\":{\"runtimeRef\":{\"name\":"         \
+	"\"plain\",\"apiGroup\":\"trainer.kubeflow.org\",\"kind\":\"ClusterTrainingRuntime\"},"  \
+	"\"trainer\":{\"numNodes\":2}}}"
+
+#define REVIEW                                                                                \
+	"{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{"     \
+	"\"uid\":\"u-1\",\"kind\":{\"group\":\"trainer.kubeflow.org\",\"version\":\"v1alpha1\"," \
+	"\"kind\":\"TrainJob\"},\"operation\":\"CREATE\",\"namespace\":\"team-a\",\"object\":"   \
+	TRAINJOB_JSON ",\"oldObject\":null,\"dryRun\":false}}"
+
+#define SA_JSON                                                                               \
+	"{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"trainer\","  \
+	"\"namespace\":\"team-a\"}}"
+#define PC_JSON(value)                                                                        \
+	"{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\",\"metadata\":"      \
+	"{\"name\":\"urgent\"},\"value\":" value "}"
+
+#define V_TRAINJOB "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
+#define SA_PATH "/api/v1/namespaces/team-a/serviceaccounts/trainer"
+
+static int setup(void **state)
+{
+	tt_apiclient_setup(state);
+	fx *x = *state;
+	/* the runtime is in the cache, as the watch keeps it */
+	assert_int_equal(tp_store_put(x->store, tt_json(RUNTIME_JSON)), TP_OK);
+	/* an unlabelled namespace: Pod Security has nothing to say */
+	fa_put_object(x->fa, FA_NS,
+		      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":"
+		      "\"team-a\"}}");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return tt_apiclient_teardown(state);
+}
+
+/* The answer the server gives: runtimes (and PriorityClasses, when
+ * pc_cached) from the cache, the rest from the API server. */
+static cJSON *answer_as(fx *x, tp_profile p, bool pc_cached)
+{
+	tw_cluster cl = { .api = x->api,
+			  .cached = (1u << TP_KIND_CLUSTER_TRAINING_RUNTIME) |
+				    (1u << TP_KIND_TRAINING_RUNTIME) |
+				    (pc_cached ? 1u << TP_KIND_PRIORITY_CLASS : 0) };
+	tw_config cfg = { .opt = { .profile = p, .now = "2026-11-23T10:00:00Z" },
+			  .store = x->store };
+	tw_resolver rs;
+	tw_resolver_init(&rs, &cl, x->store, x->arena, tw_mono_ms() + 5000);
+	cfg.opt.lookup = &rs.lookup;
+	tp_buf out = TP_BUF_INIT(0);
+	tw_outcome oc;
+	assert_int_equal(tw_admission_handle(&cfg, tw_route_find(V_TRAINJOB), REVIEW,
+					     strlen(REVIEW), x->arena, &out, &oc), TP_OK);
+	tw_resolver_done(&rs);
+	assert_int_equal(oc.http_status, 200);
+	cJSON *a = tt_json(out.data);
+	tp_buf_free(&out);
+	tp_arena_reset(x->arena);
+	return a;
+}
+
+static cJSON *answer(fx *x)
+{
+	return answer_as(x, TP_PROFILE_STRICT, false);
+}
+
+/* The warnings of an answer, each after a newline (malloc'd). */
+static char *warnings(const cJSON *a)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	tp_buf_adds(&b, "\n");
+	const cJSON *w;
+	cJSON_ArrayForEach(w, tp_get_array(a, "response.warnings"))
+		tp_buf_addf(&b, "%s\n", cJSON_GetStringValue(w));
+	return b.data;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!hay || !strstr(hay, needle))
+		fail_msg("want %s\n in: %s", needle, hay ? hay : "(null)");
+}
+
+static void assert_denied(const cJSON *a, const char *part)
+{
+	assert_false(tp_get_true(a, "response.allowed"));
+	long long code = 0;
+	assert_true(tp_get_int(a, "response.status.code", &code));
+	assert_int_equal(code, 403);
+	assert_contains(tp_get_str(a, "response.status.message"), part);
+}
+
+static void assert_clean(const cJSON *a)
+{
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_null(tp_get(a, "response.status"));
+	assert_null(tp_get_array(a, "response.warnings"));
+}
+
+static unsigned gets_of(fx *x, int r, const char *path)
+{
+	fa_stats st;
+	fa_get_stats(x->fa, r, &st);
+	if (st.gets && path)
+		assert_string_equal(st.last_path, path);
+	return st.gets;
+}
+
+/* ------------------------------------------------------- ServiceAccount */
+
+static void missing_service_account_denies(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	cJSON *a = answer(x);
+	assert_denied(a, "spec.template.spec.replicatedJobs[0].template.spec.template.spec."
+			 "serviceAccountName: Forbidden: error looking up service account "
+			 "team-a/trainer: serviceaccount \"trainer\" not found");
+	assert_int_equal(gets_of(x, FA_SA, SA_PATH), 1);
+	cJSON_Delete(a);
+}
+
+static void existing_service_account_allows(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	cJSON *a = answer(x);
+	assert_clean(a);
+	cJSON_Delete(a);
+	/* read per request: a second review asks again */
+	a = answer(x);
+	assert_clean(a);
+	assert_int_equal(gets_of(x, FA_SA, SA_PATH), 2);
+	cJSON_Delete(a);
+}
+
+static void forbidden_service_account_is_not_checked(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	fa_set_get_status(x->fa, FA_SA, 403);
+	cJSON *a = answer(x);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_null(tp_get(a, "response.status"));
+	char *w = warnings(a);
+	assert_contains(w, "\nServiceAccount \"trainer\" of the Pods of replicated job \"node\" was "
+			   "not checked: serviceaccounts \"trainer\" could not be looked up: GET "
+			   SA_PATH ": HTTP 403");
+	free(w);
+	cJSON_Delete(a);
+}
+
+static void api_server_down_is_not_checked(void **state)
+{
+	fx *x = *state;
+	fa_set_down(x->fa, true);
+	cJSON *a = answer(x);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_null(tp_get(a, "response.status"));
+	char *w = warnings(a);
+	assert_contains(w, "\nServiceAccount \"trainer\" of the Pods of replicated job \"node\" was "
+			   "not checked: ");
+	assert_contains(w, "\nPriorityClass \"urgent\" of the Pods of replicated job \"node\" was "
+			   "not checked: ");
+	free(w);
+	cJSON_Delete(a);
+}
+
+/* ------------------------------------------------------- PriorityClass */
+
+static void missing_priority_class_denies(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	cJSON *a = answer(x);
+	assert_denied(a, "spec.template.spec.replicatedJobs[0].template.spec.template.spec."
+			 "priorityClassName: Forbidden: no PriorityClass with name urgent was found");
+	assert_int_equal(gets_of(x, FA_PC, "/apis/scheduling.k8s.io/v1/priorityclasses/urgent"),
+			 1);
+	cJSON_Delete(a);
+}
+
+/* From the watch's cache: no GET. */
+static void negative_priority_from_the_cache_denies(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	assert_int_equal(tp_store_put(x->store, tt_json(PC_JSON("-1"))), TP_OK);
+	cJSON *a = answer_as(x, TP_PROFILE_STRICT, true);
+	assert_denied(a, "priorityClassName: Invalid value: \"-1\": a valid label must be an "
+			 "empty string or consist of alphanumeric characters");
+	assert_contains(tp_get_str(a, "response.status.message"), "jobset.sigs.k8s.io/priority");
+	assert_int_equal(gets_of(x, FA_PC, NULL), 0);
+	cJSON_Delete(a);
+}
+
+/* Upstream's webhook reads none of it: no GET. */
+static void kubeflow_profile_does_not_look(void **state)
+{
+	fx *x = *state;
+	cJSON *a = answer_as(x, TP_PROFILE_KUBEFLOW, false);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_int_equal(gets_of(x, FA_SA, NULL), 0);
+	assert_int_equal(gets_of(x, FA_PC, NULL), 0);
+	cJSON_Delete(a);
+}
+
+int main(void)
+{
+	tp_json_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(missing_service_account_denies, setup, teardown),
+		cmocka_unit_test_setup_teardown(existing_service_account_allows, setup, teardown),
+		cmocka_unit_test_setup_teardown(forbidden_service_account_is_not_checked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(api_server_down_is_not_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_priority_class_denies, setup, teardown),
+		cmocka_unit_test_setup_teardown(negative_priority_from_the_cache_denies, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(kubeflow_profile_does_not_look, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("cluster_state", tests, NULL, NULL);
+}
