@@ -465,8 +465,8 @@ typedef struct tp_lookup {
 	/* Every object of a namespaced kind k in namespace ns (the
 	 * LimitRanges, the ResourceQuotas of a TrainJob's namespace): TP_OK,
 	 * *n how many there are and at most max of them in out (valid until
-	 * the request ends), or TP_EUNAVAILABLE with why. May be NULL: the
-	 * lookup cannot list, and what needs a list is not checked. */
+	 * the request ends), or TP_EUNAVAILABLE with why. May be NULL: this
+	 * caller offers no lists, and what needs one is not checked. */
 	int (*list)(void *ctx, tp_kind k, const char *ns, const cJSON **out, size_t max,
 		    size_t *n, char *why, size_t whylen);
 } tp_lookup;
@@ -548,8 +548,8 @@ int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *
 		  const cJSON **out, char *why, size_t whylen);
 /* Every object of a namespaced kind in ns through opt->lookup's list, else
  * opt->store (tp_store_list): *n how many, at most max of them in out.
- * TP_EUNAVAILABLE with why when nobody could tell (or the lookup cannot
- * list). */
+ * TP_EUNAVAILABLE with why when nobody could tell; TP_EUNSUPPORTED when the
+ * lookup offers no list. */
 int tp_lookup_list(const tp_options *opt, tp_kind k, const char *ns, const cJSON **out,
 		   size_t max, size_t *n, char *why, size_t whylen);
 /* The error a lookup nobody could answer gives, and the mark: Internal error

@@ -19,6 +19,7 @@
  *     (kubernetes-sigs/jobset#1291, merged after v0.12, not released).
  *     With Volcano's podGroupPolicy, plugins/volcano.c says a missing class
  *     already.
+ *   - LimitRanger and ResourceQuota: pod/cluster_limits.c.
  * Each object is looked up through tp_lookup_get (the server: its cache or
  * the API server; offline: the inputs, or --kubeconfig's cluster), once per
  * name. A finding is shown at the field that set the name: the runtime's
@@ -305,6 +306,8 @@ int tp__pod_cluster_state(const tp_tj_ctx *ctx)
 		if (!rc)
 			rc = check_priority_class(&r, j);
 	}
+	if (!rc)
+		rc = tp__pod_cluster_limits(ctx, r.ns);
 	tp_arena_free(r.arena);
 	return rc ? rc : r.rc;
 }

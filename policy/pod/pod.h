@@ -346,6 +346,10 @@ int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res
  * (ServiceAccount, Priority) for the Pods of ctx->tmpl's replicated jobs,
  * looked up through ctx->opt (pod/cluster_state.c). */
 int tp__pod_cluster_state(const struct tp_tj_ctx *ctx);
+/* The LimitRanges (a Forbidden per refused job) and ResourceQuotas (a
+ * warning per quota the Pods together exceed) of namespace ns on those Pods
+ * (pod/cluster_limits.c). */
+int tp__pod_cluster_limits(const struct tp_tj_ctx *ctx, const char *ns);
 
 /* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
  * it: a copy with the TrainJob's settings and the plugins' Pod parts

@@ -6,7 +6,6 @@
  */
 #include "policy/core/internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 int tp_lookup_get(const tp_options *opt, tp_kind k, const char *ns, const char *name,
@@ -34,11 +33,9 @@ int tp_lookup_list(const tp_options *opt, tp_kind k, const char *ns, const cJSON
 	if (tp_kind_is_cluster_scoped(k))
 		return TP_EINVAL;
 	if (opt && opt->lookup) {
-		if (opt->lookup->list)
-			return opt->lookup->list(opt->lookup->ctx, k, ns, out, max, n, why, whylen);
-		if (why && whylen)
-			snprintf(why, whylen, "this lookup cannot list %s", tp__resource_name(k));
-		return TP_EUNAVAILABLE;
+		return opt->lookup->list ? opt->lookup->list(opt->lookup->ctx, k, ns, out, max, n, why,
+							      whylen)
+					 : TP_EUNSUPPORTED;
 	}
 	*n = tp_store_list(opt ? opt->store : NULL, k, ns, out, max);
 	return TP_OK;

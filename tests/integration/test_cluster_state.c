@@ -240,6 +240,86 @@ static void negative_priority_from_the_cache_denies(void **state)
 	cJSON_Delete(a);
 }
 
+/* ------------------------------------------------------- LimitRange, quota */
+
+#define LR_JSON(item)                                                                         \
+	"{\"apiVersion\":\"v1\",\"kind\":\"LimitRange\",\"metadata\":{\"name\":\"lr\","         \
+	"\"namespace\":\"team-a\"},\"spec\":{\"limits\":[" item "]}}"
+#define RQ_JSON(hard, used)                                                                   \
+	"{\"apiVersion\":\"v1\",\"kind\":\"ResourceQuota\",\"metadata\":{\"name\":\"q\","       \
+	"\"namespace\":\"team-a\"},\"spec\":{\"hard\":" hard "},\"status\":{\"hard\":" hard     \
+	",\"used\":" used "}}"
+
+static unsigned lists_of(fx *x, int r)
+{
+	fa_stats st;
+	fa_get_stats(x->fa, r, &st);
+	return st.lists;
+}
+
+/* The namespace's LimitRanges, listed per request: a limit over its max
+ * denies (the runtime asks for 2 CPUs). */
+static void limit_range_denies(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	fa_put_object(x->fa, FA_LR, LR_JSON("{\"type\":\"Container\",\"max\":{\"cpu\":\"1\"}}"));
+	cJSON *a = answer(x);
+	assert_denied(a, "spec.template.spec.replicatedJobs[0].template.spec.template.spec: "
+			 "Forbidden: maximum cpu usage per Container is 1, but limit is 2: LimitRange "
+			 "\"lr\" of namespace \"team-a\" refuses the Pods of replicated job \"node\"");
+	assert_int_equal(lists_of(x, FA_LR), 1);
+	cJSON_Delete(a);
+	/* a new LimitRange counts at once: nothing is cached */
+	fa_put_object(x->fa, FA_LR, LR_JSON("{\"type\":\"Container\",\"max\":{\"cpu\":\"4\"}}"));
+	a = answer(x);
+	assert_clean(a);
+	assert_int_equal(lists_of(x, FA_LR), 2);
+	cJSON_Delete(a);
+}
+
+/* 2 nodes of 2 CPUs and 4Gi, 6 CPUs of 8 used: the quota's warning. */
+static void quota_short_warns(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	fa_put_object(x->fa, FA_RQ, RQ_JSON("{\"limits.cpu\":\"8\",\"limits.memory\":\"64Gi\"}",
+					    "{\"limits.cpu\":\"6\",\"limits.memory\":\"8Gi\"}"));
+	cJSON *a = answer(x);
+	assert_true(tp_get_true(a, "response.allowed"));
+	char *w = warnings(a);
+	assert_contains(w, "\nthe 2 Pods of TrainJob \"tj\" together would exceed ResourceQuota "
+			   "\"q\" of namespace \"team-a\" by limits.cpu=2: exceeded quota: q, "
+			   "requested: limits.cpu=4, used: limits.cpu=6, limited: limits.cpu=8;");
+	free(w);
+	assert_int_equal(lists_of(x, FA_RQ), 1);
+	cJSON_Delete(a);
+}
+
+/* RBAC without list: each is a warning that says it was not checked. */
+static void unlistable_is_not_checked(void **state)
+{
+	fx *x = *state;
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	fa_set_list_status(x->fa, FA_LR, 403);
+	fa_set_list_status(x->fa, FA_RQ, 403);
+	cJSON *a = answer(x);
+	assert_true(tp_get_true(a, "response.allowed"));
+	assert_null(tp_get(a, "response.status"));
+	char *w = warnings(a);
+	assert_contains(w, "\nthe LimitRanges of namespace \"team-a\" were not checked against the "
+			   "TrainJob's Pods: limitranges could not be listed: GET "
+			   "/api/v1/namespaces/team-a/limitranges: HTTP 403");
+	assert_contains(w, "\nthe ResourceQuotas of namespace \"team-a\" were not checked against "
+			   "the TrainJob's Pods: resourcequotas could not be listed: GET "
+			   "/api/v1/namespaces/team-a/resourcequotas: HTTP 403");
+	free(w);
+	cJSON_Delete(a);
+}
+
 /* Upstream's webhook reads none of it: no GET. */
 static void kubeflow_profile_does_not_look(void **state)
 {
@@ -248,6 +328,7 @@ static void kubeflow_profile_does_not_look(void **state)
 	assert_true(tp_get_true(a, "response.allowed"));
 	assert_int_equal(gets_of(x, FA_SA, NULL), 0);
 	assert_int_equal(gets_of(x, FA_PC, NULL), 0);
+	assert_int_equal(lists_of(x, FA_LR) + lists_of(x, FA_RQ), 0);
 	cJSON_Delete(a);
 }
 
@@ -263,6 +344,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(missing_priority_class_denies, setup, teardown),
 		cmocka_unit_test_setup_teardown(negative_priority_from_the_cache_denies, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(limit_range_denies, setup, teardown),
+		cmocka_unit_test_setup_teardown(quota_short_warns, setup, teardown),
+		cmocka_unit_test_setup_teardown(unlistable_is_not_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(kubeflow_profile_does_not_look, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("cluster_state", tests, NULL, NULL);

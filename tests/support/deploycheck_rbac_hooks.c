@@ -45,6 +45,7 @@ static const char *const read_verbs[] = { "get", "list", "watch" };
 static const char *const get_only[] = { "get" };
 static const char *const write_verbs[] = { "get", "update", "list", "watch" };
 static const char *const follow_verbs[] = { "list", "watch" };
+static const char *const list_only[] = { "list" };
 
 /* A role's rules are exactly needs[] (any order); problems name the role. */
 static void role_is(const cJSON *role, const struct need *needs, int n, const char *what,
@@ -154,6 +155,7 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const cms[] = { "configmaps" };
 	static const char *const nss[] = { "namespaces" };
 	static const char *const sas[] = { "serviceaccounts" };
+	static const char *const quotas[] = { "limitranges", "resourcequotas" };
 	static const char *const crds[] = { "customresourcedefinitions" };
 	int ncrd = 0;
 	while (tw_kube_crd_names[ncrd])
@@ -168,6 +170,8 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 		{ "", nss, 1, get_only, 1, NULL },
 		/* the account its Pods name, for the ServiceAccount admission plugin */
 		{ "", sas, 1, get_only, 1, NULL },
+		/* its namespace's LimitRanges and ResourceQuotas, listed per request */
+		{ "", quotas, 2, list_only, 1, NULL },
 		/* the CRDs serve --kube follows, by the names it watches them by */
 		{ "apiextensions.k8s.io", crds, 1, follow_verbs, 2, NULL, tw_kube_crd_names, ncrd },
 	};
@@ -182,7 +186,6 @@ void dc_check_rbac(const cJSON *objs, dc_probs *p)
 	static const char *const vwc[] = { "validatingwebhookconfigurations" };
 	static const char *const mwc[] = { "mutatingwebhookconfigurations" };
 	static const char *const eps[] = { "endpointslices" };
-	static const char *const list_only[] = { "list" };
 	const struct need cfg_need[] = {
 		{ "admissionregistration.k8s.io", vwc, 1, write_verbs, 4, f.validating },
 		{ "admissionregistration.k8s.io", mwc, 1, write_verbs, 4, f.mutating },

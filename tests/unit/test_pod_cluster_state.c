@@ -32,8 +32,8 @@
 #define KF TP_PROFILE_KUBEFLOW
 
 /* A ClusterTrainingRuntime "rt" with one trainer job "node" whose Pod spec
- * gets more (single-quoted JSON members, or ""). */
-static cJSON *runtime_with(const char *more)
+ * has containers (a single-quoted JSON array) and more (members, or ""). */
+static cJSON *runtime_pod(const char *containers, const char *more)
 {
 	char buf[4096];
 	snprintf(buf, sizeof(buf),
@@ -42,9 +42,14 @@ static cJSON *runtime_with(const char *more)
 		 "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{'replicatedJobs':"
 		 "[{'name':'node','template':{'metadata':{'labels':"
 		 "{'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':"
-		 "{'spec':{'containers':[{'name':'node','image':'pytorch'}]%s%s}}}}}]}}}}",
-		 *more ? "," : "", more);
+		 "{'spec':{'containers':%s%s%s}}}}}]}}}}",
+		 containers, *more ? "," : "", more);
 	return tt_jsq(buf);
+}
+
+static cJSON *runtime_with(const char *more)
+{
+	return runtime_pod("[{'name':'node','image':'pytorch'}]", more);
 }
 
 /* TrainJob team-a/train of "rt", with more spec members (or NULL). */
@@ -104,7 +109,20 @@ static int cluster_get(void *ctx, tp_kind k, const char *ns, const char *name, c
 	return *out ? TP_OK : TP_ENOTFOUND;
 }
 
-enum how { STORE, LOOKUP };
+enum how { STORE, LOOKUP, LOOKUP_LIST };
+
+static int cluster_list(void *ctx, tp_kind k, const char *ns, const cJSON **out, size_t max,
+			size_t *n, char *why, size_t whylen)
+{
+	struct cluster *c = ctx;
+	if (k == c->down) {
+		snprintf(why, whylen, "GET /api/v1/namespaces/%s/%s: HTTP 403: forbidden", ns,
+			 k == TP_KIND_LIMIT_RANGE ? "limitranges" : "resourcequotas");
+		return TP_EUNAVAILABLE;
+	}
+	*n = tp_store_list(c->store, k, ns, out, max);
+	return TP_OK;
+}
 
 /* Validate tj (CREATE) with rt and the objects objs (NULL-ended) in the
  * cluster, read from the store or through a lookup. */
@@ -115,9 +133,9 @@ static tp_result *review_in(tp_profile p, enum how how, struct cluster *c, cJSON
 	assert_int_equal(tp_store_put(c->store, rt), TP_OK);
 	for (; objs && *objs; objs++)
 		assert_int_equal(tp_store_put(c->store, *objs), TP_OK);
-	tp_lookup lookup = { cluster_get, NULL, c, NULL };
+	tp_lookup lookup = { cluster_get, NULL, c, how == LOOKUP_LIST ? cluster_list : NULL };
 	tp_options opt = { .profile = p };
-	if (how == LOOKUP)
+	if (how != STORE)
 		opt.lookup = &lookup;
 	else
 		opt.store = c->store;
@@ -378,6 +396,173 @@ static void kubeflow_profile_unchanged(void **state)
 		     trainjob(PATCH("'serviceAccountName':'nobody'")), objs));
 }
 
+/* ------------------------------------------------------- LimitRange */
+
+/* A LimitRange "lr" of team-a with one item (single-quoted JSON). */
+static cJSON *limits(const char *item)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'v1','kind':'LimitRange','metadata':{'name':'lr','namespace':"
+		 "'team-a'},'spec':{'limits':[%s]}}", item);
+	return tt_jsq(buf);
+}
+
+#define NODE(res) "[{'name':'node','image':'pytorch','resources':" res "}]"
+#define LR_HINT "; ask for resources within it (kubectl describe limitrange lr -n team-a)"
+#define LR_CONTEXT(job) \
+	": LimitRange \"lr\" of namespace \"team-a\" refuses the Pods of replicated job \"" job \
+	"\" (Job.batch \"train-" job "-0\"), its defaults applied" LR_HINT
+
+/* TestPodLimitFunc "ctr-max-cpu-limit" turned over: the TrainJob's limit
+ * over the max. The runtime's own Pods get the max as their default limit
+ * (SetDefaults_LimitRangeItem) and pass: the TrainJob's field is shown. */
+static void container_max_at_the_trainjob(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { limits("{'type':'Container','max':{'cpu':'2'}}"), NULL };
+	tp_result *r = review(SP, STORE, runtime_with(""),
+			      trainjob("'trainer':{'resourcesPerNode':{'limits':{'cpu':'4'}}}"),
+			      objs);
+	only_error_is(r, "spec.trainer.resourcesPerNode: Forbidden: maximum cpu usage per "
+			 "Container is 2, but limit is 4" LR_CONTEXT("node"));
+	tp_result_free(r);
+	cJSON *ok[] = { limits("{'type':'Container','max':{'cpu':'2'}}"), NULL };
+	clean(review(SP, STORE, runtime_with(""),
+		     trainjob("'trainer':{'resourcesPerNode':{'limits':{'cpu':'1500m'}}}"), ok));
+}
+
+/* TestPodLimitFunc "ctr-min-memory-request" turned over: the runtime's own
+ * request under the min, shown at the runtime. */
+static void container_min_at_the_runtime(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { limits("{'type':'Container','min':{'memory':'1Gi'}}"), NULL };
+	tp_result *r = review(SP, LOOKUP_LIST,
+			      runtime_pod(NODE("{'requests':{'memory':'100Mi'}}"), ""),
+			      trainjob(NULL), objs);
+	only_error_is(r, "spec.template.spec.replicatedJobs[0].template.spec.template.spec: "
+			 "Forbidden: minimum memory usage per Container is 1Gi, but request is "
+			 "100Mi" LR_CONTEXT("node"));
+	tp_result_free(r);
+}
+
+/* TestPodLimitFunc "ctr-max-cpu-ratio" turned over, and its %f. */
+static void container_ratio(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { limits("{'type':'Container','maxLimitRequestRatio':{'cpu':'2'}}"),
+			  NULL };
+	tp_result *r = review(SP, STORE,
+			      runtime_pod(NODE("{'requests':{'cpu':'1'},'limits':{'cpu':'4'}}"), ""),
+			      trainjob(NULL), objs);
+	only_error_is(r, "spec.template.spec.replicatedJobs[0].template.spec.template.spec: "
+			 "Forbidden: cpu max limit to request ratio per Container is 2, but provided "
+			 "ratio is 4.000000" LR_CONTEXT("node"));
+	tp_result_free(r);
+}
+
+/* TestPodLimitFunc "pod-max-mem-limit" turned over: the Pod's total. */
+static void pod_max_of_the_total(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { limits("{'type':'Pod','max':{'memory':'1Gi'}}"), NULL };
+	tp_result *r = review(
+		SP, STORE,
+		runtime_pod("[{'name':'node','image':'i','resources':{'limits':{'memory':'600Mi'}}},"
+			    "{'name':'side','image':'i','resources':{'limits':{'memory':'600Mi'}}}]",
+			    ""),
+		trainjob(NULL), objs);
+	only_error_is(r, "spec.template.spec.replicatedJobs[0].template.spec.template.spec: "
+			 "Forbidden: maximum memory usage per Pod is 1Gi, but limit is 1200Mi"
+			 LR_CONTEXT("node"));
+	tp_result_free(r);
+}
+
+/* TestPodLimitFuncApplyDefault / TestMergePodResourceRequirements: the
+ * defaults fill what a container leaves unset before the checks; several
+ * errors aggregate as "[e1, e2]" (resource names in order). */
+static void defaults_applied_then_checked(void **state)
+{
+	(void)state;
+	const char *lr = "{'type':'Container','max':{'cpu':'1','memory':'1Gi'},"
+			 "'default':{'cpu':'1'},'defaultRequest':{'cpu':'500m'}}";
+	cJSON *objs[] = { limits(lr), NULL };
+	clean(review(SP, STORE, runtime_with(""), trainjob(NULL), objs)); /* all defaulted */
+	cJSON *objs2[] = { limits(lr), NULL };
+	tp_result *r = review(SP, STORE,
+			      runtime_pod(NODE("{'requests':{'cpu':'2','memory':'2Gi'}}"), ""),
+			      trainjob(NULL), objs2);
+	only_error_is(r, "spec.template.spec.replicatedJobs[0].template.spec.template.spec: "
+			 "Forbidden: [maximum cpu usage per Container is 1, but request is 2, maximum "
+			 "memory usage per Container is 1Gi, but request is 2Gi]" LR_CONTEXT("node"));
+	tp_result_free(r);
+}
+
+static void unlistable_limit_ranges_warn(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { limits("{'type':'Container','max':{'cpu':'1'}}"), NULL };
+	struct cluster c = { NULL, TP_KIND_LIMIT_RANGE, 0 };
+	tp_result *r = review_in(SP, LOOKUP_LIST, &c, runtime_with(""), trainjob(NULL), objs);
+	assert_true(tp_result_ok(r));
+	assert_false(tp_result_unavailable(r));
+	assert_int_equal(tp_result_warning_count(r), 1);
+	assert_string_equal(tp_result_warning_at(r, 0),
+			    "the LimitRanges of namespace \"team-a\" were not checked against the "
+			    "TrainJob's Pods: limitranges could not be listed: GET /api/v1/namespaces/"
+			    "team-a/limitranges: HTTP 403: forbidden");
+	tp_result_free(r);
+	/* a lookup that offers no lists: nothing listed, nothing said */
+	cJSON *objs2[] = { limits("{'type':'Container','max':{'cpu':'1'}}"), NULL };
+	clean(review(SP, LOOKUP, runtime_with(""), trainjob(NULL), objs2));
+}
+
+/* ------------------------------------------------------- ResourceQuota */
+
+static cJSON *quota(const char *spec_status)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "{'apiVersion':'v1','kind':'ResourceQuota','metadata':{'name':'q','namespace':"
+		 "'team-a'},%s}", spec_status);
+	return tt_jsq(buf);
+}
+
+/* The admission controller's "exceeded quota: ..." for the TrainJob's
+ * Pods together (2 nodes of 2 CPUs; 1 used of 4): a warning. */
+static void quota_exceeded_warns(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { quota("'spec':{'hard':{'requests.cpu':'4','pods':'10'}},'status':"
+				"{'hard':{'requests.cpu':'4','pods':'10'},'used':{'requests.cpu':"
+				"'1','pods':'3'}}"),
+			  NULL };
+	tp_result *r = review(SP, LOOKUP_LIST, runtime_pod(NODE("{'limits':{'cpu':'2'}}"), ""),
+			      trainjob("'trainer':{'numNodes':2}"), objs);
+	assert_true(tp_result_ok(r));
+	assert_int_equal(tp_result_warning_count(r), 1);
+	assert_string_equal(tp_result_warning_at(r, 0),
+			    "the 2 Pods of TrainJob \"train\" together would exceed ResourceQuota "
+			    "\"q\" of namespace \"team-a\" by requests.cpu=1: exceeded quota: q, "
+			    "requested: requests.cpu=4, used: requests.cpu=1, limited: "
+			    "requests.cpu=4; the Pods past it are refused until the quota frees up "
+			    "(kubectl describe resourcequota q -n team-a)");
+	tp_result_free(r);
+}
+
+static void quota_that_fits_or_is_scoped_says_nothing(void **state)
+{
+	(void)state;
+	cJSON *objs[] = { quota("'status':{'hard':{'cpu':'8','count/pods':'2'},'used':"
+				"{'cpu':'4'}}"),
+			  NULL };
+	clean(review(SP, STORE, runtime_pod(NODE("{'limits':{'cpu':'2'}}"), ""),
+		     trainjob("'trainer':{'numNodes':2}"), objs));
+	cJSON *scoped[] = { quota("'spec':{'scopes':['BestEffort'],'hard':{'pods':'0'}}"), NULL };
+	clean(review(SP, STORE, runtime_with(""), trainjob(NULL), scoped));
+}
+
 /* ------------------------------------------------------- listing */
 
 static cJSON *limit_range(const char *ns, const char *name)
@@ -420,11 +605,8 @@ static void store_lists_a_namespace_by_name(void **state)
 	/* a lookup that cannot list says so */
 	tp_lookup l = { cluster_get, NULL, NULL, NULL };
 	opt = (tp_options){ .lookup = &l };
-	char why[128];
-	assert_int_equal(tp_lookup_list(&opt, TP_KIND_LIMIT_RANGE, "team-a", got, 4, &n, why,
-					sizeof(why)),
-			 TP_EUNAVAILABLE);
-	assert_string_equal(why, "this lookup cannot list limitranges");
+	assert_int_equal(tp_lookup_list(&opt, TP_KIND_LIMIT_RANGE, "team-a", got, 4, &n, NULL, 0),
+			 TP_EUNSUPPORTED);
 	tp_store_free(s);
 }
 
@@ -445,6 +627,14 @@ int main(void)
 		cmocka_unit_test(negative_priority_makes_the_label_invalid),
 		cmocka_unit_test(unreadable_priority_class_warns),
 		cmocka_unit_test(kubeflow_profile_unchanged),
+		cmocka_unit_test(container_max_at_the_trainjob),
+		cmocka_unit_test(container_min_at_the_runtime),
+		cmocka_unit_test(container_ratio),
+		cmocka_unit_test(pod_max_of_the_total),
+		cmocka_unit_test(defaults_applied_then_checked),
+		cmocka_unit_test(unlistable_limit_ranges_warn),
+		cmocka_unit_test(quota_exceeded_warns),
+		cmocka_unit_test(quota_that_fits_or_is_scoped_says_nothing),
 		cmocka_unit_test(store_lists_a_namespace_by_name),
 	};
 	return cmocka_run_group_tests_name("pod_cluster_state", tests, NULL, NULL);
