@@ -25,8 +25,11 @@
  * name. A finding is shown at the field that set the name: the runtime's
  * template when its own replicated job names it, else spec.runtimePatches.
  * A lookup nobody could answer is a warning that says what was not checked,
- * never a verdict; without a lookup, a kind the store holds nothing of was
- * not given (a run over TrainJobs alone), and is not checked either.
+ * never a verdict. Without a lookup, a kind the store holds nothing of was
+ * not given (validate over TrainJobs alone, without --kubeconfig): it is
+ * not checked, silently, as an offline run without Namespaces leaves Pod
+ * Security to the defaults; with one ServiceAccount among the inputs, the
+ * inputs are the whole truth again.
  */
 #include "policy/admission/trainjob.h"
 #include "policy/plugins/plugin.h"
@@ -84,11 +87,8 @@ static const answer *look(cs_run *r, tp_kind k, const char *name)
 	if (!a)
 		return NULL;
 	a->rc = tp_lookup_get(r->ctx->opt, k, r->ns, name, &a->obj, a->why, sizeof(a->why));
-	if (a->rc == TP_ENOTFOUND && !given(r->ctx->opt, k)) {
-		a->rc = TP_EUNAVAILABLE;
-		snprintf(a->why, sizeof(a->why), "the cluster state given holds no %s",
-			 tp_kind_name(k));
-	}
+	if (a->rc == TP_ENOTFOUND && !given(r->ctx->opt, k))
+		a->rc = TP_EUNSUPPORTED; /* not checked, and not said on every TrainJob */
 	return tp__nameset_put(&r->answers, key, a) ? NULL : a;
 }
 
