@@ -6,19 +6,23 @@
  * ServiceAccount is read by GET at its own path per request, a PriorityClass
  * from the watch's cache or by GET; an object that cannot be read (RBAC's
  * 403, an API server down) is a warning that says what was not checked,
- * never a denial or an error answer.
+ * never a denial or an error answer. Offline, `validate`, `review` and
+ * `expand --kubeconfig` read what their inputs do not hold from the same
+ * fake cluster: a folder of TrainJobs alone is checked against it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/support/apiclient.h"
 #include "tests/support/fakeapi.h"
+#include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
 #include "webhook/admission/admission.h"
 #include "webhook/cluster/kubeapi.h"
@@ -332,6 +336,99 @@ static void kubeflow_profile_does_not_look(void **state)
 	cJSON_Delete(a);
 }
 
+/* ------------------------------------------------------- offline */
+
+/* A folder with the TrainJob alone and a kubeconfig for the fake (plain
+ * HTTP, a token); the cluster holds the runtime and the TrainJob's CRD. */
+static void offline_setup(fx *x, char *dir, size_t n)
+{
+	assert_int_equal(sp_mkdtemp(dir, n, "tw-cluster-state"), 0);
+	char *kc = NULL;
+	assert_true(asprintf(&kc,
+			     "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+			     "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%u\n"
+			     "users:\n- name: u\n  user:\n    token: t\n"
+			     "contexts:\n- name: c\n  context:\n    cluster: fake\n    user: u\n",
+			     fa_port(x->fa)) > 0);
+	assert_int_equal(sp_write(dir, "kubeconfig", kc), 0);
+	free(kc);
+	assert_int_equal(sp_write(dir, "tj.json", TRAINJOB_JSON), 0);
+	assert_int_equal(sp_write(dir, "review.json", REVIEW), 0);
+	char *crd = tt_crd_json("trainer.kubeflow.org_trainjobs.yaml");
+	fa_put_object(x->fa, FA_CRD, crd);
+	free(crd);
+	fa_put_object(x->fa, FA_CTR, RUNTIME_JSON);
+	fa_put_object(x->fa, FA_PC, PC_JSON("100"));
+}
+
+static int run_in(const char *dir, const char *args, char **out, char **err)
+{
+	char cmd[PATH_MAX + 600], bin[PATH_MAX];
+	assert_non_null(realpath(tt_bin(), bin));
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s", dir, bin, args);
+	int rc = tt_run(cmd, out, err);
+	print_message("$ trainer-webhook %s\n%s%s(exit %d)\n", args, *err ? *err : "",
+		      *out ? *out : "", rc);
+	return rc;
+}
+
+/* A repository of TrainJobs alone: the runtime, the ServiceAccount, the
+ * PriorityClass, the Namespace, the LimitRanges come from the cluster. */
+static void validate_reads_what_the_inputs_lack(void **state)
+{
+	fx *x = *state;
+	char dir[PATH_MAX], *out = NULL, *err = NULL;
+	offline_setup(x, dir, sizeof(dir));
+	/* the account is missing: the API server's words, exit 1 */
+	assert_int_equal(run_in(dir, "validate --kubeconfig kubeconfig tj.json", &out, &err), 1);
+	assert_contains(out, "serviceaccount \"trainer\" not found");
+	assert_null(strstr(out, "not found: ClusterTrainingRuntime")); /* the runtime was read */
+	assert_null(strstr(err, "Pod Security not checked")); /* the Namespace was read */
+	assert_int_equal(gets_of(x, FA_SA, SA_PATH), 1);
+	assert_int_equal(gets_of(x, FA_CTR, "/apis/trainer.kubeflow.org/v1alpha1/"
+					    "clustertrainingruntimes/plain"),
+			 1);
+	assert_int_equal(gets_of(x, FA_NS, "/api/v1/namespaces/team-a"), 1);
+	free(out);
+	free(err);
+	/* with it, and a LimitRange the runtime's 2 CPUs break */
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	fa_put_object(x->fa, FA_LR, LR_JSON("{\"type\":\"Container\",\"max\":{\"cpu\":\"1\"}}"));
+	assert_int_equal(run_in(dir, "validate --kubeconfig kubeconfig tj.json", &out, &err), 1);
+	assert_contains(out, "maximum cpu usage per Container is 1, but limit is 2");
+	free(out);
+	free(err);
+	/* a LimitRange among the inputs comes first */
+	assert_int_equal(sp_write(dir, "lr.json",
+				  LR_JSON("{\"type\":\"Container\",\"max\":{\"cpu\":\"4\"}}")), 0);
+	assert_int_equal(run_in(dir, "validate --kubeconfig kubeconfig tj.json lr.json", &out,
+				&err), 0);
+	free(out);
+	free(err);
+	sp_rmtree(dir);
+}
+
+static void review_and_expand_read_the_cluster(void **state)
+{
+	fx *x = *state;
+	char dir[PATH_MAX], *out = NULL, *err = NULL;
+	offline_setup(x, dir, sizeof(dir));
+	assert_int_equal(run_in(dir, "review --kubeconfig kubeconfig review.json", &out, &err), 1);
+	assert_contains(out, "error looking up service account team-a/trainer");
+	free(out);
+	free(err);
+	fa_put_object(x->fa, FA_SA, SA_JSON);
+	assert_int_equal(run_in(dir, "review --kubeconfig kubeconfig review.json", &out, &err), 0);
+	free(out);
+	free(err);
+	/* the runtime from the cluster: before, "runtime not found" */
+	assert_int_equal(run_in(dir, "expand --kubeconfig kubeconfig tj.json", &out, &err), 0);
+	assert_contains(out, "kind: JobSet");
+	free(out);
+	free(err);
+	sp_rmtree(dir);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -348,6 +445,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(quota_short_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(unlistable_is_not_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(kubeflow_profile_does_not_look, setup, teardown),
+		cmocka_unit_test_setup_teardown(validate_reads_what_the_inputs_lack, setup, teardown),
+		cmocka_unit_test_setup_teardown(review_and_expand_read_the_cluster, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("cluster_state", tests, NULL, NULL);
 }

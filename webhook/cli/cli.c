@@ -10,6 +10,7 @@
 
 #include "webhook/cli/builtin_crds.h"
 #include "webhook/cli/cli.h"
+#include "webhook/cli/cluster_reads.h"
 #include "webhook/cli/flags.h"
 #include "webhook/cli/crds.h"
 #include "webhook/cli/manifests.h"
@@ -167,8 +168,7 @@ static int crds_from_cluster(tw_cli *c)
 		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s; nothing was checked: fix the "
 			"kubeconfig or the cluster's RBAC (get customresourcedefinitions), or drop "
 			"--kubeconfig and --context to check against the built-in CRDs\n", c->cmd, err);
-	tw_kubeapi_free(api);
-	tw_kube_config_free(&kc);
+	tw_cli_reads_keep(&kc, api); /* the same connection reads what the inputs lack */
 	return rc ? TP_EUNAVAILABLE : TP_OK;
 }
 
@@ -218,9 +218,11 @@ int tw_cli_keep(tw_cli *c, const cJSON *obj)
 {
 	tp_kind k = tp_kind_of(obj);
 	/* ConfigMaps: the store keeps runtime snapshots only; a Namespace gives
-	 * the Pod Security labels of the TrainJobs in it */
+	 * the Pod Security labels of the TrainJobs in it; ServiceAccounts,
+	 * LimitRanges and ResourceQuotas what its Pods may name and ask for */
 	if (!tp_kind_is_runtime(k) && k != TP_KIND_PRIORITY_CLASS && k != TP_KIND_CONFIGMAP &&
-	    k != TP_KIND_NAMESPACE)
+	    k != TP_KIND_NAMESPACE && k != TP_KIND_SERVICE_ACCOUNT && k != TP_KIND_LIMIT_RANGE &&
+	    k != TP_KIND_RESOURCE_QUOTA)
 		return TP_OK;
 	if (c->known && tw_note_runtime(c->known, obj))
 		return TP_ENOMEM;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cli/cluster_reads.h"
 #include "webhook/admission/expand_api.h"
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
@@ -19,7 +20,8 @@
 static const char expand_help[] =
 	"Prints the JobSet and companion objects (MPI and Flux ConfigMap and Secret,\n"
 	"PodGroup) that the TrainJob's runtime makes of it: YAML documents (default) or\n"
-	"a v1 List. Runtimes in the TRAINJOB file are used too.\n"
+	"a v1 List. Runtimes in the TRAINJOB file are used too; with --kubeconfig, a\n"
+	"runtime neither it nor --runtimes holds is read from that cluster.\n"
 	"--ssh-key (ECDSA P-521 PEM) makes MPI output repeatable; --curve-key (X25519\n"
 	"PEM: openssl genpkey -algorithm X25519) makes Flux output repeatable, as a\n"
 	"TrainJob with metadata.uid already is (its key is derived from the uid).\n"
@@ -181,6 +183,11 @@ static int run(struct expand_args *a)
 		tw_sshkey_free(&key);
 		return TW_EXIT_USAGE;
 	}
+	tw_cli_reads *reads = NULL; /* what the inputs do not hold, from --kubeconfig's cluster */
+	if (tw_cli_reads_open(&reads, &a->cli)) {
+		tw_sshkey_free(&key);
+		return TW_EXIT_USAGE;
+	}
 	tw_given_keys given = { a->ssh_key ? &key : NULL, a->curve_key ? &curve : NULL };
 	tp_docs *docs = NULL;
 	tp_result *res = NULL;
@@ -206,6 +213,7 @@ static int run(struct expand_args *a)
 	tp_result_free(res);
 	tp_docs_free(docs);
 	tw_sshkey_free(&key);
+	tw_cli_reads_close(reads, &a->cli);
 	return code;
 }
 

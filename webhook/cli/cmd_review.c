@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cli/cluster_reads.h"
 #include "webhook/core/files.h"
 #include "webhook/admission/admission.h"
 #include "webhook/cli/commands.h"
@@ -19,7 +20,8 @@ static const char review_help[] =
 	"AdmissionReview the server answers on ROUTE (default: the route of\n"
 	"request.kind). --runtimes loads runtimes, TrainJobs and JobSets as the\n"
 	"cluster's state. --strict-action is the server's (serve --help). The CRDs\n"
-	"are the built-in ones unless --crds or --kubeconfig says otherwise.\n"
+	"are the built-in ones unless --crds or --kubeconfig says otherwise; with\n"
+	"--kubeconfig, what --runtimes does not hold is read from that cluster.\n"
 	"exit status: 0 allowed, 1 denied, 2 bad input or usage\n";
 
 struct review_args {
@@ -130,7 +132,13 @@ int tw_cmd_review(int argc, char **argv)
 		tw_cli_free(&c);
 		return bad_input("cannot load the CRDs (see above)", "review");
 	}
+	tw_cli_reads *reads = NULL; /* what the inputs do not hold, from --kubeconfig's cluster */
+	if (tw_cli_reads_open(&reads, &c)) {
+		tw_cli_free(&c);
+		return bad_input("cannot read the cluster (see above)", "review");
+	}
 	int code = answer(&c, &a, route);
+	tw_cli_reads_close(reads, &c);
 	tw_cli_free(&c);
 	return code;
 }

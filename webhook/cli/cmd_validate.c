@@ -14,6 +14,7 @@
 #include <fnmatch.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cli/cluster_reads.h"
 #include "webhook/cli/report.h"
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
@@ -34,7 +35,9 @@ static const char validate_help[] =
 	"(files or folders of CustomResourceDefinitions), or --kubeconfig's cluster's.\n"
 	"--kubeconfig and/or --context read the CRDs from a cluster instead (any\n"
 	"kubeconfig kubectl reads: client certificates, tokens, exec plugins; with\n"
-	"--context alone, $KUBECONFIG's files merged, or ~/.kube/config).\n"
+	"--context alone, $KUBECONFIG's files merged, or ~/.kube/config), and what the\n"
+	"inputs do not hold: runtimes, Namespaces, PriorityClasses, ServiceAccounts,\n"
+	"LimitRanges, ResourceQuotas (a folder of TrainJobs alone is checked against it).\n"
 	"exit status: 0 all allowed, 1 something denied, 2 unreadable input, no manifests\n"
 	"or usage\n";
 
@@ -251,7 +254,7 @@ static int add_findings(struct run *r, cJSON *o, const struct input *in, const t
 static void note_psa_unknown(struct run *r, const cJSON *obj)
 {
 	if (r->cli.opt.profile != TP_PROFILE_STRICT || r->cli.opt.pod_security ||
-	    tp_kind_of(obj) != TP_KIND_TRAINJOB)
+	    r->cli.opt.lookup || tp_kind_of(obj) != TP_KIND_TRAINJOB)
 		return;
 	const char *ns = tp_meta_namespace(obj);
 	ns = *ns ? ns : "default";
@@ -450,8 +453,14 @@ int tw_cmd_validate(int argc, char **argv)
 			r.unreadable = true;
 	if (!rc && !stop)
 		rc = store_referenced(&r);
+	tw_cli_reads *reads = NULL; /* what the inputs do not hold, from --kubeconfig's cluster */
+	if (!rc && !stop && tw_cli_reads_open(&reads, &r.cli)) {
+		r.unreadable = true;
+		stop = true;
+	}
 	if (!rc && !stop)
 		rc = judge_all(&r);
+	tw_cli_reads_close(reads, &r.cli);
 	int code = rc ? TW_EXIT_USAGE : finish(&r);
 	if (rc)
 		fprintf(stderr, "trainer-webhook validate: %s\n", tp_strerror(rc));

@@ -21,7 +21,7 @@
 #define NOW { "--now", NULL, "RFC3339", NULL, false, false, \
 	      "the time defaulting writes (runtimePatches[].time), for repeatable output" }
 #define KUBECONFIG { "--kubeconfig", NULL, "FILE", NULL, false, true, \
-		     "read the CRDs from this cluster instead of the built-in ones" }
+		     "read from this cluster its CRDs and what the inputs do not hold" }
 #define CONTEXT { "--context", NULL, "NAME", NULL, false, false, \
 		  "the kubeconfig's context to use (default: its current-context)" }
 #define STRICT_ACTION { "--strict-action", NULL, "A", "deny warn", false, false, \
@@ -54,7 +54,7 @@ static const tw_flag review_flags[] = {
 };
 
 static const tw_flag expand_flags[] = {
-	PROFILE, RUNTIMES,
+	PROFILE, RUNTIMES, KUBECONFIG, CONTEXT,
 	{ "--output", "-o", "FORMAT", "yaml json", false, false, "YAML documents or a v1 List" },
 	{ "--ssh-key", NULL, "FILE", NULL, false, true,
 	  "the MPI SSH key (ECDSA P-521 PEM): repeatable output" },

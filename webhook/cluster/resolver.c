@@ -223,13 +223,16 @@ static int list(void *ctx, tp_kind k, const char *ns, const cJSON **out, size_t 
 		why = dummy;
 		whylen = sizeof(dummy);
 	}
-	*n = 0;
-	if (!r->cluster->api) { /* offline: the store is the whole truth */
-		tp_store_rdlock(r->store);
-		*n = tp_store_list(r->store, k, ns, out, max);
-		tp_store_unlock(r->store);
-		return TP_OK; /* the trees stay: offline stores do not change */
-	}
+	/* Without an API server the store is the whole truth; with one, the
+	 * offline commands' inputs (webhook/cli/cluster_reads.h) come first
+	 * when they hold the namespace's objects of k. The trees are not held:
+	 * an offline store does not change, and the server's never holds
+	 * LimitRanges or ResourceQuotas. */
+	tp_store_rdlock(r->store);
+	*n = tp_store_list(r->store, k, ns, out, max);
+	tp_store_unlock(r->store);
+	if (*n || !r->cluster->api)
+		return TP_OK;
 	if (!tw_kube_resource_of(k, &group, &version, &plural) ||
 	    !tw_kube_path(path, sizeof(path), group, version, plural, ns && *ns ? ns : "default",
 			  NULL)) {

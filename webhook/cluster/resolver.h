@@ -32,8 +32,9 @@
  * request (list): a quota's status.used moves with every Pod in the
  * namespace, so a cached copy would be stale by design, and a LimitRange
  * refuses Pods as soon as it is made. Without an API server a store given
- * no ServiceAccount cannot say one is missing (TP_EUNAVAILABLE), and lists
- * read the store.
+ * no ServiceAccount cannot say one is missing (TP_EUNAVAILABLE); lists
+ * read the store, and with an API server too when the store holds some of
+ * the namespace's objects of the kind (the offline commands' inputs).
  *
  * namespaces_of (a hint added to a denial, never a decision) reads the store
  * whether fresh or not.
