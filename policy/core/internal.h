@@ -49,6 +49,12 @@ const char *tp_check_dns1123_label(const char *s);
 const char *tp_check_dns1123_subdomain(const char *s);
 const char *tp_check_label_value(const char *s);
 const char *tp_check_qualified_name(const char *s); /* label keys */
+/* Every message of IsQualifiedName / IsValidLabelValue for s, in their
+ * order (the checks above return the first), into msgs (room for
+ * TP_NAME_MSGS_MAX); how many. */
+#define TP_NAME_MSGS_MAX 4
+size_t tp_qualified_name_msgs(const char *s, const char **msgs);
+size_t tp_label_value_msgs(const char *s, const char **msgs);
 /* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
 int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
 

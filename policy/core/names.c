@@ -98,35 +98,67 @@ static bool name_part_ok(const char *s, size_t n)
 	return true;
 }
 
+size_t tp_label_value_msgs(const char *s, const char **msgs)
+{
+	size_t k = 0, n = strlen(s);
+	if (n > 63)
+		msgs[k++] = "must be no more than 63 characters";
+	if (n && !name_part_ok(s, n))
+		msgs[k++] = LABEL_VALUE_MSG;
+	return k;
+}
+
 const char *tp_check_label_value(const char *s)
 {
-	size_t n = strlen(s);
-	if (n > 63)
-		return "must be no more than 63 characters";
-	if (n == 0 || name_part_ok(s, n))
-		return NULL;
-	return LABEL_VALUE_MSG;
+	const char *msgs[TP_NAME_MSGS_MAX];
+	return tp_label_value_msgs(s, msgs) ? msgs[0] : NULL;
+}
+
+#define QUALIFIED_NAME_WHOLE_MSG                                                                  \
+	"a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start " \
+	"and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "     \
+	"regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an "          \
+	"optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+
+/* IsDNS1123Subdomain's messages for the n bytes at s, each prefixed by
+ * IsQualifiedName's "prefix part ". */
+static size_t prefix_msgs(const char *s, size_t n, const char **msgs)
+{
+	size_t k = 0;
+	if (n == 0) {
+		msgs[k++] = "prefix part must be non-empty";
+		return k;
+	}
+	if (n > 253)
+		msgs[k++] = "prefix part must be no more than 253 characters";
+	if (!subdomain_shape(s, n))
+		msgs[k++] = "prefix part " DNS1123_SUBDOMAIN_MSG;
+	return k;
+}
+
+size_t tp_qualified_name_msgs(const char *s, const char **msgs)
+{
+	const char *slash = strchr(s, '/');
+	if (slash && strchr(slash + 1, '/')) {
+		msgs[0] = QUALIFIED_NAME_WHOLE_MSG;
+		return 1;
+	}
+	size_t k = slash ? prefix_msgs(s, (size_t)(slash - s), msgs) : 0;
+	const char *name = slash ? slash + 1 : s;
+	size_t n = strlen(name);
+	if (n == 0)
+		msgs[k++] = "name part must be non-empty";
+	else if (n > 63)
+		msgs[k++] = "name part must be no more than 63 characters";
+	if (!name_part_ok(name, n))
+		msgs[k++] = QUALIFIED_NAME_MSG;
+	return k;
 }
 
 const char *tp_check_qualified_name(const char *s)
 {
-	const char *slash = strchr(s, '/');
-	const char *name = slash ? slash + 1 : s;
-	if (slash) {
-		char prefix[254];
-		size_t pn = (size_t)(slash - s);
-		if (pn == 0 || pn >= sizeof(prefix))
-			return "prefix part must be non-empty and no more than 253 characters";
-		memcpy(prefix, s, pn);
-		prefix[pn] = '\0';
-		const char *m = tp_check_dns1123_subdomain(prefix);
-		if (m)
-			return m;
-	}
-	size_t n = strlen(name);
-	if (n > 63)
-		return "name part must be no more than 63 characters";
-	return name_part_ok(name, n) ? NULL : QUALIFIED_NAME_MSG;
+	const char *msgs[TP_NAME_MSGS_MAX];
+	return tp_qualified_name_msgs(s, msgs) ? msgs[0] : NULL;
 }
 
 /* apimachinery IsDomainPrefixedPath (k8s.io/apimachinery v0.36.3,

@@ -161,16 +161,6 @@ static void check_key_ref(tp_podv *v, const cJSON *ref)
 		check_config_key(v, key);
 }
 
-/* ValidateQualifiedName's message for a label or annotation key, with the
- * "prefix part " IsQualifiedName puts before a prefix's subdomain error. */
-static const char *qualified_name_msg(tp_podv *v, const char *key)
-{
-	const char *msg = tp_check_qualified_name(key);
-	if (msg && strchr(key, '/') && strncmp(msg, "prefix part ", 12) &&
-	    strncmp(msg, "name part ", 10))
-		return tp__podv_printf(v, "prefix part %s", msg);
-	return msg;
-}
 
 /* The downward API fields an env var may read (validEnvDownwardAPIFieldPathExpressions). */
 static const char *const env_fields[] = { "metadata.name",	      "metadata.namespace",
@@ -224,7 +214,7 @@ static void check_subscript(tp_podv *v, bool annotation, const char *sub)
 	char *key = (char *)sub;
 	for (char *p = key; annotation && *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	const char *msg = qualified_name_msg(v, key);
+	const char *msg = tp_check_qualified_name(key);
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, key),
 			     "use a key of the form [prefix/]name", "%s", msg);

@@ -29,12 +29,11 @@
 
 int tp__pod_qualified_name(tp_podv *v, const char *suffix, const char *name, const char *hint)
 {
-	/* IsQualifiedName("") says both that it is empty and its shape */
-	if (!*name)
-		tp__podv_add(v, TP_FIELD_INVALID, suffix, "\"\"", hint, "name part must be non-empty");
-	const char *msg = tp_check_qualified_name(name);
-	if (msg)
-		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, name), hint, "%s", msg);
+	const char *msgs[TP_NAME_MSGS_MAX];
+	size_t n = tp_qualified_name_msgs(name, msgs);
+	for (size_t i = 0; i < n; i++)
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, name), hint, "%s",
+			     msgs[i]);
 	return v->rc;
 }
 
@@ -44,10 +43,11 @@ int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels)
 		return v->rc;
 	for (const cJSON *l = labels->child; l; l = l->next) {
 		tp__pod_qualified_name(v, suffix, l->string, LABEL_HINT);
-		const char *msg, *val = cJSON_IsString(l) ? l->valuestring : NULL;
-		if (val && (msg = tp_check_label_value(val)))
-			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, val), LABEL_HINT,
-				     "%s", msg);
+		const char *msgs[TP_NAME_MSGS_MAX];
+		size_t n = cJSON_IsString(l) ? tp_label_value_msgs(l->valuestring, msgs) : 0;
+		for (size_t i = 0; i < n; i++)
+			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, l->valuestring),
+				     LABEL_HINT, "%s", msgs[i]);
 	}
 	return v->rc;
 }
@@ -79,14 +79,11 @@ int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annot
 	size_t total = 0;
 	for (const cJSON *a = annotations->child; a && !v->rc; a = a->next) {
 		total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
-		const char *key = lower(v, a->string);
-		const char *msg = key ? tp_check_qualified_name(key) : NULL;
-		if (key && !*key)
-			tp__podv_add(v, TP_FIELD_INVALID, suffix, "\"\"", ANNOTATION_HINT,
-				     "name part must be non-empty");
-		if (msg)
+		const char *key = lower(v, a->string), *msgs[TP_NAME_MSGS_MAX];
+		size_t n = key ? tp_qualified_name_msgs(key, msgs) : 0;
+		for (size_t i = 0; i < n; i++)
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, a->string),
-				     ANNOTATION_HINT, "%s", msg);
+				     ANNOTATION_HINT, "%s", msgs[i]);
 	}
 	if (total > ANNOTATION_SIZE_MAX)
 		tp__podv_add(v, TP_FIELD_TOO_LONG, suffix, NULL,

@@ -38,14 +38,10 @@ static const char *str_of(const cJSON *s)
 	return cJSON_IsString(s) ? s->valuestring : "";
 }
 
-/* ValidateLabelName: IsQualifiedName's errors, both of them for "". */
+/* ValidateLabelName: every one of IsQualifiedName's errors (pod/meta.c). */
 static void label_name(tp_podv *v, const char *suffix, const char *key, const char *hint)
 {
-	if (!*key)
-		tp__podv_add(v, TP_FIELD_INVALID, suffix, "\"\"", hint, "name part must be non-empty");
-	const char *msg = tp_check_qualified_name(key);
-	if (msg)
-		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, key), hint, "%s", msg);
+	tp__pod_qualified_name(v, suffix, key, hint);
 }
 
 /* ------------------------------------------------------ node affinity */

@@ -24,18 +24,20 @@ static void string_map(tp_result *res, const cJSON *meta, const char *key, bool 
 		return;
 	}
 	for (const cJSON *v = m->child; v; v = v->next) {
-		const char *why = tp_check_qualified_name(v->string);
-		if (why)
+		const char *msgs[TP_NAME_MSGS_MAX];
+		size_t n = tp_qualified_name_msgs(v->string, msgs);
+		for (size_t i = 0; i < n; i++)
 			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, v->string), "%s",
-				      why);
+				      msgs[i]);
 		snprintf(path, sizeof(path), "metadata.%s.%s", key, v->string);
 		const char *type = tp_json_type_name(v);
 		if (!cJSON_IsString(v)) /* the built-in layer's words, and quotes fix it */
 			tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, type),
 				      "%s in body must be of type string: \"%s\"", path, type);
-		else if (label_values && (why = tp_check_label_value(v->valuestring)))
-			tp_result_add(res, TP_FIELD_INVALID, path,
-				      tp_result_quote(res, v->valuestring), "%s", why);
+		else if (label_values && (n = tp_label_value_msgs(v->valuestring, msgs)))
+			for (size_t i = 0; i < n; i++)
+				tp_result_add(res, TP_FIELD_INVALID, path,
+					      tp_result_quote(res, v->valuestring), "%s", msgs[i]);
 		snprintf(path, sizeof(path), "metadata.%s", key);
 	}
 }
