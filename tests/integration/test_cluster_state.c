@@ -343,15 +343,7 @@ static void kubeflow_profile_does_not_look(void **state)
 static void offline_setup(fx *x, char *dir, size_t n)
 {
 	assert_int_equal(sp_mkdtemp(dir, n, "tw-cluster-state"), 0);
-	char *kc = NULL;
-	assert_true(asprintf(&kc,
-			     "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-			     "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%u\n"
-			     "users:\n- name: u\n  user:\n    token: t\n"
-			     "contexts:\n- name: c\n  context:\n    cluster: fake\n    user: u\n",
-			     fa_port(x->fa)) > 0);
-	assert_int_equal(sp_write(dir, "kubeconfig", kc), 0);
-	free(kc);
+	tt_apiclient_kubeconfig(x, dir);
 	assert_int_equal(sp_write(dir, "tj.json", TRAINJOB_JSON), 0);
 	assert_int_equal(sp_write(dir, "review.json", REVIEW), 0);
 	char *crd = tt_crd_json("trainer.kubeflow.org_trainjobs.yaml");

@@ -252,6 +252,44 @@ static void offline_flag_and_default(void **state)
 	sp_rmtree(dir);
 }
 
+/* validate --kubeconfig: the cluster's /version decides as serve's does;
+ * --kubernetes-version wins over it; an unreadable /version is said once
+ * and refuses no field for its release. */
+static void offline_kubeconfig_reads_the_version(void **state)
+{
+	fx *x = *state;
+	char dir[128];
+	char *path = runtime_file(dir, sizeof(dir));
+	tt_apiclient_kubeconfig(x, dir);
+	char *crd = tt_crd_json("trainer.kubeflow.org_clustertrainingruntimes.yaml");
+	fa_put_object(x->fa, FA_CRD, crd);
+	free(crd);
+	char line[2048], *out = NULL, *err = NULL;
+	/* no /version yet: 404 */
+	snprintf(line, sizeof(line), "%s validate --kubeconfig %s/kubeconfig %s", tt_bin(), dir, path);
+	int rc = tt_run(line, &out, &err);
+	if (rc != 0)
+		fail_msg("%s: exit %d\n%s%s", line, rc, out, err);
+	assert_contains(err, "the cluster's Kubernetes version could not be read");
+	free(out);
+	free(err);
+	fa_set_version(x->fa, VERSION("29", "v1.29.4"));
+	assert_int_equal(tt_run(line, &out, &err), 1);
+	assert_contains(out, NOT_KNOWN_129_TEXT);
+	assert_contains(err, "Kubernetes v1.29.4 read from");
+	free(out);
+	free(err);
+	snprintf(line, sizeof(line), "%s validate --kubernetes-version 1.30 --kubeconfig %s/kubeconfig %s",
+		 tt_bin(), dir, path);
+	rc = tt_run(line, &out, &err);
+	if (rc != 0)
+		fail_msg("%s: exit %d\n%s%s", line, rc, out, err);
+	free(out);
+	free(err);
+	free(path);
+	sp_rmtree(dir);
+}
+
 /* An unsupported release is a usage error (exit 2) naming the range, for
  * every command that takes the flag. */
 static void unsupported_version_is_usage(void **state)
@@ -284,6 +322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(decides_as_the_clusters_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(unreadable_version_is_a_warning, setup, teardown),
 		cmocka_unit_test_setup_teardown(newer_release_is_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(offline_kubeconfig_reads_the_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(serve_reads_the_version, setup, teardown),
 		cmocka_unit_test(offline_flag_and_default),
 		cmocka_unit_test(unsupported_version_is_usage),

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tests/support/server_proc.h"
 #include "webhook/metrics/metrics.h"
 
 void tt_apiclient_open(tt_apiclient *c)
@@ -48,4 +49,17 @@ int tt_apiclient_teardown(void **state)
 	tt_apiclient_close(*state);
 	free(*state);
 	return 0;
+}
+
+void tt_apiclient_kubeconfig(const tt_apiclient *c, const char *dir)
+{
+	char *kc = NULL;
+	assert_true(asprintf(&kc,
+			     "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+			     "clusters:\n- name: fake\n  cluster:\n    server: http://127.0.0.1:%u\n"
+			     "users:\n- name: u\n  user:\n    token: t\n"
+			     "contexts:\n- name: c\n  context:\n    cluster: fake\n    user: u\n",
+			     fa_port(c->fa)) > 0);
+	assert_int_equal(sp_write(dir, "kubeconfig", kc), 0);
+	free(kc);
 }

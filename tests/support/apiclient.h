@@ -27,4 +27,8 @@ void tt_apiclient_close(tt_apiclient *c);
 int tt_apiclient_setup(void **state);
 int tt_apiclient_teardown(void **state);
 
+/* A kubeconfig for c's fake (plain HTTP, a token) written as dir/kubeconfig,
+ * for the offline commands' --kubeconfig. */
+void tt_apiclient_kubeconfig(const tt_apiclient *c, const char *dir);
+
 #endif

@@ -16,6 +16,7 @@
 #include "webhook/cli/manifests.h"
 #include "webhook/cluster/kube.h"
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/cluster/version.h"
 #include "webhook/cli/commands.h"
 
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help)
@@ -152,6 +153,29 @@ int tw_cli_load_store(tw_cli *c)
 }
 
 /* The CRDs of the cluster --kubeconfig (or $KUBECONFIG) and --context name. */
+/* The cluster's Kubernetes release, which the Jobs and Pods are checked as.
+ * Unreadable: the newest supported release's checks, and no field refused
+ * for a release the cluster may not run (as serve does), said once. */
+static void version_from_cluster(tw_cli *c, tw_kubeapi *api)
+{
+	char git[128] = "", why[512] = "";
+	int minor = 0;
+	if (tw_kube_version_read(api, TW_KUBE_VERSION_TIMEOUT_MS, &minor, git, sizeof(git), why,
+				 sizeof(why))) {
+		c->opt.kubernetes_minor = TP_KUBE_MINOR_UNKNOWN;
+		fprintf(stderr, "trainer-webhook %s: the cluster's Kubernetes version could not be "
+			"read (%s): the Jobs and Pods are checked as Kubernetes 1.%d checks them, "
+			"and no field is refused for its release; give --kubernetes-version 1.N\n",
+			c->cmd, why, TP_KUBE_MINOR_NEWEST);
+		return;
+	}
+	c->opt.kubernetes_minor = minor;
+	fprintf(stderr, "Kubernetes %s read from %s: the Jobs and Pods are checked as 1.%d checks "
+		"them\n", git, tw_kubeapi_server(api),
+		minor >= TP_KUBE_MINOR_OLDEST && minor <= TP_KUBE_MINOR_NEWEST ? minor
+										: TP_KUBE_MINOR_NEWEST);
+}
+
 static int crds_from_cluster(tw_cli *c)
 {
 	tw_kube_config kc = { 0 };
@@ -161,9 +185,11 @@ static int crds_from_cluster(tw_cli *c)
 	int rc = TP_EUNAVAILABLE;
 	if (!tw_kubeconfig_load(c->kubeconfig, c->context, &kc, err, sizeof(err)) &&
 	    !tw_kubeapi_new(&kc, &api, err, sizeof(err)) &&
-	    !(rc = tw_kube_crds_fetch(api, c->crds, &n, err, sizeof(err))))
+	    !(rc = tw_kube_crds_fetch(api, c->crds, &n, err, sizeof(err)))) {
 		fprintf(stderr, "%zu CRD%s read from %s\n", n, n == 1 ? "" : "s", tw_kubeapi_server(api));
-	else
+		if (!c->opt.kubernetes_minor) /* --kubernetes-version, when given, wins */
+			version_from_cluster(c, api);
+	} else
 		/* judging without the cluster's CRDs would say "ok" to what they refuse */
 		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s; nothing was checked: fix the "
 			"kubeconfig or the cluster's RBAC (get customresourcedefinitions), or drop "
