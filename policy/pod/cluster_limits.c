@@ -702,13 +702,10 @@ static int listed(lim_run *r, tp_kind k, const cJSON **out, size_t *n)
 				 *why ? why : tp_strerror(rc));
 }
 
-static int each_job(lim_run *r, lr_set *lrs, const cJSON *const *quotas, size_t nq)
+static int each_job(lim_run *r, lr_set *lrs, const cJSON *const *quotas, size_t nq,
+		    const tp_pod_checked *jobs, size_t n)
 {
-	tp_pod_checked *jobs;
-	size_t n;
-	int rc = tp__pod_checked_jobs(r->ctx, &jobs, &n);
-	if (rc)
-		return rc;
+	int rc = TP_OK;
 	rlist usage;
 	rl_init(&usage, r->arena);
 	tp_buf errs = TP_BUF_INIT(0);
@@ -736,11 +733,11 @@ static int each_job(lim_run *r, lr_set *lrs, const cJSON *const *quotas, size_t 
 	for (size_t q = 0; q < nq && !rc && !r->rc; q++)
 		rc = check_quota(r, quotas[q], &usage, pods);
 	tp_buf_free(&errs);
-	tp__pod_checked_free(jobs, n);
 	return rc ? rc : r->rc;
 }
 
-int tp__pod_cluster_limits(const tp_tj_ctx *ctx, const char *ns)
+int tp__pod_cluster_limits(const tp_tj_ctx *ctx, const char *ns, const tp_pod_checked *checked,
+			   size_t n)
 {
 	lim_run r = { .ctx = ctx, .ns = ns };
 	const cJSON *lr[MAX_LISTED], *rq[MAX_LISTED];
@@ -752,7 +749,7 @@ int tp__pod_cluster_limits(const tp_tj_ctx *ctx, const char *ns)
 	if (!rc)
 		rc = listed(&r, TP_KIND_RESOURCE_QUOTA, rq, &nq);
 	if (!rc && (lrs.n || nq))
-		rc = each_job(&r, &lrs, rq, nq);
+		rc = each_job(&r, &lrs, rq, nq, checked, n);
 	tp_arena_free(r.arena);
 	return rc;
 }

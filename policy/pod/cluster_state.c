@@ -286,7 +286,7 @@ static int check_priority_class(cs_run *r, const cJSON *rj)
 	return report_at(r, rj, "priorityClassName", pc, &f, "forbidden");
 }
 
-int tp__pod_cluster_state(const tp_tj_ctx *ctx)
+int tp__pod_cluster_state(const tp_tj_ctx *ctx, const tp_pod_checked *checked, size_t n)
 {
 	if (!tp_strict(ctx->opt) || !ctx->tmpl)
 		return TP_OK;
@@ -307,7 +307,7 @@ int tp__pod_cluster_state(const tp_tj_ctx *ctx)
 			rc = check_priority_class(&r, j);
 	}
 	if (!rc)
-		rc = tp__pod_cluster_limits(ctx, r.ns);
+		rc = tp__pod_cluster_limits(ctx, r.ns, checked, n);
 	tp_arena_free(r.arena);
 	return rc ? rc : r.rc;
 }

@@ -344,12 +344,16 @@ int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res
 
 /* The admission plugins' refusals that depend on objects in the cluster
  * (ServiceAccount, Priority) for the Pods of ctx->tmpl's replicated jobs,
- * looked up through ctx->opt (pod/cluster_state.c). */
-int tp__pod_cluster_state(const struct tp_tj_ctx *ctx);
+ * looked up through ctx->opt (pod/cluster_state.c); checked[i] (n of them)
+ * the i-th job as the check built it (pod/trainjob.c), not built again. */
+struct tp_pod_checked;
+int tp__pod_cluster_state(const struct tp_tj_ctx *ctx, const struct tp_pod_checked *checked,
+			  size_t n);
 /* The LimitRanges (a Forbidden per refused job) and ResourceQuotas (a
  * warning per quota the Pods together exceed) of namespace ns on those Pods
  * (pod/cluster_limits.c). */
-int tp__pod_cluster_limits(const struct tp_tj_ctx *ctx, const char *ns);
+int tp__pod_cluster_limits(const struct tp_tj_ctx *ctx, const char *ns,
+			   const struct tp_pod_checked *checked, size_t n);
 
 /* One replicated job of a TrainJob's template (ctx->tmpl) as the check sees
  * it: a copy with the TrainJob's settings and the plugins' Pod parts

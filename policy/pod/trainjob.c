@@ -571,6 +571,8 @@ static int check_jobs(const tp_tj_ctx *ctx)
 		rc = check_initializer_env(ctx);
 	if (!rc)
 		rc = tp__pod_security_trainjob(ctx, checked, njobs);
+	if (!rc) /* what the cluster holds decides */
+		rc = tp__pod_cluster_state(ctx, checked, njobs);
 	release_copies(checked, njobs);
 	if (checked != few)
 		free(checked);
@@ -590,6 +592,5 @@ int tp__pod_check_trainjob(const tp_tj_ctx *ctx)
 {
 	if (!tp_strict(ctx->opt) || !ctx->runtime || !ctx->tmpl)
 		return TP_OK;
-	int rc = check_jobs(ctx);
-	return rc ? rc : tp__pod_cluster_state(ctx); /* what the cluster holds decides */
+	return check_jobs(ctx);
 }
