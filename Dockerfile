@@ -1,7 +1,7 @@
 # trainer-webhook: the admission webhook image.
 #
-#   make image IMAGE=registry.example.com/trainer-webhook:v0.4.0
-#   make deploy IMAGE=registry.example.com/trainer-webhook:v0.4.0   (build, push, apply)
+#   make image IMAGE=registry.example.com/trainer-webhook:0.4.0
+#   make deploy IMAGE=registry.example.com/trainer-webhook:0.4.0   (build, push, apply)
 #
 # Both bases are pinned by digest (multi-platform indexes), so a rebuild gets
 # the same files until someone re-pins them on purpose: `docker buildx
@@ -27,10 +27,14 @@ RUN sh tests/deps.sh build && make && sh deploy/image/rootfs.sh build/trainer-we
 FROM gcr.io/distroless/static-debian12:nonroot@sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab
 ARG VERSION=0.4.0
 ARG REVISION=unknown
+# The project's repository (make image passes the Makefile's PROJECT_REPO).
+ARG SOURCE=""
 LABEL org.opencontainers.image.title="trainer-webhook" \
       org.opencontainers.image.description="Admission webhook for Kubeflow Trainer: validates TrainingRuntimes, ClusterTrainingRuntimes and TrainJobs, defaults TrainJobs, expands them into JobSets" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.base.name="gcr.io/distroless/static-debian12:nonroot" \
       org.opencontainers.image.base.digest="sha256:afa5c872c891853ca7fcf1f12c3edb23f7eeef36189728842dd51042ff57f7ab"
 COPY --from=build /rootfs/ /

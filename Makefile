@@ -20,10 +20,19 @@ OPT      ?= -O2 -g
 CFLAGS   ?=
 # --version: this release number and the commit built ("0.4.0 (cada370)";
 # the commit is left out where there is no git, as in the image's build).
-VERSION  ?= 0.4.0
+# The file VERSION is the one source of the release number: the chart, the
+# image tags in deploy/, the krew manifest and README's examples say the same
+# (tests/integration/test_release_sources.c compares them); `make release
+# VERSION=x.y.z` builds another.
+VERSION  ?= $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION 2>/dev/null)
+# The project's home: its repository and its image registry. Every shipped
+# file that links to either says these (the SARIF report's informationUri
+# through TW_HOME, the krew manifest, the chart, README, the image labels).
+PROJECT_REPO  := https://github.com/trainer-webhook/trainer-webhook
+PROJECT_IMAGE := ghcr.io/trainer-webhook/trainer-webhook
 GIT_COMMIT := $(shell git describe --always --dirty --abbrev=7 --match=no-tag 2>/dev/null)
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-CFLAGS   += -DTW_VERSION='"$(VERSION)"' -DTW_COMMIT='"$(GIT_COMMIT)"'
+CFLAGS   += -DTW_VERSION='"$(VERSION)"' -DTW_COMMIT='"$(GIT_COMMIT)"' -DTW_HOME='"$(PROJECT_REPO)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 
@@ -54,12 +63,13 @@ $(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h webhook/*/*.h c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# The commit in --version: version.o is rebuilt when the commit changes
-# (the stamp is rewritten only then).
+# The release and commit in --version, the home in SARIF: version.o and
+# sarif.o are rebuilt when one changes (the stamp is rewritten only then).
 $(BUILD)/commit.stamp: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
-$(BUILD)/webhook/cli/version.o: $(BUILD)/commit.stamp
+	@echo '$(VERSION) $(GIT_COMMIT) $(PROJECT_REPO)' | cmp -s - $@ || \
+	  echo '$(VERSION) $(GIT_COMMIT) $(PROJECT_REPO)' > $@
+$(BUILD)/webhook/cli/version.o $(BUILD)/webhook/cli/sarif.o: $(BUILD)/commit.stamp
 
 # The CRDs built in (webhook/cli/crds/, copied in by the assembler's
 # .incbin): the object follows the folder's files.
@@ -138,9 +148,11 @@ install: all
 KREW_ARCHIVE := $(BUILD)/kubectl-trainer_linux_amd64.tar.gz
 krew: all
 	@rm -rf $(BUILD)/krew && mkdir -p $(BUILD)/krew
-	cp deploy/kubectl-plugin/kubectl-trainer $(BIN) webhook/cli/crds/LICENSE $(BUILD)/krew/
-	tar -C $(BUILD)/krew -czf $(KREW_ARCHIVE) kubectl-trainer trainer-webhook LICENSE
-	sed "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(KREW_ARCHIVE) | cut -d' ' -f1)/" \
+	cp deploy/kubectl-plugin/kubectl-trainer $(BIN) LICENSE NOTICE $(BUILD)/krew/
+	tar -C $(BUILD)/krew -czf $(KREW_ARCHIVE) kubectl-trainer trainer-webhook LICENSE NOTICE
+	sed -e "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(KREW_ARCHIVE) | cut -d' ' -f1)/" \
+	    -e "s|^\(  version: \).*|\1v$(VERSION)|" -e "s|^\(  homepage: \).*|\1$(PROJECT_REPO)|" \
+	    -e "s|^\( *uri: \).*/\([^/]*\)$$|\1$(PROJECT_REPO)/releases/download/v$(VERSION)/\2|" \
 	    deploy/kubectl-plugin/trainer.yaml > $(BUILD)/trainer.yaml
 
 clean:
@@ -149,12 +161,13 @@ clean:
 # The container image (Dockerfile): needs a Docker engine, which CI machines
 # without one do not have; the build inside runs the same `make` as CI.
 # --version inside the image is this tree's git describe (.git is not sent).
-IMAGE ?= trainer-webhook:dev
+IMAGE ?= $(PROJECT_IMAGE):$(VERSION)
 image:
 	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed; build the image on a machine with a Docker engine (docker build -t $(IMAGE) .)" >&2; exit 1; }
 	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers (docker info failed); start one or build elsewhere with: docker build -t $(IMAGE) ." >&2; exit 1; }
 	docker build --build-arg VERSION=$(if $(GIT_VERSION),$(GIT_VERSION),$(VERSION)) \
-	        --build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) -t $(IMAGE) .
+	        --build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) \
+	        --build-arg SOURCE=$(PROJECT_REPO) -t $(IMAGE) .
 
 # make deploy IMAGE=REGISTRY/trainer-webhook:TAG [OVERLAY=deploy/overlays/cert-manager]
 # builds the image, pushes it, and applies OVERLAY (deploy/base by default)

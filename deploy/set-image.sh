@@ -14,6 +14,10 @@ if [ $# != 3 ]; then
 	exit 2
 fi
 image=$1 overlay=$2 out=$3
+# The image's name as deploy/base's Deployment gives it (the project's
+# registry, the Makefile's PROJECT_IMAGE), which an images: entry matches.
+here=$(dirname "$0")
+name=$(sed -n 's/^ *image: \([^@]*\):[^:/]*$/\1/p' "$here/base/deployment.yaml")
 if [ ! -f "$overlay/kustomization.yaml" ]; then
 	echo "set-image: $overlay: no kustomization.yaml" >&2
 	exit 2
@@ -48,7 +52,7 @@ kind: Kustomization
 resources:
 - $(realpath --relative-to="$out" "$overlay")
 images:
-- name: trainer-webhook
+- name: $name
   newName: $repo
   $ref
 KUSTOMIZATION

@@ -293,20 +293,27 @@ static void validate_quiet_and_summary(void **state)
 	free(out);
 }
 
-/* --version: the release and the commit, and the CRDs built in. */
+/* --version: the release (the file VERSION's) and the commit, and the CRDs
+ * built in. */
 static void version_names_release_and_crds(void **state)
 {
 	(void)state;
-	char *out = NULL, *commit = NULL;
+	char *out = NULL, *commit = NULL, release[64] = "", want[96];
+	size_t n;
+	char *vf = tt_read_file("VERSION", &n);
+	assert_non_null(vf);
+	assert_int_equal(sscanf(vf, "%63s", release), 1);
+	free(vf);
 	assert_int_equal(run(&out, NULL, "--version"), 0);
-	contains(out, "trainer-webhook 0.4.0");
+	snprintf(want, sizeof(want), "trainer-webhook %s\n", release);
+	if (strncmp(out, want, strlen(want) - 1) || (out[strlen(want) - 1] != '\n' && out[strlen(want) - 1] != ' '))
+		fail_msg("--version: %s, want \"trainer-webhook %s\" first", out, release);
 	contains(out, "built-in CRDs: kubeflow/trainer v2.3.0 (8c0f5059)");
 	contains(out, "kubernetes-sigs/jobset 08dfbdfd");
 	/* built in a git checkout: the commit it was built from */
 	if (tt_run("git rev-parse --short=7 HEAD", &commit, NULL) == 0 && commit && *commit) {
 		commit[strcspn(commit, "\n")] = '\0';
-		char want[64];
-		snprintf(want, sizeof(want), "trainer-webhook 0.4.0 (%s", commit);
+		snprintf(want, sizeof(want), "trainer-webhook %s (%s", release, commit);
 		contains(out, want);
 	}
 	free(commit);

@@ -22,8 +22,8 @@
 #define CHART "charts/trainer-webhook"
 #define NS "ml-platform"
 /* What makes the chart's defaults deploy/base's: the release's name and
- * namespace, the namespace created, the image tag `make image` builds. */
-#define AS_BASE "--set namespace.create=true --set image.tag=dev"
+ * namespace, the namespace created (the image is the released one in both). */
+#define AS_BASE "--set namespace.create=true"
 #define MONITORING                                                                          \
 	"--set serviceMonitor.enabled=true --set prometheusRule.enabled=true "             \
 	"--set grafanaDashboard.enabled=true --set networkPolicy.enabled=true"
@@ -141,7 +141,7 @@ static void chart_renders_the_base(void **state)
 				     "\"strict\", chart \"kubeflow\""));
 	tp_buf_free(&p.text);
 	cJSON_Delete(h);
-	h = helm_render("trainer-webhook", "trainer-webhook-system", "--set image.tag=dev");
+	h = helm_render("trainer-webhook", "trainer-webhook-system", "");
 	dc_probs_init(&p);
 	dc_compare_renders(k, h, &p);
 	assert_true(dc_probs_has(&p, "Namespace /trainer-webhook-system: rendered by kustomize, "
@@ -292,21 +292,21 @@ static void chart_values_reach_their_objects(void **state)
 	cJSON_Delete(h);
 }
 
-/* The chart's version and appVersion are the Makefile's release number. */
+/* The chart's version and appVersion are the release number (the file
+ * VERSION; tests/integration/test_release_sources.c checks every other
+ * mention). */
 static void chart_version_is_the_release(void **state)
 {
 	(void)state;
 	size_t n;
-	char *mk = tt_read_file("Makefile", &n), *chart = tt_read_file(CHART "/Chart.yaml", &n);
+	char *mk = tt_read_file("VERSION", &n), *chart = tt_read_file(CHART "/Chart.yaml", &n);
 	assert_non_null(mk);
 	assert_non_null(chart);
 	char version[64] = "", want[160];
-	const char *v = strstr(mk, "\nVERSION  ?= ");
-	assert_non_null(v);
-	sscanf(v + strlen("\nVERSION  ?= "), "%63s", version);
+	assert_int_equal(sscanf(mk, "%63s", version), 1);
 	snprintf(want, sizeof(want), "\nversion: %s\n", version);
 	if (!strstr(chart, want))
-		fail_msg(CHART "/Chart.yaml: want version %s, the Makefile's VERSION", version);
+		fail_msg(CHART "/Chart.yaml: want version %s, the file VERSION's", version);
 	snprintf(want, sizeof(want), "\nappVersion: \"%s\"\n", version);
 	if (!strstr(chart, want))
 		fail_msg(CHART "/Chart.yaml: want appVersion \"%s\"", version);

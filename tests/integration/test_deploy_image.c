@@ -114,9 +114,12 @@ static void dockerfile_stages(void **state)
 		fail_msg("runtime stage: want USER with a numeric non-root UID");
 	assert_non_null(strstr(rt, "ENTRYPOINT [\"/usr/local/bin/trainer-webhook\"]"));
 	assert_non_null(strstr(rt, "CMD [\"serve\", \"--kube\""));
-	/* --version: ARG VERSION's default is the Makefile's release number */
+	/* --version: ARG VERSION's default is the release number (VERSION) */
 	char version[64] = "", want[96];
-	sscanf(strstr(mk, "\nVERSION  ?= ") + 13, "%63s", version);
+	char *vf = tt_read_file("VERSION", &n);
+	assert_non_null(vf);
+	sscanf(vf, "%63s", version);
+	free(vf);
 	snprintf(want, sizeof(want), "\nARG VERSION=%s\n", version);
 	assert_non_null(strstr(df, want));
 	assert_non_null(strstr(mk, "docker build --build-arg VERSION="));

@@ -156,8 +156,16 @@ static void production_example(void **state)
 	const char *img = tp_get_str(cJSON_GetArrayItem(tp_get_array(dep, "spec.template.spec."
 									 "containers"), 0),
 				     "image");
-	if (!img || strcmp(img, "registry.example.com/trainer-webhook:v0.1.0"))
-		dc_prob(&p, "image %s, want the overlay's images: entry", img ? img : "(none)");
+	/* the overlay's images: entry, tagged with the release (VERSION) */
+	size_t n;
+	char *vf = tt_read_file("VERSION", &n), want_img[128] = "";
+	if (vf)
+		snprintf(want_img, sizeof(want_img), "registry.example.com/trainer-webhook:%.*s",
+			 (int)strcspn(vf, "\n"), vf);
+	free(vf);
+	if (!img || strcmp(img, want_img))
+		dc_prob(&p, "image %s, want %s (the overlay's images: entry)", img ? img : "(none)",
+			want_img);
 	/* ServiceMonitor: the Service's metrics port */
 	const cJSON *sm = dc_find(objs, "ServiceMonitor", 0), *svc = dc_find(objs, "Service", 0);
 	const char *smport = tp_get_str(cJSON_GetArrayItem(tp_get_array(sm, "spec.endpoints"), 0),

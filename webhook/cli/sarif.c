@@ -16,6 +16,8 @@
 #include "webhook/cli/sarif.h"
 
 #define ROOT_ID "%SRCROOT%"
+/* TW_HOME: the project's repository, the Makefile's PROJECT_REPO (its one
+ * place), the driver's informationUri. */
 
 void tw_sarif_root(char *out, size_t n)
 {
@@ -150,7 +152,7 @@ void tw_sarif_print(const cJSON *report, const char *version, FILE *out)
 	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
 	cJSON_AddStringToObject(driver, "name", "trainer-webhook");
 	cJSON_AddStringToObject(driver, "version", version ? version : "");
-	cJSON_AddStringToObject(driver, "informationUri", "https://github.com/kubeflow/trainer");
+	cJSON_AddStringToObject(driver, "informationUri", TW_HOME);
 	cJSON_AddItemToObject(driver, "rules", rules_array());
 	encode(root, rooturi, sizeof(rooturi));
 	char base[PATH_MAX * 3 + 16];
