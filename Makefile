@@ -74,6 +74,8 @@ $(BUILD)/webhook/cli/version.o $(BUILD)/webhook/cli/sarif.o: $(BUILD)/commit.sta
 # The CRDs built in (webhook/cli/crds/, copied in by the assembler's
 # .incbin): the object follows the folder's files.
 $(BUILD)/webhook/cli/builtin_crds.o: $(wildcard webhook/cli/crds/*.yaml)
+# serve --dev's examples (dev_state.c's .incbin) likewise.
+$(BUILD)/webhook/cli/dev_state.o: $(wildcard deploy/runtimes/*.yaml) deploy/samples/admissionreview-trainjob.json
 
 $(LIBPOLICY): $(POLICY_OBJ)
 	@mkdir -p $(dir $@)
@@ -96,7 +98,8 @@ $(BUILD)/tests/%: tests/%.c $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(wildcard 
 	$(CC) $(CFLAGS) -o $@ $< $(LIBTESTSUP) $(LIBWEBHOOK) $(LIBPOLICY) $(LDLIBS) $(TESTLIBS)
 
 # The README's run command: the server on its embedded default (dev
-# certificates under certs/dev, deploy/runtimes loaded, 127.0.0.1:9443).
+# certificates and the example runtimes built in, in a private folder of the
+# user's, 127.0.0.1:9443). Ctrl-C stops it.
 run: deps all
 	$(BIN) serve --dev
 
@@ -181,9 +184,13 @@ ifeq ($(findstring /,$(IMAGE)),)
 $(error make deploy: IMAGE=$(IMAGE) names no registry the cluster can pull from; run make deploy IMAGE=REGISTRY/trainer-webhook:TAG)
 endif
 endif
+# deploy/base creates no namespace (it never owns one it did not create):
+# the one the render names is created, unlabelled, when it is missing.
 deploy: image
 	docker push $(IMAGE)
 	sh deploy/set-image.sh --pushed $(IMAGE) $(OVERLAY) $(BUILD)/deploy
+	ns=$$($(KUBECTL) kustomize $(BUILD)/deploy | sed -n 's/^  namespace: //p' | head -1) && \
+	  { $(KUBECTL) get namespace "$$ns" >/dev/null 2>&1 || $(KUBECTL) create namespace "$$ns"; }
 	$(KUBECTL) apply -k $(BUILD)/deploy
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang into build-fuzz/

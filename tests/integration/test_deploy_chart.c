@@ -22,8 +22,9 @@
 #define CHART "charts/trainer-webhook"
 #define NS "ml-platform"
 /* What makes the chart's defaults deploy/base's: the release's name and
- * namespace, the namespace created (the image is the released one in both). */
-#define AS_BASE "--set namespace.create=true"
+ * namespace (neither creates the namespace; the image is the released one in
+ * both). */
+#define AS_BASE ""
 #define MONITORING                                                                          \
 	"--set serviceMonitor.enabled=true --set prometheusRule.enabled=true "             \
 	"--set grafanaDashboard.enabled=true --set networkPolicy.enabled=true"
@@ -141,11 +142,11 @@ static void chart_renders_the_base(void **state)
 				     "\"strict\", chart \"kubeflow\""));
 	tp_buf_free(&p.text);
 	cJSON_Delete(h);
-	h = helm_render("trainer-webhook", "trainer-webhook-system", "");
+	h = helm_render("trainer-webhook", "trainer-webhook-system", "--set namespace.create=true");
 	dc_probs_init(&p);
 	dc_compare_renders(k, h, &p);
-	assert_true(dc_probs_has(&p, "Namespace /trainer-webhook-system: rendered by kustomize, "
-				     "not by the chart"));
+	assert_true(dc_probs_has(&p, "Namespace /trainer-webhook-system: rendered by the chart, "
+				     "not by kustomize"));
 	tp_buf_free(&p.text);
 	cJSON_Delete(h);
 	cJSON_Delete(k);
@@ -165,6 +166,9 @@ static void chart_renders_the_components(void **state)
 	(void)state;
 	DC_REQUIRE(dc_kubectl);
 	DC_REQUIRE(dc_helm);
+	/* the namespace, opt-in in both */
+	expect_same("resources:\n- ../deploy/base\ncomponents:\n- ../deploy/components/namespace\n",
+		    "trainer-webhook", "trainer-webhook-system", "--set namespace.create=true", false);
 	expect_same("resources:\n- ../deploy/base\ncomponents:\n- ../deploy/components/monitoring\n"
 		    "- ../deploy/components/network-policy\n",
 		    "trainer-webhook", "trainer-webhook-system", AS_BASE " " MONITORING, false);

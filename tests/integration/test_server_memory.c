@@ -350,6 +350,7 @@ static void body_larger_than_the_budget_is_413(void **state)
 	assert_int_equal(tc_read_answer(c, 5000 * sp_slow(), 2000 * sp_slow(), &ans), 0);
 	assert_int_equal(ans.status, 413);
 	is_json_error(&ans, "--memory-budget");
+	is_json_error(&ans, " bytes): send a smaller object"); /* the limit, stated */
 	assert_true(ans.closed);
 	tc_answer_free(&ans);
 	tc_close(c);

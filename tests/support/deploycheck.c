@@ -450,8 +450,9 @@ static void check_restricted(const cJSON *objs, dc_probs *p)
 
 void dc_check_all(const cJSON *objs, dc_probs *p)
 {
-	if (dc_count(objs, "Namespace") != 1)
-		dc_prob(p, "want one Namespace");
+	/* deploy/base creates none; components/namespace (opt-in) one */
+	if (dc_count(objs, "Namespace") > 1)
+		dc_prob(p, "want at most one Namespace");
 	check_restricted(objs, p);
 	check_deployment(objs, p);
 	check_service_pdb(objs, p);

@@ -26,9 +26,10 @@ void dc_check_namespace(const cJSON *objs, const char *ns, dc_probs *p)
 				dc_prob(p, "%s %s in namespace %s, want %s", namespaced[i],
 					tp_meta_name(o), tp_meta_namespace(o), ns);
 	}
+	/* deploy/base creates none; components/namespace (opt-in) this one */
 	const cJSON *n = dc_find(objs, "Namespace", 0);
-	if (!n || strcmp(tp_meta_name(n), ns))
-		dc_prob(p, "Namespace %s, want %s", n ? tp_meta_name(n) : "(none)", ns);
+	if (n && strcmp(tp_meta_name(n), ns))
+		dc_prob(p, "Namespace %s, want %s", tp_meta_name(n), ns);
 }
 
 /* The Certificate's DNS names are the Service's where it is. */

@@ -15,19 +15,12 @@
 
 #include "webhook/cli/builtin_crds.h"
 #include "webhook/cli/crds.h"
+#include "webhook/cli/embed.h"
 
 #define TW_CRDS_DIR "webhook/cli/crds/"
 
-/* sym: the file's first byte; sym_end: one past its last (a NUL follows). */
-#define TW_EMBED(sym, file)                                                    \
-	__asm__(".section .rodata.tw_builtin_crds,\"a\"\n"                     \
-		".balign 4096\n"                                               \
-		".globl " #sym "\n.hidden " #sym "\n" #sym ":\n"               \
-		".incbin \"" TW_CRDS_DIR file "\"\n"                           \
-		".globl " #sym "_end\n.hidden " #sym "_end\n" #sym "_end:\n"   \
-		".byte 0\n"                                                    \
-		".previous\n");                                                \
-	extern const char sym[], sym##_end[]
+/* Each file on a page of its own (above). */
+#define TW_EMBED(sym, file) TW_EMBED_FILE(".rodata.tw_builtin_crds", 4096, sym, TW_CRDS_DIR file)
 
 TW_EMBED(tw__crd_jobsets, "jobset.x-k8s.io_jobsets.yaml");
 TW_EMBED(tw__crd_ctr, "trainer.kubeflow.org_clustertrainingruntimes.yaml");

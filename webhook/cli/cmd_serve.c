@@ -8,9 +8,10 @@
  * SIGTERM/SIGINT drain and exit 0. Certificates from files reload themselves
  * (tls.c watches them); managed ones come from the Secret (certmgr.c).
  *
- * --dev is the README's embedded default: development certificates under
- * certs/dev (made when absent), the example runtimes of deploy/runtimes,
- * 127.0.0.1:9443, and a curl line to try.
+ * --dev is the README's embedded default: development certificates (made
+ * when absent) and the example runtimes the binary carries, in a private
+ * folder of the user's (dev_state.c), never the current one; 127.0.0.1:9443,
+ * and a curl line to try.
  */
 #include <signal.h>
 #include <sys/resource.h>
@@ -59,12 +60,17 @@ static int dev_defaults(tw_serve_args *a)
 		a->listen = "127.0.0.1:9443";
 	if (!a->metrics_listen)
 		a->metrics_listen = "127.0.0.1:8080";
-	if (!a->cli.nruntimes && tw_cli_add_runtimes(&a->cli, TW_SERVE_DEV_RUNTIMES))
+	char err[PATH_MAX + 256];
+	tw_dev_state *st = &a->dev_state;
+	if (tw_dev_state_open(st, err, sizeof(err))) {
+		fprintf(stderr, "trainer-webhook serve: --dev: %s\n", err);
+		return TW_EXIT_USAGE;
+	}
+	if (!a->cli.nruntimes && tw_cli_add_runtimes(&a->cli, st->runtimes))
 		return TW_EXIT_USAGE;
 	if (a->cert)
 		return 0;
-	char err[512];
-	int dev = tw_certs_ensure_dev(TW_SERVE_DEV_CERT_DIR, err, sizeof(err));
+	int dev = tw_certs_ensure_dev(st->certs, err, sizeof(err));
 	if (dev == TW_CERTS_DEV_REPLACED)
 		fprintf(stderr, "trainer-webhook serve: replaced the development certificates: %s\n",
 			err);
@@ -72,8 +78,8 @@ static int dev_defaults(tw_serve_args *a)
 		fprintf(stderr, "trainer-webhook serve: development certificates: %s\n", err);
 		return TW_EXIT_USAGE;
 	}
-	a->cert = TW_SERVE_DEV_CERT_DIR "/tls.crt";
-	a->key = TW_SERVE_DEV_CERT_DIR "/tls.key";
+	a->cert = st->cert;
+	a->key = st->key;
 	return 0;
 }
 
@@ -96,13 +102,13 @@ static void print_try_line(const tw_serve_args *a, unsigned short port)
 {
 	if (!a->dev)
 		return;
+	const tw_dev_state *st = &a->dev_state;
 	fprintf(stderr,
-		"\ntrainer-webhook is serving on https://127.0.0.1:%u (development certificates in "
-		TW_SERVE_DEV_CERT_DIR ").\nTry it:\n\n"
-		"  curl -s --cacert " TW_SERVE_DEV_CERT_DIR "/ca.crt -H 'Content-Type: "
-		"application/json' --data @" TW_SERVE_DEV_SAMPLE " https://127.0.0.1:%u/validate-"
-		"trainer-kubeflow-org-v1alpha1-trainjob\n\n",
-		port, port);
+		"\ntrainer-webhook is serving on https://127.0.0.1:%u (development certificates "
+		"and example runtimes in %s). Stop it with Ctrl-C.\nTry it:\n\n"
+		"  curl -s --cacert '%s' -H 'Content-Type: application/json' --data @'%s' "
+		"https://127.0.0.1:%u/validate-trainer-kubeflow-org-v1alpha1-trainjob\n\n",
+		port, st->dir, st->ca, st->sample, port);
 }
 
 /* The API server: --kubeconfig / --context, --kube-server, else the

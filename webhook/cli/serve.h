@@ -10,14 +10,12 @@
 #include <stdint.h>
 
 #include "webhook/cli/cli.h"
+#include "webhook/cli/dev_state.h"
 #include "webhook/cluster/certmgr.h"
 #include "webhook/cluster/register.h"
 #include "webhook/core/log.h"
 #include "webhook/server/server.h"
 
-#define TW_SERVE_DEV_CERT_DIR "certs/dev"
-#define TW_SERVE_DEV_RUNTIMES "deploy/runtimes"
-#define TW_SERVE_DEV_SAMPLE "deploy/samples/admissionreview-trainjob.json"
 
 /* deploy/base's names, the defaults of the managed-certificate flags. */
 #define TW_SERVE_SECRET "trainer-webhook-cert"
@@ -31,6 +29,7 @@ typedef struct tw_serve_args {
 	tw_cli cli;
 	const char *listen, *metrics_listen, *cert, *key;
 	bool dev;
+	tw_dev_state dev_state; /* --dev: its private folder (dev_state.h) */
 	unsigned threads;
 	unsigned deciders;     /* --decision-threads (0: twice threads, at least 4) */
 	size_t memory_budget;  /* --memory-budget (0: from the container's limit) */

@@ -21,9 +21,9 @@ const char tw_serve_help[] =
 	"\n"
 	"  --listen ADDR          HTTPS address (default :9443; --dev: 127.0.0.1:9443)\n"
 	"  --metrics-listen ADDR  plain-HTTP /metrics (default :8080; --dev: 127.0.0.1:8080)\n"
-	"  --dev                  development certificates under " TW_SERVE_DEV_CERT_DIR
-	" (made when absent)\n"
-	"                         and the example runtimes of " TW_SERVE_DEV_RUNTIMES "\n"
+	"  --dev                  development certificates (made when absent) and the\n"
+	"                         example runtimes built in, in a private folder\n"
+	"                         ($XDG_STATE_HOME or ~/.local/state/trainer-webhook/dev)\n"
 	"  --threads N            connection threads: TLS and HTTP (default: the CPUs)\n"
 	"  --decision-threads N   threads that decide admission requests, so that a long\n"
 	"                         decision never holds other connections (default: twice\n"

@@ -35,14 +35,17 @@ static bool add_under(atomic_size_t *c, size_t n, size_t max)
 	return true;
 }
 
+size_t tw_budget_most(const tw_budget *b, tw_budget_class cls)
+{
+	size_t max = ceiling(b, cls);
+	return b->peer_share < max ? b->peer_share : max;
+}
+
 tw_budget_answer tw_budget_could(const tw_budget *b, tw_budget_class cls, size_t n)
 {
 	if (!b->limit)
 		return TW_BUDGET_TAKEN;
-	size_t max = ceiling(b, cls);
-	if (b->peer_share < max)
-		max = b->peer_share;
-	return n > max ? TW_BUDGET_NEVER : TW_BUDGET_TAKEN;
+	return n > tw_budget_most(b, cls) ? TW_BUDGET_NEVER : TW_BUDGET_TAKEN;
 }
 
 tw_budget_answer tw_budget_take(tw_budget *b, tw_hold *h, size_t n)

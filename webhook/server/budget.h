@@ -92,6 +92,9 @@ void tw_budget_release(tw_budget *b, tw_hold *h);
 /* Could a holder of class cls ever hold n bytes (with nothing else held)?
  * TW_BUDGET_TAKEN (nothing is taken) or TW_BUDGET_NEVER. */
 tw_budget_answer tw_budget_could(const tw_budget *b, tw_budget_class cls, size_t n);
+/* The most a holder of class cls may ever hold (with a budget): the limit
+ * a TW_BUDGET_NEVER enforced, which its 413 states. */
+size_t tw_budget_most(const tw_budget *b, tw_budget_class cls);
 size_t tw_budget_used(const tw_budget *b);
 /* The class of a request whose body is len bytes. */
 tw_budget_class tw_budget_class_of(size_t len);

@@ -126,15 +126,32 @@ static bool json_type(const char *ct, bool yaml_too)
 			     !strncasecmp(ct, "application/x-yaml", n)));
 }
 
+/* A 413 whose text names the limit it enforced, in bytes: formatted into
+ * r->kept, which nothing else uses before the decision (that such an answer
+ * never reaches) and which lives as long as r (the log line reads the text
+ * after the answer). The text without the figure when memory runs out. */
+static void too_large(request *r, const char *plain, const char *fmt, size_t limit)
+{
+	char text[320];
+	snprintf(text, sizeof(text), fmt, limit);
+	r->status = 413;
+	tp_buf_reset(&r->kept);
+	r->error = tp_buf_add(&r->kept, text, strlen(text) + 1) ? plain : r->kept.data;
+}
+
 /* The 503 or 413 of a request the budget has no room for (a). */
 static void refuse(request *r, tw_budget_answer a)
 {
 	tw_metrics_budget_refused();
 	if (a == TW_BUDGET_NEVER) {
-		r->status = 413;
-		r->error = "the body and the memory to decide it (9 times its size) are more than "
-			   "one client may hold of --memory-budget (7/16 of it): send a smaller "
-			   "object or raise the budget";
+		too_large(r,
+			  "the body and the memory to decide it (9 times its size) are more than "
+			  "one client may hold of --memory-budget (7/16 of it): send a smaller "
+			  "object or raise the budget",
+			  "the body and the memory to decide it (9 times its size) are more than "
+			  "one client may hold of --memory-budget (%zu bytes): send a smaller "
+			  "object or raise the budget",
+			  tw_budget_most(&r->s->budget, r->hold.cls));
 		return;
 	}
 	r->status = 503;
@@ -246,8 +263,9 @@ static void check_headers(tw_server *s, struct MHD_Connection *c, request *r, co
 						     MHD_HTTP_HEADER_CONTENT_LENGTH);
 	unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
 	if (len > s->opt.base.max_body) {
-		r->status = 413;
-		r->error = "the body is larger than --max-body: send a smaller object";
+		too_large(r, "the body is larger than --max-body: send a smaller object",
+			  "the body is larger than --max-body (%zu bytes): send a smaller object",
+			  s->opt.base.max_body);
 		return;
 	}
 	const char *to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "timeout");
