@@ -55,7 +55,7 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: FORCE all run test install krew unit integration asan valgrind bench deps clean image deploy fuzz
+.PHONY: FORCE all run test install krew unit integration asan valgrind bench deps clean image podman-flags deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -161,16 +161,44 @@ krew: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-# The container image (Dockerfile): needs a Docker engine, which CI machines
-# without one do not have; the build inside runs the same `make` as CI.
-# --version inside the image is this tree's git describe (.git is not sent).
+# The container image, from scratch (Containerfile): deploy/image/context.sh
+# makes its context from $(BIN) (stripped, exactly the libraries it links,
+# CA certificates, passwd/group with 65532) and the SBOM beside it
+# ($(BUILD)/image/context/sbom.spdx.json); nothing is pulled. Two builds of
+# one commit give one image: every mtime and the image's created time are
+# SOURCE_DATE_EPOCH, the commit's time. Whichever builder the machine has
+# (BUILDER=podman, buildah or docker); podman and buildah with
+# deploy/image/containers.conf and their own vfs storage in build/containers
+# (apt-get install podman runc; tests/deps.sh image). It prints the image ID
+# into $(BUILD)/image/id. tests/integration/test_image_run.c builds twice and
+# runs it.
+SOURCE_DATE_EPOCH ?= $(or $(shell git log -1 --format=%ct 2>/dev/null),0)
 IMAGE ?= $(PROJECT_IMAGE):$(VERSION)
-image:
-	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed; build the image on a machine with a Docker engine (docker build -t $(IMAGE) .)" >&2; exit 1; }
-	@docker info >/dev/null 2>&1 || { echo "make image: no Docker engine answers (docker info failed); start one or build elsewhere with: docker build -t $(IMAGE) ." >&2; exit 1; }
-	docker build --build-arg VERSION=$(if $(GIT_VERSION),$(GIT_VERSION),$(VERSION)) \
-	        --build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) \
-	        --build-arg SOURCE=$(PROJECT_REPO) -t $(IMAGE) .
+BUILDER ?= $(firstword $(foreach b,podman buildah docker,$(if $(shell command -v $(b) 2>/dev/null),$(b))))
+CONTAINERS := $(CURDIR)/build/containers
+STORE_ARGS := --root $(CONTAINERS)/storage --runroot $(CONTAINERS)/run --storage-driver vfs
+PODMAN  := CONTAINERS_CONF=$(CURDIR)/deploy/image/containers.conf podman $(STORE_ARGS)
+BUILDAH := CONTAINERS_CONF=$(CURDIR)/deploy/image/containers.conf buildah $(STORE_ARGS)
+IMAGE_ARGS = --build-arg VERSION=$(VERSION) --build-arg SOURCE=$(PROJECT_REPO) \
+	--build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) \
+	--build-arg CREATED=$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ) \
+	-f Containerfile -t $(IMAGE) $(BUILD)/image/context
+image: all
+	@[ -n "$(BUILDER)" ] || { echo "make image: no podman, buildah or docker on PATH: apt-get install podman runc (or sh tests/deps.sh image)" >&2; exit 1; }
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) VERSION=$(VERSION) PROJECT_REPO=$(PROJECT_REPO) \
+	  sh deploy/image/context.sh $(BIN) $(BUILD)/image/context
+	case $(BUILDER) in \
+	podman) $(PODMAN) build -q --timestamp $(SOURCE_DATE_EPOCH) $(IMAGE_ARGS) >/dev/null && \
+	  $(PODMAN) image inspect --format '{{.Id}}' $(IMAGE) ;; \
+	buildah) $(BUILDAH) bud -q --timestamp $(SOURCE_DATE_EPOCH) $(IMAGE_ARGS) ;; \
+	docker) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) docker build -q $(IMAGE_ARGS) ;; \
+	*) echo "make image: BUILDER=$(BUILDER): want podman, buildah or docker" >&2; exit 1 ;; \
+	esac | tail -1 | sed 's/^sha256://' > $(BUILD)/image/id
+	@echo "make image: $(IMAGE) sha256:$$(cat $(BUILD)/image/id) (SBOM: $(BUILD)/image/context/sbom.spdx.json)"
+
+# The flags the image's test gives podman: the same engine settings and storage.
+podman-flags:
+	@echo '$(STORE_ARGS)'
 
 # make deploy IMAGE=REGISTRY/trainer-webhook:TAG [OVERLAY=deploy/overlays/cert-manager]
 # builds the image, pushes it, and applies OVERLAY (deploy/base by default)
@@ -187,8 +215,11 @@ endif
 # deploy/base creates no namespace (it never owns one it did not create):
 # the one the render names is created, unlabelled, when it is missing.
 deploy: image
-	docker push $(IMAGE)
-	sh deploy/set-image.sh --pushed $(IMAGE) $(OVERLAY) $(BUILD)/deploy
+	case $(BUILDER) in \
+	docker) docker push $(IMAGE) && sh deploy/set-image.sh --pushed $(IMAGE) $(OVERLAY) $(BUILD)/deploy ;; \
+	*) $(if $(filter buildah,$(BUILDER)),$(BUILDAH),$(PODMAN)) push --digestfile $(BUILD)/image/pushed $(IMAGE) && \
+	  sh deploy/set-image.sh "$$(echo '$(IMAGE)' | sed 's/:[^:/]*$$//')@$$(cat $(BUILD)/image/pushed)" $(OVERLAY) $(BUILD)/deploy ;; \
+	esac
 	ns=$$($(KUBECTL) kustomize $(BUILD)/deploy | sed -n 's/^  namespace: //p' | head -1) && \
 	  { $(KUBECTL) get namespace "$$ns" >/dev/null 2>&1 || $(KUBECTL) create namespace "$$ns"; }
 	$(KUBECTL) apply -k $(BUILD)/deploy

@@ -3,7 +3,9 @@
 #
 #   sh tests/deps.sh         the Debian packages of the build and the tests, then a
 #                            kubectl with kustomize v5 and Helm 3.15+ (below)
-#   sh tests/deps.sh build   the Debian packages only (the Dockerfile's build stage)
+#   sh tests/deps.sh build   the Debian packages only (a build machine)
+#   sh tests/deps.sh image   those and podman with runc, for make image and
+#                            tests/integration/test_image_run.c (.ci/run)
 #
 # Safe to run often: it asks dpkg and the tools on PATH first and changes
 # nothing when everything is there.
@@ -11,8 +13,8 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-test}
 case $mode in
-test | build) ;;
-*) echo "usage: sh tests/deps.sh [build]" >&2 && exit 2 ;;
+test | build | image) ;;
+*) echo "usage: sh tests/deps.sh [build|image]" >&2 && exit 2 ;;
 esac
 
 # kubectl and helm render deploy/ and charts/ in tests/integration/test_deploy*.c
@@ -65,6 +67,10 @@ PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev li
 # valgrind (tests only): tests/integration/test_linear_cost.c counts instructions
 # with callgrind.
 [ "$mode" = test ] && PKGS="$PKGS valgrind"
+# podman and runc (image only): make image builds from scratch with them,
+# deploy/image/containers.conf says to use runc (crun refuses in some
+# sandboxes). ca-certificates: the bundle the image carries.
+[ "$mode" = image ] && PKGS="$PKGS podman runc ca-certificates"
 # Installs the Debian packages among $@ that are missing.
 debian_packages() {
 	missing=""

@@ -3,11 +3,9 @@
 # BIN stripped, as DIR/usr/local/bin/trainer-webhook, and exactly the shared
 # libraries it links (what ldd lists: libmicrohttpd, GnuTLS, OpenSSL, cJSON,
 # libyaml, libcurl, PCRE2, glibc and what they link in turn), the dynamic
-# loader at the path the binary names for it. The Dockerfile's build stage
-# runs it and its runtime stage copies DIR over a base without a libc of its
-# own (distroless static: CA certificates, /etc/passwd with UID 65532, time
-# zones). tests/integration/test_deploy_image.c runs the binary from DIR in a
-# chroot.
+# loader at the path the binary names for it. deploy/image/context.sh runs it
+# for the image, which starts from scratch (Containerfile).
+# tests/integration/test_deploy_image.c runs the binary from DIR in a chroot.
 set -eu
 [ $# = 2 ] || { echo "usage: sh deploy/image/rootfs.sh BIN DIR" >&2 && exit 2; }
 bin=$1 out=$2

@@ -111,7 +111,7 @@ static void current_tools_are_kept(void **state)
 	sp_rmtree(f.dir);
 }
 
-/* The Dockerfile's build stage: no kubectl or helm whatever the PATH holds. */
+/* A build machine's: no kubectl or helm whatever the PATH holds. */
 static void build_mode_fetches_nothing(void **state)
 {
 	(void)state;
@@ -124,7 +124,7 @@ static void build_mode_fetches_nothing(void **state)
 	free(err);
 	err = NULL;
 	assert_int_equal(deps(&f, "bogus", &err), 2);
-	assert_non_null(strstr(err, "usage: sh tests/deps.sh [build]"));
+	assert_non_null(strstr(err, "usage: sh tests/deps.sh [build|image]"));
 	free(err);
 	sp_rmtree(f.dir);
 }

@@ -79,7 +79,7 @@ static void licence_is_apache_and_named_everywhere(void **state)
 		const char *file, *want;
 	} named[] = {
 		{ "charts/trainer-webhook/Chart.yaml", "\n  artifacthub.io/license: Apache-2.0\n" },
-		{ "Dockerfile", "org.opencontainers.image.licenses=\"Apache-2.0\"" },
+		{ "Containerfile", "org.opencontainers.image.licenses=\"Apache-2.0\"" },
 		{ "deploy/kubectl-plugin/trainer.yaml", "\n        - from: LICENSE\n" },
 		{ "deploy/kubectl-plugin/trainer.yaml", "\n        - from: NOTICE\n" },
 		{ "Makefile", " LICENSE NOTICE $(BUILD)/krew/\n" },
@@ -182,7 +182,6 @@ static void every_mention_is_the_release(void **state)
 		{ "README.md", "\n          rev: v%s\n" },
 		{ "README.md", "/trainer-webhook@v%s\n" },
 		{ "charts/trainer-webhook/README.md", " --version %s " },
-		{ "Dockerfile", "\nARG VERSION=%s\n" },
 	};
 	tp_buf probs = TP_BUF_INIT(1 << 20);
 	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++) {
