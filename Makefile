@@ -55,7 +55,7 @@ LIBPOLICY   := $(BUILD)/libtrainpolicy.a
 LIBWEBHOOK  := $(BUILD)/libtwebhook.a
 BIN         := $(BUILD)/trainer-webhook
 
-.PHONY: FORCE all run test install krew unit integration asan valgrind bench deps clean image podman-flags deploy fuzz
+.PHONY: FORCE all run test install krew release unit integration asan valgrind bench deps clean image podman-flags deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
 
@@ -146,20 +146,45 @@ install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trainer-webhook
 	install -D -m 0755 deploy/kubectl-plugin/kubectl-trainer $(DESTDIR)$(PREFIX)/bin/kubectl-trainer
 
-# The krew archive of the plugin and its manifest with the archive's sha256
-# (deploy/kubectl-plugin/trainer.yaml says how to install it).
-KREW_ARCHIVE := $(BUILD)/kubectl-trainer_linux_amd64.tar.gz
+# The release tarball of this machine's architecture (deploy/release/
+# tarball.sh: trainer-webhook with the libraries it links, so that it runs on
+# any glibc Linux from 2.31 on, kubectl-trainer, LICENSE, NOTICE) and the krew
+# manifest with its sha256, the release and the home, in $(BUILD)/krew.
+ARCH    := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+TARBALL  = trainer-webhook_$(VERSION)_linux_$(ARCH).tar.gz
 krew: all
 	@rm -rf $(BUILD)/krew && mkdir -p $(BUILD)/krew
-	cp deploy/kubectl-plugin/kubectl-trainer $(BIN) LICENSE NOTICE $(BUILD)/krew/
-	tar -C $(BUILD)/krew -czf $(KREW_ARCHIVE) kubectl-trainer trainer-webhook LICENSE NOTICE
-	sed -e "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(KREW_ARCHIVE) | cut -d' ' -f1)/" \
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) sh deploy/release/tarball.sh $(BIN) $(VERSION) \
+	  $(BUILD)/krew/$(TARBALL)
+	sed -e "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(BUILD)/krew/$(TARBALL) | cut -d' ' -f1)/" \
 	    -e "s|^\(  version: \).*|\1v$(VERSION)|" -e "s|^\(  homepage: \).*|\1$(PROJECT_REPO)|" \
-	    -e "s|^\( *uri: \).*/\([^/]*\)$$|\1$(PROJECT_REPO)/releases/download/v$(VERSION)/\2|" \
-	    deploy/kubectl-plugin/trainer.yaml > $(BUILD)/trainer.yaml
+	    -e "s|^\( *uri: \).*|\1$(PROJECT_REPO)/releases/download/v$(VERSION)/$(TARBALL)|" \
+	    deploy/kubectl-plugin/trainer.yaml > $(BUILD)/krew/trainer.yaml
+
+# make release VERSION=x.y.z: every artifact of a release into dist/: the
+# image as an OCI archive, the chart packaged with the release as its version
+# and appVersion, the tarball (make krew) and the krew manifest, the image's
+# SBOM, and SHA256SUMS of them all. .github/workflows/release.yml runs it on a
+# tag, then pushes the image and the chart and attaches dist/ to the release.
+DIST ?= dist
+HELM ?= $(if $(wildcard .tools/bin/helm),.tools/bin/helm,helm)
+release:
+	@[ -n "$(VERSION)" ] || { echo "make release: VERSION=x.y.z" >&2; exit 2; }
+	$(MAKE) --no-print-directory image krew VERSION=$(VERSION) IMAGE=$(PROJECT_IMAGE):$(VERSION)
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	cp $(BUILD)/krew/$(TARBALL) $(BUILD)/krew/trainer.yaml $(DIST)/
+	cp $(BUILD)/image/context/sbom.spdx.json $(DIST)/trainer-webhook_$(VERSION)_sbom.spdx.json
+	$(HELM) package charts/trainer-webhook --version $(VERSION) --app-version $(VERSION) -d $(DIST)
+	case $(BUILDER) in \
+	docker) docker save -o $(DIST)/trainer-webhook_$(VERSION)_image.tar $(PROJECT_IMAGE):$(VERSION) ;; \
+	*) $(PODMAN) save --format oci-archive -o $(DIST)/trainer-webhook_$(VERSION)_image.oci.tar \
+	     $(PROJECT_IMAGE):$(VERSION) ;; \
+	esac
+	cd $(DIST) && sha256sum * > SHA256SUMS
+	@ls -l $(DIST)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz dist
 
 # The container image, from scratch (Containerfile): deploy/image/context.sh
 # makes its context from $(BIN) (stripped, exactly the libraries it links,
@@ -199,6 +224,10 @@ image: all
 # The flags the image's test gives podman: the same engine settings and storage.
 podman-flags:
 	@echo '$(STORE_ARGS)'
+
+# A variable's value, for scripts (release.yml: make -s print-PROJECT_IMAGE).
+print-%:
+	@echo '$($*)'
 
 # make deploy IMAGE=REGISTRY/trainer-webhook:TAG [OVERLAY=deploy/overlays/cert-manager]
 # builds the image, pushes it, and applies OVERLAY (deploy/base by default)

@@ -126,23 +126,26 @@ static void kubectl_plugin(void **state)
 	free(out);
 }
 
-/* The krew manifest names the archive make krew builds, with its sha256. */
+/* The krew manifest names the archive make krew builds (the release
+ * tarball, deploy/release/tarball.sh), with its sha256. */
 static void krew_manifest(void **state)
 {
 	(void)state;
 	char *out = NULL;
 	if (sh(&out, "make -s krew BUILD=%s/krew-build BIN=%s >/dev/null && "
-		     "sha256sum %s/krew-build/kubectl-trainer_linux_amd64.tar.gz && "
-		     "tar -tzf %s/krew-build/kubectl-trainer_linux_amd64.tar.gz && "
-		     "cat %s/krew-build/trainer.yaml", tmp, tt_bin(), tmp, tmp, tmp))
+		     "sha256sum %s/krew-build/krew/trainer-webhook_*_linux_*.tar.gz && "
+		     "tar -tzf %s/krew-build/krew/trainer-webhook_*_linux_*.tar.gz && "
+		     "cat %s/krew-build/krew/trainer.yaml", tmp, tt_bin(), tmp, tmp, tmp))
 		fail_msg("make krew: %s", out);
 	char sum[65];
 	snprintf(sum, sizeof(sum), "%.64s", out);
 	char want[100];
 	snprintf(want, sizeof(want), "sha256: %s\n", sum);
 	contains(out, want);
-	contains(out, "kubectl-trainer\n");
-	contains(out, "trainer-webhook\n");
+	contains(out, "trainer-webhook/kubectl-trainer\n");
+	contains(out, "trainer-webhook/trainer-webhook\n");
+	contains(out, "trainer-webhook/lib/trainer-webhook\n");
+	contains(out, "trainer-webhook/LICENSE\n");
 	contains(out, "kind: Plugin\n");
 	contains(out, "bin: kubectl-trainer\n");
 	free(out);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "policy/trainpolicy.h"
+#include "tests/support/server_proc.h"
 #include "tests/support/testutil.h"
 
 static char release[64], repo[256], image[256];
@@ -80,10 +81,8 @@ static void licence_is_apache_and_named_everywhere(void **state)
 	} named[] = {
 		{ "charts/trainer-webhook/Chart.yaml", "\n  artifacthub.io/license: Apache-2.0\n" },
 		{ "Containerfile", "org.opencontainers.image.licenses=\"Apache-2.0\"" },
-		{ "deploy/kubectl-plugin/trainer.yaml", "\n        - from: LICENSE\n" },
-		{ "deploy/kubectl-plugin/trainer.yaml", "\n        - from: NOTICE\n" },
-		{ "Makefile", " LICENSE NOTICE $(BUILD)/krew/\n" },
-		{ "Makefile", " trainer-webhook LICENSE NOTICE\n" },
+		{ "deploy/kubectl-plugin/trainer.yaml", "\n        - from: trainer-webhook/*\n" },
+		{ "deploy/release/tarball.sh", " \"$root/LICENSE\" \"$root/NOTICE\" \"$dir/\"\n" },
 	};
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
 		char *s = must_read(named[i].file);
@@ -347,6 +346,93 @@ static void home_scan_can_fail(void **state)
 	tp_buf_free(&probs);
 }
 
+/* ------------------------------------------------------------- release */
+
+/* Every `make TARGET` of the release workflow (which runs only on GitHub)
+ * names a target the Makefile has. */
+static void release_workflow_calls_real_targets(void **state)
+{
+	(void)state;
+	char *wf = must_read(".github/workflows/release.yml"), *mk = must_read("Makefile");
+	int calls = 0;
+	for (const char *at = strstr(wf, "make "); at; at = strstr(at + 1, "make ")) {
+		const char *bol = at;
+		while (bol > wf && bol[-1] != '\n')
+			bol--;
+		if (bol[strspn(bol, " ")] == '#') /* the header's words */
+			continue;
+		const char *w = at + 5;
+		while (*w == '-') /* flags: -s */
+			w += strcspn(w, " ") + 1;
+		char target[64], rule[80];
+		snprintf(target, sizeof(target), "%.*s", (int)strcspn(w, " \n\")$`"), w);
+		if (!*target || strchr(target, '='))
+			continue;
+		/* print-NAME: the pattern rule print-%, for a variable the Makefile sets */
+		if (!strncmp(target, "print-", 6)) {
+			snprintf(rule, sizeof(rule), "\n%s ", target + 6);
+			if (!strstr(mk, "\nprint-%:") || !strstr(mk, rule))
+				fail_msg("release.yml: make %s: no such variable", target);
+		} else {
+			snprintf(rule, sizeof(rule), "\n%s:", target);
+			if (!strstr(mk, rule))
+				fail_msg("release.yml: make %s: the Makefile has no such target", target);
+		}
+		calls++;
+	}
+	assert_true(calls >= 3); /* test, release, print-... */
+	assert_non_null(strstr(wf, "make release VERSION="));
+	free(wf);
+	free(mk);
+}
+
+/* The release tarball runs on its own libraries: every library the loader
+ * maps for it (LD_TRACE_LOADED_OBJECTS through the wrapper) is in its lib/,
+ * and it validates a runtime with an empty environment. */
+static void release_tarball_carries_its_libraries(void **state)
+{
+	(void)state;
+	char tmp[128], cmd[2048], *out = NULL, *err = NULL;
+	assert_int_equal(sp_mkdtemp(tmp, sizeof(tmp), "tw-tarball"), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "SOURCE_DATE_EPOCH=0 sh deploy/release/tarball.sh '%s' %s '%s/t.tar.gz' && "
+		 "tar -C '%s' -xzf '%s/t.tar.gz'",
+		 tt_bin(), release, tmp, tmp, tmp);
+	if (tt_run(cmd, &out, &err))
+		fail_msg("tarball.sh: %s", err ? err : "");
+	free(out);
+	free(err);
+	/* the loader the wrapper runs, with the wrapper's library path, listing */
+	snprintf(cmd, sizeof(cmd),
+		 "(cd '%s/trainer-webhook' && env -i lib/ld-linux* --library-path \"$PWD/lib\" "
+		 "--list lib/trainer-webhook)",
+		 tmp);
+	assert_int_equal(tt_run(cmd, &out, NULL), 0);
+	char lib[192];
+	snprintf(lib, sizeof(lib), "%s/trainer-webhook/lib/", tmp);
+	int libs = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *arrow = strstr(line, "=> /");
+		if (!arrow)
+			continue;
+		if (strncmp(arrow + 3, lib, strlen(lib)))
+			fail_msg("the tarball's binary loads a library of the host's: %s", line);
+		libs++;
+	}
+	assert_true(libs > 5);
+	free(out);
+	snprintf(cmd, sizeof(cmd),
+		 "env -i '%s/trainer-webhook/kubectl-trainer' validate "
+		 "deploy/runtimes/torch-distributed.yaml",
+		 tmp);
+	if (tt_run(cmd, &out, &err))
+		fail_msg("kubectl-trainer validate from the tarball: %s%s", out ? out : "",
+			 err ? err : "");
+	free(out);
+	free(err);
+	sp_rmtree(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +441,8 @@ int main(void)
 		cmocka_unit_test(version_scan_can_fail),
 		cmocka_unit_test(one_home),
 		cmocka_unit_test(home_scan_can_fail),
+		cmocka_unit_test(release_workflow_calls_real_targets),
+		cmocka_unit_test(release_tarball_carries_its_libraries),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
