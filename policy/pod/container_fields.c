@@ -162,28 +162,28 @@ static void check_key_ref(tp_podv *v, const cJSON *ref)
 }
 
 
-/* The downward API fields an env var may read (validEnvDownwardAPIFieldPathExpressions). */
-static const char *const env_fields[] = { "metadata.name",	      "metadata.namespace",
-					  "metadata.uid",	      "spec.nodeName",
-					  "spec.serviceAccountName", "status.hostIP",
-					  "status.hostIPs",	      "status.podIP",
-					  "status.podIPs",	      NULL };
-#define ENV_FIELDS \
-	"supported values: \"metadata.name\", \"metadata.namespace\", \"metadata.uid\", " \
-	"\"spec.nodeName\", \"spec.serviceAccountName\", \"status.hostIP\", \"status.hostIPs\", " \
-	"\"status.podIP\", \"status.podIPs\""
 #define FIELD_HINT "read one of the supported fields, or a label or annotation by key " \
 	"(\"metadata.labels['app']\")"
 
-/* The other fields pkg/apis/core/pods ConvertDownwardAPIFieldLabel knows:
- * a known field an env var may not read is Unsupported, an unknown one an
- * error converting it (spec.host, a v1 client's spec.nodeName, is read). */
-static const char *const known_fields[] = { "metadata.annotations",
-					    "metadata.labels",
-					    "spec.restartPolicy",
-					    "spec.schedulerName",
-					    "status.phase",
-					    NULL };
+/* The fields pkg/apis/core/pods ConvertDownwardAPIFieldLabel knows (it
+ * reads spec.host, a v1 client's spec.nodeName, as spec.nodeName): a known
+ * field the list at hand does not hold is Unsupported, an unknown one an
+ * error converting it. */
+static const char *const known_fields[] = {
+	"metadata.annotations", "metadata.labels",	     "metadata.name",	  "metadata.namespace",
+	"metadata.uid",		"spec.nodeName",	     "spec.restartPolicy", "spec.serviceAccountName",
+	"spec.schedulerName",	"status.phase",		     "status.hostIP",	  "status.hostIPs",
+	"status.podIP",		"status.podIPs",	     NULL
+};
+
+const char *const tp__pod_env_fields[] = { "metadata.name",	      "metadata.namespace",
+					    "metadata.uid",	      "spec.nodeName",
+					    "spec.serviceAccountName", "status.hostIP",
+					    "status.hostIPs",	      "status.podIP",
+					    "status.podIPs",	      NULL };
+const char *const tp__pod_volume_fields[] = { "metadata.name", "metadata.namespace",
+					       "metadata.labels", "metadata.annotations",
+					       "metadata.uid", NULL };
 
 static bool listed(const char *const *list, const char *s)
 {
@@ -220,8 +220,24 @@ static void check_subscript(tp_podv *v, bool annotation, const char *sub)
 			     "use a key of the form [prefix/]name", "%s", msg);
 }
 
-/* validateObjectFieldSelector with the env var's fields. */
-static void check_field_ref(tp_podv *v, const cJSON *ref)
+/* "supported values: ..." as field.NotSupported lists a field list: sorted. */
+static const char *supported_fields(tp_podv *v, const char *const *fields)
+{
+	const char *sorted[16];
+	size_t n = 0;
+	for (; fields[n] && n < 16; n++) {
+		size_t j = n;
+		for (; j && strcmp(sorted[j - 1], fields[n]) > 0; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = fields[n];
+	}
+	const char *out = "supported values: ";
+	for (size_t i = 0; out && i < n; i++)
+		out = tp__podv_printf(v, "%s%s\"%s\"", out, i ? ", " : "", sorted[i]);
+	return out;
+}
+
+void tp__pod_check_field_selector(tp_podv *v, const cJSON *ref, const char *const *fields)
 {
 	const char *api = tp__mstr(ref, "apiVersion"); /* "" is defaulted to v1 */
 	const char *fp = tp__mstr(ref, "fieldPath");
@@ -250,13 +266,17 @@ static void check_field_ref(tp_podv *v, const cJSON *ref)
 				     fp);
 		return;
 	}
-	if (!strcmp(fp, "spec.host") || listed(env_fields, fp))
-		return;
-	if (!listed(known_fields, fp))
+	if (!strcmp(fp, "spec.host")) {
+		fp = "spec.nodeName";
+		q = tp__podv_quote(v, fp);
+	} else if (!listed(known_fields, fp)) {
 		tp__podv_add(v, TP_FIELD_INVALID, ".fieldPath", q, FIELD_HINT,
 			     "error converting fieldPath: field label not supported: %s", fp);
-	else
-		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".fieldPath", q, FIELD_HINT, ENV_FIELDS);
+		return;
+	}
+	if (!listed(fields, fp))
+		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".fieldPath", q, FIELD_HINT, "%s",
+			     supported_fields(v, fields));
 }
 
 /* validContainerResourceFieldPathExpressions, and the divisors each kind of
@@ -303,12 +323,14 @@ static void check_divisor(tp_podv *v, const char *res, const cJSON *divisor)
 		tp__podv_add(v, TP_FIELD_INVALID, ".divisor", qres, hint, BYTE_DIVISORS, "hugepages");
 }
 
-/* validateContainerResourceFieldSelector for an env var (no containerName
- * required): a supported resource, or hugepages by prefix. */
-static void check_resource_ref(tp_podv *v, const cJSON *ref)
+void tp__pod_check_resource_selector(tp_podv *v, const cJSON *ref, bool volume)
 {
 	const char *res = tp__mstr(ref, "resource");
-	if (!res || !*res)
+	const char *name = tp__mstr(ref, "containerName");
+	if (volume && (!name || !*name))
+		tp__podv_add(v, TP_FIELD_REQUIRED, ".containerName", NULL,
+			     "name the container whose resources the file shows", "%s", "");
+	else if (!res || !*res)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".resource", NULL, "say which resource to read",
 			     "%s", "");
 	else if (!listed(env_resources, res) && strncmp(res, "requests.hugepages-", 19) &&
@@ -340,9 +362,9 @@ static void check_value_from(tp_podv *v, const cJSON *ev)
 		if (k >= 2)
 			check_key_ref(v, src);
 		else if (k == 0)
-			check_field_ref(v, src);
+			tp__pod_check_field_selector(v, src, tp__pod_env_fields);
 		else
-			check_resource_ref(v, src);
+			tp__pod_check_resource_selector(v, src, false);
 		tp__podv_pop(v, inner);
 	}
 	const char *value = tp__mstr(ev, "value");
@@ -430,8 +452,7 @@ static bool has_backsteps(const char *p)
 	return false;
 }
 
-/* validateLocalDescendingPath at the current path plus suffix. */
-static void check_local_path(tp_podv *v, const char *suffix, const char *p, const char *what)
+void tp__pod_local_path(tp_podv *v, const char *suffix, const char *p, const char *what)
 {
 	if (*p == '/')
 		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
@@ -586,7 +607,7 @@ static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
 	const char *expr = tp__mstr(m, "subPathExpr");
 	item_suffix item;
 	if (sub && *sub && to_list(v, mc->list_len, &item)) {
-		check_local_path(v, ".subPath", sub, "the volume");
+		tp__pod_local_path(v, ".subPath", sub, "the volume");
 		back_to_item(v, &item);
 	}
 	if (expr && *expr) {
@@ -595,7 +616,7 @@ static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
 				     "keep one of subPath and subPathExpr",
 				     "subPathExpr and subPath are mutually exclusive");
 		if (to_list(v, mc->list_len, &item)) {
-			check_local_path(v, ".subPathExpr", expr, "the volume");
+			tp__pod_local_path(v, ".subPathExpr", expr, "the volume");
 			back_to_item(v, &item);
 		}
 	}
@@ -743,8 +764,8 @@ static void check_seccomp(tp_podv *v, const cJSON *sp)
 				     "name the profile, relative to the kubelet's seccomp directory",
 				     "must be set when seccomp type is Localhost");
 		else
-			check_local_path(v, ".localhostProfile", profile,
-					 "the kubelet's seccomp directory");
+			tp__pod_local_path(v, ".localhostProfile", profile,
+					   "the kubelet's seccomp directory");
 	} else if (profile) {
 		tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile", tp__podv_json(v, sp),
 			     "drop localhostProfile, or set type: Localhost",

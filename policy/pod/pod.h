@@ -185,6 +185,19 @@ int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *vo
 /* The parts of one container at the current path (pod/container_fields.c). */
 int tp__pod_check_ports(tp_podv *v, const cJSON *ports);
 int tp__pod_check_env(tp_podv *v, const cJSON *env);
+/* validateObjectFieldSelector at the current path (a fieldRef), with the
+ * fields its user may read: tp__pod_env_fields
+ * (validEnvDownwardAPIFieldPathExpressions) or tp__pod_volume_fields
+ * (validVolumeDownwardAPIFieldPathExpressions); NULL-ended. */
+extern const char *const tp__pod_env_fields[];
+extern const char *const tp__pod_volume_fields[];
+void tp__pod_check_field_selector(tp_podv *v, const cJSON *ref, const char *const *fields);
+/* validateContainerResourceFieldSelector at the current path (a
+ * resourceFieldRef), hugepages by prefix; a volume's names its container. */
+void tp__pod_check_resource_selector(tp_podv *v, const cJSON *ref, bool volume);
+/* validateLocalDescendingPath of p at the current path plus suffix, what
+ * naming the directory p is relative to (for the hint). */
+void tp__pod_local_path(tp_podv *v, const char *suffix, const char *p, const char *what);
 int tp__pod_check_env_from(tp_podv *v, const cJSON *list);
 int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes);
 /* The volumeMounts of container c, with what depends on the container

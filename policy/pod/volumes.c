@@ -5,7 +5,9 @@
  * names itself with a DNS-1123 label, once, and has exactly one source, in
  * upstream's order of sources; the sources a training template uses most are
  * checked inside too (hostPath, secret, configMap, persistentVolumeClaim,
- * nfs, emptyDir, csi, ephemeral). Only a volume without any error counts as
+ * nfs, emptyDir, csi, ephemeral, and the items of secret, configMap,
+ * downwardAPI and projected: validateKeyToPath, validateDownwardAPIVolumeFile,
+ * validateProjectionSources). Only a volume without any error counts as
  * defined for the containers' volumeMounts, as upstream's map does.
  */
 #include "policy/core/quantity.h"
@@ -97,6 +99,149 @@ static void check_empty_dir(tp_podv *v, const cJSON *src)
 			     "SizeLimit field must be a valid resource quantity");
 }
 
+/* ValidateLocalNonReservedPath at the current path plus suffix: a relative
+ * path without '..' elements that does not start with '..' either (the
+ * kubelet keeps its own "..data" links there). */
+static void check_item_path(tp_podv *v, const char *suffix, const char *p)
+{
+	tp__pod_local_path(v, suffix, p, "the volume's directory");
+	if (!strncmp(p, "..", 2) && strncmp(p, "../", 3))
+		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, p),
+			     "give the file a name that does not start with '..'",
+			     "must not start with '..'");
+}
+
+/* An item's path, once among a projected volume's files (paths NULL: not
+ * projected): upstream reports a second one at the projected source's path,
+ * with value the item's source name (a Secret's or ConfigMap's) or path. */
+typedef struct projection {
+	tp_nameset paths;
+	size_t len; /* the projected source's path */
+} projection;
+
+static void claim_path(tp_podv *v, projection *pr, const char *path, const char *value)
+{
+	if (!pr || !*path)
+		return;
+	if (!tp__nameset_has(&pr->paths, path)) {
+		if (tp__nameset_add(&pr->paths, path))
+			v->rc = TP_ENOMEM;
+		return;
+	}
+	/* the item's path is cut off for the finding and put back after it */
+	size_t mark = v->len;
+	char cut = v->path[pr->len];
+	tp__podv_pop(v, pr->len);
+	tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, value),
+		     "give each file of the projected volume its own path",
+		     "conflicting duplicate paths");
+	v->path[pr->len] = cut;
+	v->len = mark;
+}
+
+/* validateKeyToPath for each of a secret's or configMap's items. */
+static void check_key_to_paths(tp_podv *v, const cJSON *src, projection *pr, const char *name)
+{
+	const cJSON *items = tp__marr(src, "items");
+	int i = 0;
+	for (const cJSON *kp = items ? items->child : NULL; kp; kp = kp->next, i++) {
+		if (!cJSON_IsObject(kp))
+			continue; /* the schema layer's to report */
+		size_t mark = tp__podv_push_index(v, ".items", i);
+		required(v, kp, "key", "name the key to project");
+		const char *path = tp__mstr(kp, "path");
+		required(v, kp, "path", "give the file's path inside the volume");
+		check_item_path(v, ".path", path ? path : "");
+		check_mode(v, kp, "mode");
+		claim_path(v, pr, path ? path : "", name ? name : "");
+		tp__podv_pop(v, mark);
+	}
+}
+
+/* validateDownwardAPIVolumeFile, at the source's path (upstream passes it,
+ * not the item's). */
+static void check_downward_file(tp_podv *v, const cJSON *file, projection *pr)
+{
+	const char *path = tp__mstr(file, "path");
+	required(v, file, "path", "give the file's path inside the volume");
+	check_item_path(v, ".path", path ? path : "");
+	const cJSON *field = tp__mobj(file, "fieldRef");
+	const cJSON *res = tp__mobj(file, "resourceFieldRef");
+	if (field) {
+		size_t mark = tp__podv_push(v, ".fieldRef");
+		tp__pod_check_field_selector(v, field, tp__pod_volume_fields);
+		tp__podv_pop(v, mark);
+		if (res)
+			tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, "resource"),
+				     "keep fieldRef or resourceFieldRef, and give the other its "
+				     "own file",
+				     "fieldRef and resourceFieldRef can not be specified "
+				     "simultaneously");
+	} else if (res) {
+		size_t mark = tp__podv_push(v, ".resourceFieldRef");
+		tp__pod_check_resource_selector(v, res, true);
+		tp__podv_pop(v, mark);
+	} else {
+		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
+			     "read a field with fieldRef or a resource with resourceFieldRef",
+			     "one of fieldRef and resourceFieldRef is required");
+	}
+	check_mode(v, file, "mode");
+	claim_path(v, pr, path ? path : "", path ? path : "");
+}
+
+static void check_downward_files(tp_podv *v, const cJSON *src, projection *pr)
+{
+	const cJSON *items = tp__marr(src, "items");
+	for (const cJSON *f = items ? items->child : NULL; f; f = f->next)
+		if (cJSON_IsObject(f))
+			check_downward_file(v, f, pr);
+}
+
+/* validateProjectionSources' sources of a projected volume: the first
+ * three as upstream checks them; serviceAccountToken and
+ * clusterTrustBundle count as sources. */
+static void check_projection(tp_podv *v, const cJSON *src, int i, projection *pr)
+{
+	static const char *const kinds[] = { "secret", "configMap", "downwardAPI",
+					     "serviceAccountToken", "clusterTrustBundle" };
+	size_t mark = tp__podv_push_index(v, ".sources", i);
+	int n = 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		const cJSON *p = tp__mobj(src, kinds[k]);
+		if (!p)
+			continue;
+		n++;
+		size_t inner = tp__podv_push_member(v, kinds[k]);
+		if (k < 2) {
+			required(v, p, "name", k ? "name the ConfigMap to project"
+						 : "name the Secret to project");
+			check_key_to_paths(v, p, pr, tp__mstr(p, "name"));
+		} else if (k == 2) {
+			check_downward_files(v, p, pr);
+		}
+		tp__podv_pop(v, inner);
+	}
+	if (n > 1)
+		tp__podv_add(v, TP_FIELD_FORBIDDEN, NULL, NULL,
+			     "keep one kind per source, and add a source for the other",
+			     "may not specify more than 1 volume type per source");
+	tp__podv_pop(v, mark);
+}
+
+static void check_projected(tp_podv *v, const cJSON *src)
+{
+	check_mode(v, src, "defaultMode");
+	projection pr = { .len = v->len };
+	tp__nameset_init(&pr.paths, v->arena);
+	const cJSON *list = tp__marr(src, "sources");
+	int i = 0;
+	for (const cJSON *s = list ? list->child : NULL; s; s = s->next, i++)
+		if (cJSON_IsObject(s))
+			check_projection(v, s, i, &pr);
+}
+
+
 /* The checks inside one source, at the source's path. */
 static void check_source(tp_podv *v, const char *kind, const cJSON *src)
 {
@@ -105,9 +250,16 @@ static void check_source(tp_podv *v, const char *kind, const cJSON *src)
 	} else if (!strcmp(kind, "secret")) {
 		required(v, src, "secretName", "name the Secret to mount");
 		check_mode(v, src, "defaultMode");
+		check_key_to_paths(v, src, NULL, NULL);
 	} else if (!strcmp(kind, "configMap")) {
 		required(v, src, "name", "name the ConfigMap to mount");
 		check_mode(v, src, "defaultMode");
+		check_key_to_paths(v, src, NULL, NULL);
+	} else if (!strcmp(kind, "downwardAPI")) {
+		check_mode(v, src, "defaultMode");
+		check_downward_files(v, src, NULL);
+	} else if (!strcmp(kind, "projected")) {
+		check_projected(v, src);
 	} else if (!strcmp(kind, "persistentVolumeClaim")) {
 		required(v, src, "claimName", "name the PersistentVolumeClaim to mount");
 	} else if (!strcmp(kind, "nfs")) {
