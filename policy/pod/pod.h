@@ -177,6 +177,10 @@ int tp__pod_check_job_meta(tp_podv *v, const cJSON *job_template);
 int tp__pod_check_jobset_meta(tp_podv *v, const cJSON *jobset_template);
 /* A PodTemplateSpec at the current path (".metadata", ".spec"). */
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl);
+/* What the template's annotations mean to the API server
+ * (ValidatePodSpecificAnnotations, and the seccomp and AppArmor annotations
+ * against their fields), at the current path: pod/annotations.c. */
+int tp__pod_check_pod_annotations(tp_podv *v, const cJSON *tmpl);
 /* The PodSpec at the current path, less containers (pod/spec.c). */
 int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec);
 /* Containers and init containers (pod/containers.c), given the volumes

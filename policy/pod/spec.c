@@ -183,6 +183,7 @@ int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 {
 	/* upstream: fldPath.Child("labels"), without "metadata" */
 	tp__pod_check_labels(v, ".labels", tp_get(tmpl, "metadata.labels"));
+	tp__pod_check_pod_annotations(v, tmpl);
 	const cJSON *spec = tp__mobj(tmpl, "spec");
 	size_t mark = tp__podv_push(v, ".spec");
 	tp_nameset volumes;
