@@ -355,6 +355,13 @@ void tp__pod_names_free(tp_pod_names *n);
  * any TrainJob's name, into res (v: for memory). */
 int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int index,
 			  tp_result *res);
+/* The JobSet's spec.network.subdomain of jobset_tmpl (a runtime's
+ * spec.template, or a TrainJob's with its runtimePatches), which JobSet
+ * writes into every Pod's spec.subdomain: ValidatePodSpec's DNS-1123 label
+ * rule, each finding into res at spec.template.spec.network.subdomain with
+ * context (pod/runtime.c). */
+int tp__pod_check_subdomain(tp_podv *v, const cJSON *jobset_tmpl, const char *context,
+			    tp_result *res);
 /* A runtime's volumeClaimPolicies template whose name leaves no room for
  * any TrainJob's in its PersistentVolumeClaim's, into res. */
 int tp__pod_runtime_claim_names(tp_podv *v, const cJSON *runtime, tp_result *res);

@@ -68,9 +68,10 @@ static int check_jobset_meta(tp_podv *v, const cJSON *tmpl, tp_result *res)
  * and ValidatePodSpec wants a DNS-1123 label there. JobSet's own webhook
  * refuses the same names in its words (IsDNS1123Subdomain, IsDNS1035Label,
  * ".spec.network.subdomain is too long, must be less than 63 characters"). */
-static int check_subdomain(tp_podv *v, const cJSON *runtime, tp_result *res)
+int tp__pod_check_subdomain(tp_podv *v, const cJSON *jobset_tmpl, const char *context,
+			    tp_result *res)
 {
-	const cJSON *net = tp_get_object(runtime, "spec.template.spec.network");
+	const cJSON *net = tp_get_object(jobset_tmpl, "spec.network");
 	const char *sub = tp__mstr(net, "subdomain");
 	if (!sub || !*sub || cJSON_IsFalse(tp_member(net, "enableDNSHostnames")))
 		return TP_OK;
@@ -80,8 +81,8 @@ static int check_subdomain(tp_podv *v, const cJSON *runtime, tp_result *res)
 			  "unset for the TrainJob's name");
 	int rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++)
-		rc = tp__pod_report(res, "spec.template.spec.network.subdomain", &v->items[k],
-				    "every Pod of every TrainJob would be invalid (its spec.subdomain)");
+		rc = tp__pod_report(res, "spec.template.spec.network.subdomain", &v->items[k], "%s",
+				    context);
 	return rc;
 }
 
@@ -106,7 +107,10 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	tp__pod_jobset_of(tp_get(runtime, "spec.template.spec"), NULL, &js);
 	rc = check_jobset_meta(&v, tp_get_object(runtime, "spec.template"), res);
 	if (!rc)
-		rc = check_subdomain(&v, runtime, res);
+		rc = tp__pod_check_subdomain(&v, tp_get_object(runtime, "spec.template"),
+					     "every Pod of every TrainJob would be invalid (its "
+					     "spec.subdomain)",
+					     res);
 	int i = 0;
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next, i++)
 		if (cJSON_IsObject(j))

@@ -540,6 +540,16 @@ int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
 #define FEW_CHECKED 8
 
 /* Every job checked, then Pod Security of them all as checked. */
+/* The JobSet's network.subdomain, which the runtime sets for every Pod. */
+static int check_network(tj_pods *t, const tp_tj_ctx *ctx)
+{
+	const char *context = tp__podv_printf(
+		&t->built, "in %s \"%s\": every Pod of the TrainJob would be invalid (its spec.subdomain)",
+		tp_kind_name(tp_kind_of(ctx->runtime)), tp_meta_name(ctx->runtime));
+	return context ? tp__pod_check_subdomain(&t->built, ctx->tmpl, context, ctx->res)
+		       : TP_ENOMEM;
+}
+
 static int check_jobs(const tp_tj_ctx *ctx)
 {
 	tp_pod_parts parts;
@@ -567,6 +577,8 @@ static int check_jobs(const tp_tj_ctx *ctx)
 			rc = check_job(&t, j, i, &checked[i]);
 	if (!rc)
 		rc = tp__pod_names_check(&t.gen_names, ctx);
+	if (!rc)
+		rc = check_network(&t, ctx);
 	if (!rc)
 		rc = check_initializer_env(ctx);
 	if (!rc)

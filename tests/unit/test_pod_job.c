@@ -847,6 +847,29 @@ static void runtime_jobset_labels(void **state)
 	cJSON_Delete(copy);
 }
 
+/* The runtime's JobSet network.subdomain becomes every Pod's spec.subdomain:
+ * a TrainJob of a runtime stored with a bad one is refused at the runtime's
+ * path (the runtime's own check refuses it too). */
+static void trainjob_of_a_runtime_with_bad_subdomain(void **state)
+{
+	(void)state;
+	job_parts p = { 0 };
+	cJSON *rt = runtime_of(&p);
+	cJSON_AddItemToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(rt, "spec"),
+								      "template"),
+						  "spec"),
+			      "network", tt_jsq("{'subdomain':'Bad_Sub'}"));
+	cJSON *copy = cJSON_Duplicate(rt, 1);
+	tp_result *r = validate_trainjob(rt, "{}");
+	find(r, "spec.template.spec.network.subdomain", TP_FIELD_INVALID, "\"Bad_Sub\"",
+	     "", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters");
+	tp_result_free(r);
+	r = validate_runtime(copy);
+	find(r, "spec.template.spec.network.subdomain", TP_FIELD_INVALID, "\"Bad_Sub\"",
+	     "", "a lowercase RFC 1123 label must consist of lower case alphanumeric characters");
+	tp_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -873,6 +896,7 @@ int main(void)
 		cmocka_unit_test(runtime_patches_metadata),
 		cmocka_unit_test(trainjob_of_a_bad_runtime),
 		cmocka_unit_test(runtime_jobset_labels),
+		cmocka_unit_test(trainjob_of_a_runtime_with_bad_subdomain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
