@@ -198,9 +198,22 @@ static void check_downward_files(tp_podv *v, const cJSON *src, projection *pr)
 			check_downward_file(v, f, pr);
 }
 
-/* validateProjectionSources' sources of a projected volume: the first
- * three as upstream checks them; serviceAccountToken and
- * clusterTrustBundle count as sources. */
+/* A serviceAccountToken source's expirationSeconds (defaulted to 3600 when
+ * unset, so only a written one can be wrong): 10 minutes to 2^32 seconds. */
+static void check_token_expiry(tp_podv *v, const cJSON *token)
+{
+	long long s;
+	if (!tp__mint(token, "expirationSeconds", &s) || (s >= 600 && s <= 4294967296LL))
+		return;
+	tp__podv_add(v, TP_FIELD_INVALID, ".expirationSeconds", tp__podv_int(v, s),
+		     "use from 600 to 4294967296 seconds, or leave it unset for an hour",
+		     s < 600 ? "may not specify a duration less than 10 minutes"
+			     : "may not specify a duration larger than 2^32 seconds");
+}
+
+/* validateProjectionSources' sources of a projected volume: secret,
+ * configMap and downwardAPI as upstream checks them, a serviceAccountToken's
+ * expiry; clusterTrustBundle counts as a source. */
 static void check_projection(tp_podv *v, const cJSON *src, int i, projection *pr)
 {
 	static const char *const kinds[] = { "secret", "configMap", "downwardAPI",
@@ -219,6 +232,8 @@ static void check_projection(tp_podv *v, const cJSON *src, int i, projection *pr
 			check_key_to_paths(v, p, pr, tp__mstr(p, "name"));
 		} else if (k == 2) {
 			check_downward_files(v, p, pr);
+		} else if (k == 3) {
+			check_token_expiry(v, p);
 		}
 		tp__podv_pop(v, inner);
 	}

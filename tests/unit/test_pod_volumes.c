@@ -246,6 +246,16 @@ static const up_case projected[] = {
 	       "{'downwardAPI':{'items':[{'path':'p'," LABELS "}]}}]}"),
 	    E(INVALID, "volumes[1].projected", "\"c\"", "conflicting duplicate paths"),
 	    E(INVALID, "volumes[1].projected", "\"p\"", "conflicting duplicate paths")),
+	/* TestValidateVolumes "ProjectedVolumeSource with ServiceAccountToken
+	 * expirationSeconds" (too short, too long; 600 and unset pass above) */
+	VOL("validateProjectionSources: serviceAccountToken expirationSeconds",
+	    V1("projected':{'sources':[{'serviceAccountToken':{'path':'t','expirationSeconds':60}},"
+	       "{'serviceAccountToken':{'path':'u','expirationSeconds':4294967297}},"
+	       "{'serviceAccountToken':{'path':'w','expirationSeconds':600}}]}"),
+	    E(INVALID, "volumes[1].projected.sources[0].serviceAccountToken.expirationSeconds", "60",
+	      "may not specify a duration less than 10 minutes"),
+	    E(INVALID, "volumes[1].projected.sources[1].serviceAccountToken.expirationSeconds",
+	      "4294967297", "may not specify a duration larger than 2^32 seconds")),
 	VOL("validateProjectedVolumeSource: defaultMode",
 	    V1("projected':{'defaultMode':-1,'sources':[]}"),
 	    E(INVALID, "volumes[1].projected.defaultMode", "-1", FILE_MODE)),
