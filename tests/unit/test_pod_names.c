@@ -164,6 +164,7 @@ static char *printed(const char *fmt, ...)
 static void torch_48_passes(void **state)
 {
 	(void)state;
+	TT_REQUIRE_SHARED(); /* upstream's runtime */
 	char n[100];
 	tp_result *r = review(SP, upstream_torch(), trainjob(name_of(48, n), "torch-distributed", NULL));
 	assert_true(tp_result_ok(r));
@@ -173,6 +174,7 @@ static void torch_48_passes(void **state)
 static void torch_54_jobset_refuses(void **state)
 {
 	(void)state;
+	TT_REQUIRE_SHARED(); /* upstream's runtime */
 	char n[100];
 	name_of(54, n);
 	tp_result *r = review(SP, upstream_torch(), trainjob(n, "torch-distributed", NULL));
@@ -190,6 +192,7 @@ static void torch_54_jobset_refuses(void **state)
 static void torch_55_api_server_refuses(void **state)
 {
 	(void)state;
+	TT_REQUIRE_SHARED(); /* upstream's runtime */
 	char n[100];
 	name_of(55, n);
 	tp_result *r = review(SP, upstream_torch(), trainjob(n, "torch-distributed", NULL));
@@ -213,6 +216,7 @@ static void torch_55_api_server_refuses(void **state)
 static void num_nodes_eleven(void **state)
 {
 	(void)state;
+	TT_REQUIRE_SHARED(); /* upstream's runtime */
 	char n[100];
 	const char *more = "'trainer':{'numNodes':11}";
 	tp_result *r = review(SP, upstream_torch(), trainjob(name_of(47, n), "torch-distributed", more));
@@ -271,6 +275,7 @@ static void dataset_initializer(void **state)
 static void runtime_patches(void **state)
 {
 	(void)state;
+	TT_REQUIRE_SHARED(); /* upstream's runtime */
 	char n[100], extra[100];
 	char more[1024];
 	snprintf(more, sizeof(more),
