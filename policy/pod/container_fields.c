@@ -8,8 +8,9 @@
  * mountPropagation, recursiveReadOnly with RecursiveReadOnlyMounts on as
  * v1.32 has it), volumeDevices (ValidateVolumeDevices) and the
  * securityContext (ValidateSecurityContext: IDs, conflicts, the seccomp and
- * AppArmor profiles, the Windows options; procMount is forced to Default
- * while ProcMountType is off, v1.32's default, so never checked).
+ * AppArmor profiles, the Windows options through pod/windows.c; procMount is
+ * forced to Default while ProcMountType is off, v1.32's default, so never
+ * checked).
  * Paths are those of upstream, its slips included (a subPath, mountPropagation
  * or recursiveReadOnly error names the list, not the item). v1.26 had no
  * recursiveReadOnly or appArmorProfile fields yet (both v1.30).
@@ -812,115 +813,6 @@ static void check_apparmor(tp_podv *v, const cJSON *ap)
 	tp__podv_pop(v, mark);
 }
 
-/* validNetBiosRegex: 1 to 15 characters, none of \\/:*?"<>| and no leading '.'. */
-static bool netbios_ok(const char *d, size_t n)
-{
-	if (n < 1 || n > 15 || d[0] == '.')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (strchr("\\/:*?\"<>|", d[i]))
-			return false;
-	return true;
-}
-
-/* validWindowsUserDomainDNSRegex: dot-separated labels of 1 to 63 letters,
- * digits and inner hyphens (upper case allowed). */
-static bool dns_domain_ok(const char *d, size_t n)
-{
-	size_t start = 0;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && d[i] != '.')
-			continue;
-		size_t len = i - start;
-		if (len < 1 || len > 63 || !isalnum((unsigned char)d[start]) ||
-		    !isalnum((unsigned char)d[i - 1]))
-			return false;
-		for (size_t k = start; k < i; k++)
-			if (!isalnum((unsigned char)d[k]) && d[k] != '-')
-				return false;
-		start = i + 1;
-	}
-	return true;
-}
-
-#define WIN_USER_HINT "write DOMAIN\\USER or USER (\"ContainerUser\")"
-
-/* The user part's rules of validateWindowsSecurityContextOptions. */
-static void check_windows_user(tp_podv *v, const char *q, const char *user, bool domain_ok,
-			       size_t domain_len, bool has_domain)
-{
-	if (domain_len >= 256)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's Domain length must be under 256 characters");
-	if (has_domain && !domain_ok)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's Domain doesn't match the NetBios nor the DNS format");
-	size_t n = strlen(user);
-	if (!n)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's User cannot be empty");
-	else if (n > 104)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's User length must not be longer than 104 characters");
-	if (n && strspn(user, ". ") == n)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's User cannot contain only periods or spaces");
-	if (strpbrk(user, "\"/\\:;|=,+*?<>@[]"))
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName's User cannot contain the following characters: "
-			     "\"/\\:;|=,+*?<>@[]");
-}
-
-static void check_windows_user_name(tp_podv *v, const char *name)
-{
-	const char *q = tp__podv_quote(v, name);
-	const char *slash = strchr(name, '\\');
-	bool ctrl = false;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		ctrl |= *p < 0x20 || *p == 0x7f;
-	if (!*name)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName cannot be an empty string");
-	else if (ctrl)
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName cannot contain control characters");
-	else if (slash && strchr(slash + 1, '\\'))
-		tp__podv_add(v, TP_FIELD_INVALID, ".runAsUserName", q, WIN_USER_HINT,
-			     "runAsUserName cannot contain more than one backslash");
-	else {
-		size_t dn = slash ? (size_t)(slash - name) : 0;
-		check_windows_user(v, q, slash ? slash + 1 : name,
-				   netbios_ok(name, dn) || dns_domain_ok(name, dn), dn, slash != NULL);
-	}
-}
-
-/* validateWindowsSecurityContextOptions. */
-static void check_windows(tp_podv *v, const cJSON *wo)
-{
-	if (!wo)
-		return;
-	size_t mark = tp__podv_push(v, ".windowsOptions");
-	const char *spec_name = tp__mstr(wo, "gmsaCredentialSpecName");
-	const char *msg = spec_name ? tp_check_dns1123_subdomain(spec_name) : NULL;
-	if (msg)
-		tp__podv_add(v, TP_FIELD_INVALID, ".gmsaCredentialSpecName",
-			     tp__podv_quote(v, spec_name), "use the GMSACredentialSpec's name", "%s",
-			     msg);
-	const char *spec = tp__mstr(wo, "gmsaCredentialSpec");
-	if (spec && !*spec)
-		tp__podv_add(v, TP_FIELD_INVALID, ".gmsaCredentialSpec", tp__podv_quote(v, spec),
-			     "give the credential spec's contents, or drop it",
-			     "gmsaCredentialSpec cannot be an empty string");
-	else if (spec && strlen(spec) > 64 * 1024)
-		tp__podv_add(v, TP_FIELD_INVALID, ".gmsaCredentialSpec", tp__podv_quote(v, spec),
-			     "name a GMSACredentialSpec (gmsaCredentialSpecName) instead",
-			     "gmsaCredentialSpec size must be under 64 KiB");
-	const char *user = tp__mstr(wo, "runAsUserName");
-	if (user)
-		check_windows_user_name(v, user);
-	tp__podv_pop(v, mark);
-}
-
 /* ValidateSecurityContext's rules a template can break. procMount is not
  * one in v1.32: with ProcMountType off (its default) the API server forces
  * it to Default (pkg/api/pod/util.go dropDisabledProcMountField). */
@@ -953,7 +845,7 @@ int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 					     "cannot set `allowPrivilegeEscalation` to false and "
 					     "`capabilities.Add` CAP_SYS_ADMIN");
 	}
-	check_windows(v, tp__mobj(sc, "windowsOptions"));
+	tp__pod_check_windows_options(v, tp__mobj(sc, "windowsOptions")); /* pod/windows.c */
 	check_apparmor(v, tp__mobj(sc, "appArmorProfile"));
 	tp__podv_pop(v, mark);
 	return v->rc;
