@@ -8,9 +8,9 @@
  * mountPropagation, recursiveReadOnly with RecursiveReadOnlyMounts on as
  * v1.32 has it), volumeDevices (ValidateVolumeDevices) and the
  * securityContext (ValidateSecurityContext: IDs, conflicts, the seccomp and
- * AppArmor profiles, the Windows options through pod/windows.c; procMount is
- * forced to Default while ProcMountType is off, v1.32's default, so never
- * checked).
+ * AppArmor profiles through pod/pod_security_context.c, the Windows options
+ * through pod/windows.c; procMount is forced to Default while ProcMountType
+ * is off, v1.32's default, so never checked).
  * Paths are those of upstream, its slips included (a subPath, mountPropagation
  * or recursiveReadOnly error names the list, not the item). v1.26 had no
  * recursiveReadOnly or appArmorProfile fields yet (both v1.30).
@@ -731,88 +731,6 @@ int tp__pod_check_devices(tp_podv *v, const cJSON *c, const tp_nameset *volumes,
 	return v->rc;
 }
 
-/* A seccomp or AppArmor profile's type (owner: the profile's member): set,
- * and one of the three both kinds have. False when it is not. */
-static bool check_profile_type(tp_podv *v, const char *type, const char *owner)
-{
-	if (!type || !*type) {
-		tp__podv_add(v, TP_FIELD_REQUIRED, ".type", NULL,
-			     "set type: RuntimeDefault, Localhost or Unconfined",
-			     "type is required when %s is set", owner);
-		return false;
-	}
-	if (strcmp(type, "Localhost") && strcmp(type, "RuntimeDefault") &&
-	    strcmp(type, "Unconfined")) {
-		tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".type", tp__podv_quote(v, type), NULL,
-			     "supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\"");
-		return false;
-	}
-	return true;
-}
-
-/* validateSeccompProfileField. */
-static void check_seccomp(tp_podv *v, const cJSON *sp)
-{
-	if (!sp)
-		return;
-	size_t mark = tp__podv_push(v, ".seccompProfile");
-	const char *type = tp__mstr(sp, "type");
-	const char *profile = tp__mstr(sp, "localhostProfile");
-	check_profile_type(v, type, "seccompProfile");
-	if (type && !strcmp(type, "Localhost")) {
-		if (!profile)
-			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL,
-				     "name the profile, relative to the kubelet's seccomp directory",
-				     "must be set when seccomp type is Localhost");
-		else
-			tp__pod_local_path(v, ".localhostProfile", profile,
-					   "the kubelet's seccomp directory");
-	} else if (profile) {
-		tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile", tp__podv_json(v, sp),
-			     "drop localhostProfile, or set type: Localhost",
-			     "can only be set when seccomp type is Localhost");
-	}
-	tp__podv_pop(v, mark);
-}
-
-static bool padded(const char *s)
-{
-	size_t n = strlen(s);
-	return n && (isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]));
-}
-
-/* ValidateAppArmorProfileField. */
-static void check_apparmor(tp_podv *v, const cJSON *ap)
-{
-	if (!ap)
-		return;
-	static const char required[] = "must be set when AppArmor type is Localhost";
-	static const char name_it[] = "name the AppArmor profile loaded on the node";
-	size_t mark = tp__podv_push(v, ".appArmorProfile");
-	const char *type = tp__mstr(ap, "type");
-	const char *profile = tp__mstr(ap, "localhostProfile");
-	if (!check_profile_type(v, type, "appArmorProfile")) {
-		/* nothing more: upstream's switch stops at the type */
-	} else if (!strcmp(type, "Localhost")) {
-		if (!profile)
-			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL, name_it, required);
-		else if (padded(profile))
-			tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile",
-				     tp__podv_quote(v, profile), "write the name without spaces",
-				     "must not be padded with whitespace");
-		else if (!*profile)
-			tp__podv_add(v, TP_FIELD_REQUIRED, ".localhostProfile", NULL, name_it, required);
-		if (profile && strlen(profile) > 4095)
-			tp__podv_add(v, TP_FIELD_TOO_LONG, ".localhostProfile", NULL, name_it,
-				     "may not be more than 4095 bytes");
-	} else if (profile) {
-		tp__podv_add(v, TP_FIELD_INVALID, ".localhostProfile", tp__podv_quote(v, profile),
-			     "drop localhostProfile, or set type: Localhost",
-			     "can only be set when AppArmor type is Localhost");
-	}
-	tp__podv_pop(v, mark);
-}
-
 /* ValidateSecurityContext's rules a template can break. procMount is not
  * one in v1.32: with ProcMountType off (its default) the API server forces
  * it to Default (pkg/api/pod/util.go dropDisabledProcMountField). */
@@ -829,7 +747,7 @@ int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 				     tp__podv_int(v, id), "use an ID from 0 to 2147483647",
 				     "must be between 0 and 2147483647, inclusive");
 	}
-	check_seccomp(v, tp__mobj(sc, "seccompProfile"));
+	tp__pod_check_seccomp_profile(v, tp__mobj(sc, "seccompProfile"));
 	const cJSON *ape = tp_member(sc, "allowPrivilegeEscalation");
 	if (cJSON_IsFalse(ape)) {
 		if (cJSON_IsTrue(tp_member(sc, "privileged")))
@@ -846,7 +764,7 @@ int tp__pod_check_security_context(tp_podv *v, const cJSON *sc)
 					     "`capabilities.Add` CAP_SYS_ADMIN");
 	}
 	tp__pod_check_windows_options(v, tp__mobj(sc, "windowsOptions")); /* pod/windows.c */
-	check_apparmor(v, tp__mobj(sc, "appArmorProfile"));
+	tp__pod_check_apparmor_profile(v, tp__mobj(sc, "appArmorProfile"));
 	tp__podv_pop(v, mark);
 	return v->rc;
 }
