@@ -73,16 +73,19 @@ static bool want_type(sc *s, const char *path, const cJSON *v, const char *want)
 	return false;
 }
 
-/* A CEL rule's failure as apiextensions-apiserver v0.36.3 words it: a
- * scalar's value is shown, an object's or a list's is left out. It joins
- * the result after the schema's errors, if none of them blocks it. */
+/* A CEL rule's failure as kube-apiserver v1.32 words it: the value shown
+ * is the schema's type name ("string", "object"), as a real v1.32.13 API
+ * server prints it. It joins the result after the schema's errors, if none
+ * of them blocks it. */
 static void cel(sc *s, const char *path, const cJSON *v, const char *msg)
 {
 	if (!s->cel && tp_result_new(&s->cel)) {
 		add(s, TP_ENOMEM);
 		return;
 	}
-	const char *shown = cJSON_IsObject(v) || cJSON_IsArray(v) ? NULL : tp_result_value(s->cel, v);
+	/* apiextensions shows the schema's type name, never the value; a value
+	 * of another type never reaches the rules (a type error blocks them) */
+	const char *shown = tp_result_quote(s->cel, type_name(v));
 	add(s, tp_result_add(s->cel, TP_FIELD_INVALID, path, shown, "%s", msg));
 }
 
@@ -541,7 +544,7 @@ static void cel_verdict(sc *s)
 {
 	add(s, tp_result_append(s->res, s->dups));
 	if (s->blocking) {
-		add(s, tp_result_add(s->res, TP_FIELD_INVALID, NULL, "null", "%s",
+		add(s, tp_result_add(s->res, TP_FIELD_INVALID, NULL, "\"null\"", "%s",
 				     "some validation rules were not checked because the object "
 				     "was invalid; correct the existing errors to complete validation"));
 		return;

@@ -6,7 +6,7 @@
  * results to field errors (kubeOpenAPIResultToFieldErrors): Required,
  * NotSupported for enum, TooLong, TooMany, TypeInvalid, else Invalid with
  * kube-openapi's sentence ("spec.x in body should be greater than or equal
- * to 1"); composite messages (anyOf, int32 range) on the nil path.
+ * to 1"); composite messages (anyOf, oneOf, allOf, not) on the nil path.
  */
 #include "policy/schema/schema.h"
 
@@ -140,33 +140,56 @@ static unsigned data_bit(const cJSON *v)
 	return 0;
 }
 
+/* apiextensions keeps only these formats (stripUnsupportedFormatsPostProcess,
+ * its supportedFormats): int32, int64, float and double are dropped before
+ * kube-openapi sees the schema, so "integer, format: int32" checks as
+ * "integer" (1.5 is 'must be of type integer: "number"'; 3000000000 passes). */
+static const char *validated_format(const tp_sch *s)
+{
+	static const char *const kept[] = {
+		"bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid",
+		"uuid3", "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn",
+		"hexcolor", "rgbcolor", "byte", "password", "date", "duration", "datetime",
+		"date-time",
+	};
+	for (size_t i = 0; *s->format && i < sizeof(kept) / sizeof(*kept); i++)
+		if (!strcmp(s->format, kept[i]))
+			return s->format;
+	return "";
+}
+
 static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	if (!s->types && !*s->format)
+	/* x-kubernetes-int-or-string with no type is given both by apiextensions */
+	unsigned types = s->types;
+	const char *type_name = s->type_name, *format = validated_format(s);
+	if (!types && s->int_or_string)
+		types = TP_SCH_INTEGER | TP_SCH_STRING, type_name = "integer,string";
+	if (!types && !*format)
 		return true;
 	if (cJSON_IsNull(v)) {
-		if (s->types && !s->nullable) {
-			type_invalid(w, s->type_name, "null");
+		if (types && !s->nullable) {
+			type_invalid(w, type_name, "null");
 			return false;
 		}
 		return true;
 	}
 	unsigned got = data_bit(v);
-	bool numeric = s->types & (TP_SCH_INTEGER | TP_SCH_NUMBER);
+	bool numeric = types & (TP_SCH_INTEGER | TP_SCH_NUMBER);
 	/* an integer is a number too (kube-openapi's isIntFloat) */
-	bool ok = (s->types & got) || (got == TP_SCH_INTEGER && (s->types & TP_SCH_NUMBER));
-	if (got & (TP_SCH_INTEGER | TP_SCH_NUMBER) && *s->format) {
+	bool ok = (types & got) || (got == TP_SCH_INTEGER && (types & TP_SCH_NUMBER));
+	if (got & (TP_SCH_INTEGER | TP_SCH_NUMBER) && *format) {
 		/* JSON numbers decode as int64 or float64: never a "lower" format */
 		const char *fmt = got == TP_SCH_INTEGER ? "int64" : "double";
-		if (!ok && strcmp(fmt, s->format)) {
-			type_invalid(w, s->format, fmt);
+		if (!ok && strcmp(fmt, format)) {
+			type_invalid(w, format, fmt);
 			return false;
 		}
 	}
-	if (!numeric && *s->format && (got & (TP_SCH_STRING | TP_SCH_ARRAY)))
+	if (!numeric && *format && (got & (TP_SCH_STRING | TP_SCH_ARRAY)))
 		return true;
 	if (!ok) {
-		type_invalid(w, s->type_name, tp_json_type_name(v));
+		type_invalid(w, type_name, tp_json_type_name(v));
 		return false;
 	}
 	return true;
@@ -277,9 +300,14 @@ static void check_number(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	char b[64];
 	double d = v->valuedouble;
-	if ((s->types & TP_SCH_INTEGER) && !strcmp(s->format, "int32") &&
+	/* v1.32 stores it (the format is not validated, above); the strict
+	 * profile refuses what the controller's int32 field cannot hold */
+	if (w->strict && (s->types & TP_SCH_INTEGER) && !strcmp(s->format, "int32") &&
 	    (d < -2147483648.0 || d > 2147483647.0))
-		composite(w, "Checked value must be of type integer with format int32 in %s", path_of(w));
+		w->rc |= add(w, TP_FIELD_INVALID, path_of(w), val(w, v),
+			     "must be %s (format: int32): the API server stores it, but the "
+			     "controller reads it into an int32 and cannot read it",
+			     d < 0 ? "no less than -2147483648" : "no more than 2147483647");
 	if (s->has_max && (s->excl_max ? d >= s->max : d > s->max))
 		invalid(w, v, "should be less than %s%s", s->excl_max ? "" : "or equal to ",
 			num(b, sizeof(b), s->max));

@@ -81,7 +81,8 @@ static void check_object(const tp_crd_version *v, tp_operation op, const cJSON *
 	if (!v->has_rules)
 		return;
 	if (w->blocking) {
-		w->rc |= tp_result_add(res, TP_FIELD_INVALID, NULL, "null", "%s",
+		/* field.Invalid(nil, nil, ...): a nil value prints as "null" */
+		w->rc |= tp_result_add(res, TP_FIELD_INVALID, NULL, tp_result_quote(res, "null"), "%s",
 				       "some validation rules were not checked because the object "
 				       "was invalid; correct the existing errors to complete validation");
 		return;
@@ -89,6 +90,35 @@ static void check_object(const tp_crd_version *v, tp_operation op, const cJSON *
 	tp_cel_budget budget = { .per_call = TP_CEL_PER_CALL_LIMIT,
 				 .remaining = TP_CEL_RUNTIME_BUDGET };
 	tp__sch_rules(w, v->root, obj, op == TP_OP_UPDATE ? old : NULL, &budget);
+}
+
+/* What rest.BeforeCreate does before any check: a generateName with no name
+ * becomes a name, the prefix (cut to 58 bytes) and five random characters
+ * (SimpleNameGenerator), so ObjectMeta's rules and the CRD's CEL rules on
+ * metadata.name see a name. The five are always "xxxxx" here (one of the
+ * generator's letters), so that a finding reads the same every run. *out:
+ * a copy of obj with the name, or NULL when obj needs none. */
+#define GENERATED_PREFIX_MAX 58
+static int with_generated_name(const cJSON *obj, cJSON **out)
+{
+	*out = NULL;
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
+	const char *name = tp_get_str(meta, "name"), *gen = tp_get_str(meta, "generateName");
+	if ((name && *name) || !gen || !*gen)
+		return TP_OK;
+	char generated[GENERATED_PREFIX_MAX + 6];
+	snprintf(generated, sizeof(generated), "%.*sxxxxx", GENERATED_PREFIX_MAX, gen);
+	cJSON *copy = cJSON_Duplicate(obj, true);
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(copy, "metadata");
+	cJSON *n = cJSON_CreateString(generated);
+	cJSON_DeleteItemFromObjectCaseSensitive(m, "name");
+	if (!copy || !n || !cJSON_AddItemToObject(m, "name", n)) {
+		cJSON_Delete(n);
+		cJSON_Delete(copy);
+		return TP_ENOMEM;
+	}
+	*out = copy;
+	return TP_OK;
 }
 
 /* The fields the runtime guides document beyond upstream's CRD (RULES.md):
@@ -134,15 +164,21 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 	if (!v->root || op == TP_OP_DELETE || op == TP_OP_CONNECT)
 		return TP_OK;
 	tp_sch_walk w = { .res = res, .path = TP_BUF_INIT(1 << 16),
-			  .skip_status = v->status_subresource };
+			  .skip_status = v->status_subresource, .strict = tp_strict(opt) };
 	if (tp_strict(opt) && is_runtime_kind(group, kind))
 		w.guide_fields = guide_fields;
 	tp__sch_unknown_fields(&w, v->root, obj, true);
-	tp__sch_object_meta(v, obj, res);
 	tp__sch_pop(&w, 0);
+	cJSON *named = NULL;
+	if (op == TP_OP_CREATE && with_generated_name(obj, &named)) {
+		tp_buf_free(&w.path);
+		return TP_ENOMEM;
+	}
+	tp__sch_object_meta(&w, v, named ? named : obj);
 	/* Defaults are not copied in: a property the API server would default
 	 * reads as its default where it matters (required, CEL, list keys). */
-	check_object(v, op, obj, old_obj, res, &w);
+	check_object(v, op, named ? named : obj, old_obj, res, &w);
+	cJSON_Delete(named);
 	tp_buf_free(&w.path);
 	return w.rc ? TP_ENOMEM : TP_OK;
 }

@@ -6,7 +6,9 @@
  * the pruning step builds them: "a.b[0].c".
  *
  * apiVersion, kind and metadata are every object's at the root and in an
- * x-kubernetes-embedded-resource; metadata's members are ObjectMeta's.
+ * x-kubernetes-embedded-resource; metadata's members are ObjectMeta's. The
+ * status is walked too, subresource or not: strict decoding reads the whole
+ * body before the strategy drops the status ("status.bogus" is refused).
  */
 #include "policy/schema/schema.h"
 
@@ -142,8 +144,6 @@ size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, b
 				n += unknown_meta(w, m);
 			continue;
 		}
-		if (root && tp__sch_skipped(w, m->string))
-			continue;
 		size_t len = tp__sch_push_name(w, m->string);
 		if (p)
 			n += tp__sch_unknown_fields(w, p, m, false);

@@ -4,8 +4,8 @@
  * oldSelf where the old object correlates: same property, same map key, the
  * list-map item with the same keys), in the words of its messages:
  *   - a false rule: Invalid (or the rule's reason) at the node (plus
- *     fieldPath) with message, messageExpression or "failed rule: <rule>";
- *     the value shown for scalars, omitted for objects and arrays;
+ *     fieldPath) with message, messageExpression or "failed rule: <rule>",
+ *     showing the schema's type name ("string", "object") as the value;
  *   - an evaluation error: "<error> evaluating rule: <rule>", the overload
  *     and cost-limit errors with their longer sentences;
  *   - the object's cost budget spent: no further rule runs.
@@ -100,15 +100,16 @@ static void rule_failed(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, c
 	const char *base = w->path.data ? w->path.data : "";
 	const char *path = rule_path(rw->a, base, r);
 	const char *detail = false_detail(rw, r, s, v, old);
-	bool scalar = !cJSON_IsObject(v) && !cJSON_IsArray(v);
-	const char *value = scalar ? tp_result_value(w->res, v) : NULL;
+	/* fieldErrorForReason(fldPath, sts.Type, ...): the schema's type name,
+	 * never the value ("spec.managedBy: Invalid value: \"string\": ...") */
+	const char *value = type_value(w->res, s);
 	switch (r->reason) {
 	case TP_FIELD_FORBIDDEN:
 	case TP_FIELD_REQUIRED:
 		add(rw, ratchet, r->reason, path, NULL, detail);
 		break;
 	case TP_FIELD_DUPLICATE:
-		add(rw, ratchet, r->reason, path, value ? value : "null", "");
+		add(rw, ratchet, r->reason, path, value, "");
 		break;
 	default:
 		add(rw, ratchet, TP_FIELD_INVALID, path, value, detail);

@@ -203,7 +203,10 @@ const tp_crd_version *tp__crds_find(const tp_crds *c, const char *group, const c
 typedef struct tp_sch_walk {
 	tp_result *res;
 	tp_buf path;
-	bool skip_status; /* the status subresource: not validated on the main resource */
+	bool skip_status; /* the status subresource: not validated on the main resource
+			   * (its unknown fields are still refused: strict decoding
+			   * reads the whole body) */
+	bool strict;      /* the strict profile: what the controller cannot read is refused */
 	const char *const *guide_fields; /* strict profile: fields the runtime guides
 					  * document beyond the CRD (known, with a warning) */
 	bool failed;      /* a walk without res (does it pass?) met an error */
@@ -240,8 +243,9 @@ void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,
 		   tp_cel_budget *budget);
 
-/* ObjectMeta's own rules on a custom resource (schema/meta.c). */
-void tp__sch_object_meta(const tp_crd_version *v, const cJSON *obj, tp_result *res);
+/* ObjectMeta's own rules on a custom resource (schema/meta.c), into w->res;
+ * w->blocking set by the errors that stop the CEL rules. */
+void tp__sch_object_meta(tp_sch_walk *w, const tp_crd_version *v, const cJSON *obj);
 
 /* The schema layer's CRD half, for the kinds' validators: nothing when
  * opt->no_schema; else tp__schema_validate. *by_crd true when the CRDs

@@ -277,15 +277,12 @@ static void object_meta(void **state)
 		  "{'name':'Bad_Name'},'spec':{}}", "metadata.name", "a lowercase RFC 1123 subdomain" },
 		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
 		  "{},'spec':{}}", "metadata.name", "name or generateName is required" },
-		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
-		  "'metadata':{'name':'c','namespace':'team-a'},'spec':{}}", "metadata.namespace",
-		  "not allowed on this type" },
 		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
 		  "{'name':'r','labels':{'a':1}},'spec':{}}", "metadata.labels.a",
 		  "metadata.labels.a in body must be of type string: \"integer\"" },
 		{ "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainingRuntime','metadata':"
-		  "{'name':'r','labels':{'a':'not ok!'}},'spec':{}}", "metadata.labels.a",
-		  "a valid label must be" },
+		  "{'name':'r','labels':{'a':'not ok!'}},'spec':{}}", "metadata.labels",
+		  "a valid label must be" }, /* ValidateLabels: at the map's path */
 	};
 	for (size_t i = 0; i < sizeof(metas) / sizeof(*metas); i++) {
 		tp_result *res = check(metas[i].obj, NULL);
@@ -300,6 +297,12 @@ static void object_meta(void **state)
 			       "'spec':{}}", NULL);
 	assert_false(tt_has_error(res, "metadata.name", NULL));
 	assert_false(tt_has_error(res, "metadata.namespace", NULL));
+	tp_result_free(res);
+	/* a cluster-scoped kind's namespace is cleared by the API server, not refused */
+	res = check("{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'ClusterTrainingRuntime',"
+		    "'metadata':{'name':'c','namespace':'team-a'},'spec':{}}", NULL);
+	assert_false(tt_has_error(res, "metadata.namespace", NULL));
+	assert_true(tt_has_warning(res, "metadata.namespace: \"team-a\" is cleared"));
 	tp_result_free(res);
 }
 

@@ -92,8 +92,9 @@ static void types(void **state)
 	expect("{'type':'array','items':{'type':'string'}}", "['a',null]", NULL,
 	       "spec[1]: Invalid value: 'null': spec[1] in body must be of type string: 'null'");
 	expect("{'type':'array','items':{'type':'string','nullable':true}}", "['a',null]", NULL, OK);
+	/* apiextensions drops format int64 (not among its supportedFormats) */
 	expect("{'type':'integer','format':'int64'}", "1.5", NULL,
-	       "spec: Invalid value: 'double': spec in body must be of type int64: 'double'");
+	       "spec: Invalid value: 'number': spec in body must be of type integer: 'number'");
 }
 
 static void numbers(void **state)
@@ -109,8 +110,11 @@ static void numbers(void **state)
 	expect("{'type':'integer','maximum':10,'exclusiveMaximum':true}", "10", NULL,
 	       "spec: Invalid value: 10: spec in body should be less than 10");
 	expect("{'type':'integer','format':'int32'}", "2147483647", NULL, OK);
+	/* the API server stores it (format int32 is dropped); the strict
+	 * profile (this test's) refuses what the controller cannot read */
 	expect("{'type':'integer','format':'int32'}", "3000000000", NULL,
-	       "<nil>: Invalid value: '': Checked value must be of type integer with format int32 in spec");
+	       "spec: Invalid value: 3000000000: must be no more than 2147483647 (format: int32): the "
+	       "API server stores it, but the controller reads it into an int32 and cannot read it");
 }
 
 static void strings(void **state)
@@ -178,7 +182,8 @@ static void int_or_string(void **state)
 	expect(s, "1", NULL, OK);
 	expect(s, "'1Gi'", NULL, OK);
 	expect(s, "true", NULL,
-	       "[<nil>: Invalid value: '': 'spec' must validate at least one schema (anyOf), "
+	       "[spec: Invalid value: 'boolean': spec in body must be of type integer,string: 'boolean', "
+	       "<nil>: Invalid value: '': 'spec' must validate at least one schema (anyOf), "
 	       "spec: Invalid value: 'boolean': spec in body must be of type integer: 'boolean']");
 }
 
@@ -188,7 +193,7 @@ static void defaults(void **state)
 	const char *s = "{'type':'object','properties':{'n':{'type':'integer','default':3}},"
 			"'x-kubernetes-validations':[{'rule':'self.n == 3'}]}";
 	expect(s, "{}", NULL, OK);
-	expect(s, "{'n':2}", NULL, "spec: Invalid value: failed rule: self.n == 3");
+	expect(s, "{'n':2}", NULL, "spec: Invalid value: 'object': failed rule: self.n == 3");
 }
 
 
@@ -219,13 +224,13 @@ static void cel_operators(void **state)
 	(void)state;
 	expect_rule(INT, "self >= 1 && self < 10 || self == 100", NULL, "100", NULL, OK);
 	expect_rule(INT, "self >= 1 && self < 10 || self == 100", NULL, "10", NULL,
-		    "spec: Invalid value: 10: failed rule: self >= 1 && self < 10 || self == 100");
+		    "spec: Invalid value: 'integer': failed rule: self >= 1 && self < 10 || self == 100");
 	expect_rule(INT, "!(self % 2 == 0) ? self * 3 - 1 == 8 : self / 2 == 2", NULL, "3", NULL, OK);
 	expect_rule(INT, "!(self % 2 == 0) ? self * 3 - 1 == 8 : self / 2 == 2", NULL, "6", NULL,
-		    "spec: Invalid value: 6: failed rule: !(self % 2 == 0) ? self * 3 - 1 == 8 : self / 2 == 2");
+		    "spec: Invalid value: 'integer': failed rule: !(self % 2 == 0) ? self * 3 - 1 == 8 : self / 2 == 2");
 	expect_rule(STR, "self in [\\'a\\', \\'b\\']", NULL, "'a'", NULL, OK);
 	expect_rule(STR, "self in [\\'a\\', \\'b\\']", NULL, "'c'", NULL,
-		    "spec: Invalid value: 'c': failed rule: self in [\\'a\\', \\'b\\']");
+		    "spec: Invalid value: 'string': failed rule: self in [\\'a\\', \\'b\\']");
 	expect_rule(STR, "self + \\'x\\' == \\'ax\\' && size(self) == 1", NULL, "'a'", NULL, OK);
 	expect_rule(INT, "double(self) / 2.0 == 1.5 && int(\\'7\\') == 7 && string(self) == \\'3\\'",
 		    NULL, "3", NULL, OK);
@@ -240,7 +245,7 @@ static void cel_strings(void **state)
 			"self.contains(\\'-\\') && self.matches(\\'^[a-z-]+$\\')";
 	expect_rule(STR, r, NULL, "'ab-yz'", NULL, OK);
 	expect_rule(STR, "self.matches(\\'^[a-z]+$\\')", NULL, "'aB'", NULL,
-		    "spec: Invalid value: 'aB': failed rule: self.matches(\\'^[a-z]+$\\')");
+		    "spec: Invalid value: 'string': failed rule: self.matches(\\'^[a-z]+$\\')");
 	expect_rule(STR, "self.lowerAscii() == \\'ab\\' && self.size() == 2", NULL, "'AB'", NULL, OK);
 }
 
@@ -250,9 +255,9 @@ static void cel_macros(void **state)
 	expect_rule(LIST, "self.all(x, x > 0) && self.exists(x, x == 2) && self.exists_one(x, x == 3)",
 		    NULL, "[1,2,3]", NULL, OK);
 	expect_rule(LIST, "self.all(x, x > 0)", NULL, "[1,0]", NULL,
-		    "spec: Invalid value: failed rule: self.all(x, x > 0)");
+		    "spec: Invalid value: 'array': failed rule: self.all(x, x > 0)");
 	expect_rule(LIST, "self.exists_one(x, x == 1)", NULL, "[1,1]", NULL,
-		    "spec: Invalid value: failed rule: self.exists_one(x, x == 1)");
+		    "spec: Invalid value: 'array': failed rule: self.exists_one(x, x == 1)");
 	expect_rule(LIST, "self.filter(x, x > 1).size() == 2 && self.map(x, x * 2)[2] == 6", NULL,
 		    "[1,2,3]", NULL, OK);
 	expect_rule(LIST, "self.map(x, x > 1, x * 10) == [20, 30]", NULL, "[1,2,3]", NULL, OK);
@@ -261,7 +266,7 @@ static void cel_macros(void **state)
 		    "evaluating rule: self[5] == 1");
 	/* false decides over an error in all() */
 	expect_rule(LIST, "self.all(x, 10 / x > 1)", NULL, "[0, 20]", NULL,
-		    "spec: Invalid value: failed rule: self.all(x, 10 / x > 1)");
+		    "spec: Invalid value: 'array': failed rule: self.all(x, 10 / x > 1)");
 }
 
 static void cel_fields(void **state)
@@ -269,7 +274,7 @@ static void cel_fields(void **state)
 	(void)state;
 	expect_rule(OBJ, "has(self.a) || has(self.b)", NULL, "{'b':'x'}", NULL, OK);
 	expect_rule(OBJ, "has(self.a) || has(self.b)", ",'message':'set a or b'", "{}", NULL,
-		    "spec: Invalid value: set a or b");
+		    "spec: Invalid value: 'object': set a or b");
 	expect_rule(OBJ, "self.a > 1", NULL, "{}", NULL,
 		    "spec: Invalid value: 'object': no such key: a evaluating rule: self.a > 1");
 	expect_rule(OBJ, "self.a > 1", ",'fieldPath':'.a','reason':'FieldValueForbidden'", "{'a':1}", NULL,
@@ -277,10 +282,10 @@ static void cel_fields(void **state)
 	expect_rule(OBJ, "self.a > 1", ",'reason':'FieldValueRequired','message':'a > 1'", "{'a':1}",
 		    NULL, "spec: Required value: a > 1");
 	expect_rule(OBJ, "self.a > 1", ",'messageExpression':'\\'a is \\' + string(self.a)'",
-		    "{'a':1}", NULL, "spec: Invalid value: a is 1");
+		    "{'a':1}", NULL, "spec: Invalid value: 'object': a is 1");
 	/* a messageExpression that gives no usable text: the message stands */
 	expect_rule(OBJ, "self.a > 1", ",'message':'m','messageExpression':'\\' \\''", "{'a':1}", NULL,
-		    "spec: Invalid value: m");
+		    "spec: Invalid value: 'object': m");
 }
 
 static void cel_transitions(void **state)
@@ -289,11 +294,11 @@ static void cel_transitions(void **state)
 	expect_rule(STR, "self == oldSelf", ",'message':'Value is immutable'", "'a'", NULL, OK);
 	expect_rule(STR, "self == oldSelf", ",'message':'Value is immutable'", "'a'", "'a'", OK);
 	expect_rule(STR, "self == oldSelf", ",'message':'Value is immutable'", "'b'", "'a'",
-		    "spec: Invalid value: 'b': Value is immutable");
+		    "spec: Invalid value: 'string': Value is immutable");
 	/* ratcheting: an unchanged value that fails a rule without oldSelf warns */
 	expect_rule(INT, "self > 5", NULL, "3", "3",
-		    " | warning: spec: Invalid value: 3: failed rule: self > 5");
-	expect_rule(INT, "self > 5", NULL, "3", "4", "spec: Invalid value: 3: failed rule: self > 5");
+		    " | warning: spec: Invalid value: 'integer': failed rule: self > 5");
+	expect_rule(INT, "self > 5", NULL, "3", "4", "spec: Invalid value: 'integer': failed rule: self > 5");
 }
 
 static void cel_limits(void **state)
@@ -321,7 +326,7 @@ static void cel_limits(void **state)
 		    "checked (function \\'reverse\\' with 1 argument is not supported)");
 	/* a blocking error skips the rules, and says so */
 	expect_rule("'type':'string','maxLength':1", "self == \\'a\\'", NULL, "'bb'", NULL,
-		    "[spec: Too long: may not be more than 1 byte, <nil>: Invalid value: null: some "
+		    "[spec: Too long: may not be more than 1 byte, <nil>: Invalid value: 'null': some "
 		    "validation rules were not checked because the object was invalid; correct the "
 		    "existing errors to complete validation]");
 }
@@ -393,7 +398,7 @@ static void shared_subtrees(void **state)
 	assert_false(tp_result_ok(res));
 	tp_buf out = TP_BUF_INIT(0);
 	tp_result_format(res, &out);
-	assert_string_equal(out.data, "spec.n: Invalid value: \"xx\": failed rule: self != 'xx'");
+	assert_string_equal(out.data, "spec.n: Invalid value: \"string\": failed rule: self != 'xx'");
 	tp_buf_free(&out);
 	tp_result_free(res);
 	cJSON_Delete(obj);

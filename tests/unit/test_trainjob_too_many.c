@@ -173,7 +173,7 @@ static void assert_denial(const char *msg, const struct case_ *c, int n)
 {
 	char want[512];
 	snprintf(want, sizeof(want), "[%s: Too many: %d: must have at most %d items, <nil>: "
-		 "Invalid value: null: " NOT_CHECKED, c->path, n, c->max);
+		 "Invalid value: \"null\": " NOT_CHECKED, c->path, n, c->max);
 	assert_non_null(msg);
 	assert_true(!strncmp(msg, want, strlen(want)));
 	assert_int_equal(msg[strlen(msg) - 1], ']');

@@ -654,8 +654,9 @@ static void it_tj_args_over(void **state)
 }
 
 /* RFC1035-compliant TrainJob name validation: the CRD's rules on the whole
- * object, which the API server reports at a nil path without a value. */
-#define NAME_RULE "<nil>: Invalid value: metadata.name must match RFC 1035 DNS label format"
+ * object, which the API server reports at a nil path with the schema's type
+ * ("<nil>: Invalid value: \"object\": ...", kube-apiserver v1.32.13). */
+#define NAME_RULE "<nil>: Invalid value: \"object\": metadata.name must match RFC 1035 DNS label format"
 
 static void it_name_valid(void **state)
 {
@@ -693,7 +694,7 @@ static void it_name_too_long(void **state)
 	(void)state;
 	up_denied_text(it_trainjob("this-name-is-way-too-long-for-a-rfc1035-label-and-should-fail-"
 				   "validation", CTR, RT_NAME, NULL, NULL),
-		       "<nil>: Invalid value: metadata.name must be no more than 63 characters");
+		       "<nil>: Invalid value: \"object\": metadata.name must be no more than 63 characters");
 }
 
 /* "TrainJob marker validations and defaulting": runtimes named "testing". */
