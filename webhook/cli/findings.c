@@ -6,11 +6,12 @@
  *   - the field is the one the user wrote: upstream's Go-cased segments
  *     ("spec.RuntimeRef") in the object's spelling, and a CRD rule of the
  *     whole object whose message names a field (the TrainJob's
- *     "metadata.name must match RFC 1035 DNS label format") at that field,
- *     not at "<nil>" on the object's first line;
- *   - such a rule that restates an error already at its field, or fails
- *     only because the field is missing ("no such key: name") where a
- *     Required error already says so, is no second finding;
+ *     "metadata.name must match RFC 1035 DNS label format") at that field's
+ *     line, not on the object's first line (its text keeps the API
+ *     server's "<nil>: Invalid value: \"object\"", so a search finds it);
+ *   - such a rule that fails only because the field is missing ("no such
+ *     key: name") where a Required error already says so is no second
+ *     finding, nor is the same error twice;
  *   - a hint follows where one helps: a quantity in the units people write
  *     elsewhere, a name the API server refuses, a runtime not found.
  */
@@ -178,11 +179,10 @@ typedef struct shaped {
 } shaped;
 
 /* What folded() asks of the other errors of the same field, worked out
- * once for all of them: a sort by field, type, detail and place, where a
+ * once for all of them: a sort by field, type, detail, value and place, where a
  * scan of every error for each error made E errors cost O(E^2) (20,000
  * findings of one TrainJob took a minute). */
 typedef struct fold_info {
-	size_t plain;    /* errors of the field not read from a rule's text */
 	size_t required; /* Required errors of the field */
 	bool repeat;     /* an earlier error of the field has the same type and text */
 } fold_info;
@@ -203,6 +203,8 @@ static int by_field_text(const void *a, const void *b, void *arg)
 		c = (int)x->type - (int)y->type;
 	if (!c)
 		c = strcmp(x->detail ? x->detail : "", y->detail ? y->detail : "");
+	if (!c)
+		c = strcmp(x->value ? x->value : "", y->value ? y->value : "");
 	return c ? c : (i > j) - (i < j);
 }
 
@@ -211,10 +213,13 @@ static bool same_field(const shaped *sh, size_t i, size_t j)
 	return !strcmp(sh[i].field, sh[j].field);
 }
 
+/* The same error twice: type, text and value (two bad label keys share a
+ * text and are two findings, as the API server lists them). */
 static bool same_text(const tp_result *res, size_t i, size_t j)
 {
 	const tp_field_error *x = tp_result_error_at(res, i), *y = tp_result_error_at(res, j);
-	return x->type == y->type && !strcmp(x->detail ? x->detail : "", y->detail ? y->detail : "");
+	return x->type == y->type && !strcmp(x->detail ? x->detail : "", y->detail ? y->detail : "") &&
+	       !strcmp(x->value ? x->value : "", y->value ? y->value : "");
 }
 
 /* fi[i] for each of the n errors; order: scratch for n indices. */
@@ -226,28 +231,26 @@ static void fold_infos(const tp_result *res, const shaped *sh, size_t n, size_t 
 	struct sorting st = { res, sh };
 	qsort_r(order, n, sizeof(*order), by_field_text, &st);
 	for (size_t a = 0, b; a < n; a = b) {
-		size_t plain = 0, required = 0;
+		size_t required = 0;
 		for (b = a; b < n && same_field(sh, order[a], order[b]); b++) {
-			plain += !sh[order[b]].from_message;
 			required += tp_result_error_at(res, order[b])->type == TP_FIELD_REQUIRED;
 			fi[order[b]].repeat = b > a && same_field(sh, order[b - 1], order[b]) &&
 					      same_text(res, order[b - 1], order[b]);
 		}
 		for (size_t k = a; k < b; k++)
-			fi[order[k]].plain = plain, fi[order[k]].required = required;
+			fi[order[k]].required = required;
 	}
 }
 
-/* Whether error i says nothing that another does not: a root rule restating
- * an error at its field, a rule that failed on the missing field of a
- * Required error, or the same text twice. */
-static bool folded(const tp_result *res, const shaped *sh, const fold_info *fi, size_t i)
+/* Whether error i says nothing that another does not: a rule that failed on
+ * the missing field of a Required error, or the same error twice. A root
+ * rule beside an error at its field is kept: the API server lists both. */
+static bool folded(const tp_result *res, const fold_info *fi, size_t i)
 {
 	const tp_field_error *e = tp_result_error_at(res, i);
 	bool no_key = strstr(e->detail ? e->detail : "", "no such key:") != NULL;
 	size_t others_required = fi[i].required - (e->type == TP_FIELD_REQUIRED);
-	return (sh[i].from_message && fi[i].plain > 0) || (no_key && others_required > 0) ||
-	       fi[i].repeat;
+	return (no_key && others_required > 0) || fi[i].repeat;
 }
 
 static cJSON *error_entry(const tw_finding_ctx *fc, const tp_field_error *e, const shaped *sh)
@@ -257,15 +260,10 @@ static cJSON *error_entry(const tw_finding_ctx *fc, const tp_field_error *e, con
 		return NULL;
 	const char *rule = tw_finding_rule_of_error(e, sh->field, sh->from_message);
 	tp_field_error shown = *e;
-	char value[256] = "";
-	if (sh->from_message || (e->path && strcmp(e->path, sh->field) && *sh->field)) {
-		shown.path = sh->field; /* the text with the field it is about */
-		const cJSON *v = sh->from_message ? tp_get(fc->obj, sh->field) : NULL;
-		char *r = v && !cJSON_IsObject(v) && !cJSON_IsArray(v) ? cJSON_PrintUnformatted(v) : NULL;
-		if (r)
-			snprintf(value, sizeof(value), "%s", r), shown.value = value;
-		cJSON_free(r);
-	}
+	/* a root rule's text stays the API server's ("<nil>: Invalid value:
+	 * \"object\": metadata.name must ..."): only its place is the field's */
+	if (!sh->from_message && e->path && strcmp(e->path, sh->field) && *sh->field)
+		shown.path = sh->field; /* the user's spelling of the field */
 	tp_buf msg = TP_BUF_INIT(0);
 	int rc = tp_field_error_format(&shown, &msg);
 	char hint[512];
@@ -305,7 +303,7 @@ static int add_errors(const tw_finding_ctx *fc, const tp_result *res, cJSON *err
 	fold_infos(res, sh, n, order, fi);
 	int rc = TP_OK;
 	for (size_t i = 0; !rc && i < n; i++) {
-		if (folded(res, sh, fi, i))
+		if (folded(res, fi, i))
 			continue;
 		cJSON *je = error_entry(fc, tp_result_error_at(res, i), &sh[i]);
 		if (!je || !cJSON_AddItemToArray(errs, je))
