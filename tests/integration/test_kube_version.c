@@ -5,13 +5,18 @@
  * webhook/cluster/version.c and used by `serve` for every decision; one
  * that cannot be read is a warning in the log and no field refused for its
  * release; offline, `--kubernetes-version 1.N` (1.32 by default), and an
- * unsupported release is a usage error naming the supported range.
+ * unsupported release is a usage error naming the supported range. When
+ * the runtimes' watch lists anew (the API server came back from a restart,
+ * perhaps an upgrade), `serve` reads /version again
+ * (tw_kube_version_reread) and decides by the new release; one that cannot
+ * be read then keeps the release it had.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +56,10 @@ typedef tt_apiclient fx;
 #define NOT_KNOWN_129_TEXT                                                                    \
 	"unknown field \"spec.template.spec.containers[0].securityContext.appArmorProfile\": "   \
 	"not known to Kubernetes 1.29 (added in 1.30)"
+
+/* Long enough for the watch's backoff after a short outage (200 ms, then
+ * doubled) on a busy machine; a pass takes well under a second. */
+#define WAIT_MS 30000
 
 #define VERSION(minor, git)                                                                   \
 	"{\"major\":\"1\",\"minor\":\"" minor "\",\"gitVersion\":\"" git "\",\"platform\":"      \
@@ -317,6 +326,168 @@ static void unsupported_version_is_usage(void **state)
 	free(err);
 }
 
+/* ------------------------------------------------------------ upgrades */
+
+/* tw_kube_version_reread with its log line (malloc'd into *log). */
+static void reread(fx *x, _Atomic int *minor, char **log)
+{
+	char path[] = "/tmp/tw-kupg-log-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	tw_log_set_fd(fd);
+	tw_kube_version_reread(x->api, 2000, minor);
+	tw_log_set_fd(2);
+	close(fd);
+	*log = tt_read_file(path, NULL);
+	unlink(path);
+}
+
+/* A new release is taken and said with the one before; the same release
+ * again says nothing; one that cannot be read keeps what was there. */
+static void reread_takes_keeps_and_says(void **state)
+{
+	fx *x = *state;
+	_Atomic int minor = 29;
+	char *log = NULL;
+	fa_set_version(x->fa, VERSION("31", "v1.31.2"));
+	reread(x, &minor, &log);
+	assert_int_equal(atomic_load(&minor), 31);
+	assert_contains(log, "\"was\":\"1.29\"");
+	assert_contains(log, "\"checks\":\"1.31\"");
+	assert_contains(log, "\"kubernetes\":\"v1.31.2\"");
+	free(log);
+
+	reread(x, &minor, &log);
+	assert_int_equal(atomic_load(&minor), 31);
+	assert_true(!log || (!strstr(log, "changed") && !strstr(log, "checks")));
+	free(log);
+
+	fa_set_version(x->fa, NULL); /* 404 */
+	reread(x, &minor, &log);
+	assert_int_equal(atomic_load(&minor), 31);
+	assert_contains(log, "cannot read the cluster's Kubernetes version again");
+	assert_contains(log, "\"kubernetes\":\"1.31\"");
+	free(log);
+
+	/* unknown at the start (unreadable then), known once it answers */
+	atomic_store(&minor, TP_KUBE_MINOR_UNKNOWN);
+	fa_set_version(x->fa, VERSION("30", "v1.30.0"));
+	reread(x, &minor, &log);
+	assert_int_equal(atomic_load(&minor), 30);
+	assert_contains(log, "\"was\":\"unknown\"");
+	free(log);
+	assert_int_equal(fa_version_gets(x->fa), 4);
+}
+
+/* ------------------------------------------------------------ serve */
+
+struct served {
+	fx *x;
+	sp_server s;
+	char dir[128];
+};
+
+static void serve_start(struct served *v)
+{
+	char logdir[200], url[64];
+	assert_int_equal(sp_mkdtemp(v->dir, sizeof(v->dir), "tw-kupg"), 0);
+	assert_int_equal(sp_certs(v->dir, false), 0);
+	snprintf(logdir, sizeof(logdir), "%s/log", v->dir);
+	assert_int_equal(mkdir(logdir, 0700), 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", fa_port(v->x->fa));
+	const char *extra[] = { "--kube-server", url, "--crds", "none", "--threads", "1", NULL };
+	assert_int_equal(sp_start(&v->s, v->dir, logdir, extra), 0);
+	/* ready: every watched kind listed once, so that the restart below
+	 * makes a list again, not a first one */
+	assert_true(tt_wait_until(sp_is_ready, &v->s, WAIT_MS));
+}
+
+static void serve_stop(struct served *v)
+{
+	assert_int_equal(sp_stop_checked(&v->s), 0);
+	sp_rmtree(v->dir);
+}
+
+/* The review's status message ("" when allowed), malloc'd. */
+static char *verdict(struct served *v)
+{
+	sp_resp r = { 0 };
+	assert_int_equal(sp_https(NULL, &v->s, "POST", V_CTR, "application/json", REVIEW,
+				  strlen(REVIEW), 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	cJSON *a = tt_json(r.body);
+	const char *msg = tp_get_true(a, "response.allowed") ? ""
+							       : tp_get_str(a, "response.status.message");
+	char *out = strdup(msg ? msg : "(no message)");
+	cJSON_Delete(a);
+	sp_resp_free(&r);
+	return out;
+}
+
+static bool allowed_now(void *arg)
+{
+	char *m = verdict(arg);
+	bool ok = !*m;
+	free(m);
+	return ok;
+}
+
+static bool log_has_reread_failure(void *arg)
+{
+	struct served *v = arg;
+	char *log = sp_log(&v->s);
+	bool has = log && strstr(log, "cannot read the cluster's Kubernetes version again");
+	free(log);
+	return has;
+}
+
+/* An API server that goes away and comes back */
+static void restart_api_server(fx *x)
+{
+	fa_set_down(x->fa, true);
+	tt_sleep_ms(300);
+	fa_set_down(x->fa, false);
+}
+
+/* The cluster is upgraded from 1.29 to 1.30 under a running server: the
+ * 1.30 field refused before is allowed once the API server is back. */
+static void serve_follows_an_upgrade(void **state)
+{
+	struct served v = { .x = *state };
+	fa_set_version(v.x->fa, VERSION("29", "v1.29.4"));
+	serve_start(&v);
+	char *m = verdict(&v);
+	assert_contains(m, NOT_KNOWN_129_TEXT);
+	free(m);
+
+	fa_set_version(v.x->fa, VERSION("30", "v1.30.1"));
+	restart_api_server(v.x);
+	bool ok = tt_wait_until(allowed_now, &v, WAIT_MS);
+	char *log = sp_log(&v.s);
+	if (!ok)
+		fail_msg("still refused; the log:\n%s", log);
+	assert_contains(log, "\"was\":\"1.29\"");
+	assert_contains(log, "\"checks\":\"1.30\"");
+	free(log);
+	serve_stop(&v);
+}
+
+/* Back from a restart with /version unreadable: 1.29 stays, the field
+ * stays refused, and the log says why. */
+static void serve_keeps_the_release_it_cannot_reread(void **state)
+{
+	struct served v = { .x = *state };
+	fa_set_version(v.x->fa, VERSION("29", "v1.29.4"));
+	serve_start(&v);
+	fa_set_version(v.x->fa, NULL);
+	restart_api_server(v.x);
+	assert_true(tt_wait_until(log_has_reread_failure, &v, WAIT_MS));
+	char *m = verdict(&v);
+	assert_contains(m, NOT_KNOWN_129_TEXT);
+	free(m);
+	serve_stop(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +498,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(serve_reads_the_version, setup, teardown),
 		cmocka_unit_test(offline_flag_and_default),
 		cmocka_unit_test(unsupported_version_is_usage),
+		cmocka_unit_test_setup_teardown(reread_takes_keeps_and_says, setup, teardown),
+		cmocka_unit_test_setup_teardown(serve_follows_an_upgrade, setup, teardown),
+		cmocka_unit_test_setup_teardown(serve_keeps_the_release_it_cannot_reread, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

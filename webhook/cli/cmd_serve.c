@@ -242,6 +242,7 @@ struct running {
 	tw_watch *crd_watch;       /* --kube without --crds: the cluster's CRDs */
 	tw_crds_follow *follow;
 	struct covers covers;
+	_Atomic int kube_minor;    /* the cluster's release, re-read by the watch */
 };
 
 static bool shutting_down(void *arg, char *why, size_t n)
@@ -300,6 +301,14 @@ static void stop_all(struct running *r)
 	tw_kube_config_free(&r->kc);
 }
 
+/* The runtimes were listed anew: the API server came back, and an upgraded
+ * one checks the Jobs and Pods by its new release. */
+static void release_reread(void *arg)
+{
+	struct running *r = arg;
+	tw_kube_version_reread(r->api, TW_KUBE_VERSION_REREAD_MS, &r->kube_minor);
+}
+
 static int start_watch(struct running *r, tp_store *store, char *err, size_t n)
 {
 	tw_watch_kind kinds[W_COUNT];
@@ -310,7 +319,8 @@ static int start_watch(struct running *r, tp_store *store, char *err, size_t n)
 		kinds[i].fresh_bit = 1u << watched_kind[i];
 	}
 	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds, .nkinds = W_COUNT,
-			     .name = "runtimes", .metrics = true, .fresh = &r->fresh };
+			     .name = "runtimes", .metrics = true, .fresh = &r->fresh,
+			     .relisted = r->api ? release_reread : NULL, .relisted_arg = r };
 	return tw_watch_start(&wo, &r->watch, err, n);
 }
 
@@ -417,9 +427,11 @@ static int start_all(tw_serve_args *a, struct running *r)
 			      .idle_timeout_s = a->idle_s, .read_timeout_s = a->read_s };
 	work_limits(a, &so);
 	connection_limits(a, &so);
-	if (r->api) /* the cluster's Kubernetes, for every decision */
-		a->cli.opt.kubernetes_minor =
-			tw_kube_version_minor(r->api, TW_KUBE_VERSION_TIMEOUT_MS);
+	if (r->api) { /* the cluster's Kubernetes, for every decision, followed */
+		atomic_store(&r->kube_minor, tw_kube_version_minor(r->api,
+								    TW_KUBE_VERSION_TIMEOUT_MS));
+		so.cluster.kube_minor = &r->kube_minor;
+	}
 	so.base.opt = a->cli.opt;
 	so.crds = a->cli.crds; /* --crds: compiled once; else the cluster's, followed */
 	so.base.max_body = a->max_body;

@@ -56,6 +56,7 @@
 #ifndef TW_RESOLVER_H
 #define TW_RESOLVER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "policy/trainpolicy.h"
@@ -68,6 +69,8 @@ typedef struct tw_cluster {
 	tw_freshness *fresh;    /* which cached kinds are fresh now, same bits (NULL:
 				   all of them, always); outlives the server */
 	long default_budget_ms; /* for a request without ?timeout= (0: 5000) */
+	_Atomic int *kube_minor; /* the cluster's Kubernetes release, re-read when the
+				    API server comes back (NULL: the options' own) */
 } tw_cluster;
 
 /* What a request keeps a hold on, in its arena. */

@@ -1,6 +1,9 @@
 /*
  * version.c — the cluster's Kubernetes release, from GET /version (see
- * version.h), read when the server starts. Reading it is never a reason to
+ * version.h), read when the server starts and again whenever the runtimes'
+ * watch lists anew (an API server that restarted may have been upgraded,
+ * and one unreachable at the start has a release to tell once it answers).
+ * Reading it is never a reason to
  * refuse anything: a version that cannot be read, or one the checks do not
  * know, is a warning in the log and checks that say nothing they cannot
  * stand behind.
@@ -71,15 +74,50 @@ int tw_kube_version_read(tw_kubeapi *api, long timeout_ms, int *minor, char *git
 	return rc;
 }
 
-int tw_kube_version_minor(tw_kubeapi *api, long timeout_ms)
+/* "1.32", or "unknown" for TP_KUBE_MINOR_UNKNOWN. */
+static void release_text(int minor, char *out, size_t n)
 {
-	char git[128], why[512] = "", checks[16], supported[32];
-	int minor = 0;
-	snprintf(checks, sizeof(checks), "1.%d", TP_KUBE_MINOR_NEWEST);
+	if (minor == TP_KUBE_MINOR_UNKNOWN)
+		snprintf(out, n, "unknown");
+	else
+		snprintf(out, n, "1.%d", minor);
+}
+
+/* Say in the log which release the checks follow now that the cluster's is
+ * minor (gitVersion git); was: the one before (NULL at the start). */
+static void say_release(int minor, const char *git, const char *was)
+{
+	static const char *const said[] = {
+		"the Jobs and Pods are checked as the cluster's Kubernetes checks them",
+		"the cluster's Kubernetes is newer than the releases the checks know: its fields "
+		"are allowed, the rest is checked as the newest supported release checks it",
+		"the cluster's Kubernetes is older than the releases the checks know: fields newer "
+		"than it are refused, the rest is checked as the newest supported release checks it",
+	};
+	char checks[16], supported[32];
+	bool known = minor >= TP_KUBE_MINOR_OLDEST && minor <= TP_KUBE_MINOR_NEWEST;
+	release_text(known ? minor : TP_KUBE_MINOR_NEWEST, checks, sizeof(checks));
 	snprintf(supported, sizeof(supported), "1.%d to 1.%d", TP_KUBE_MINOR_OLDEST,
 		 TP_KUBE_MINOR_NEWEST);
 	tw_log_line l;
+	tw_log_begin(&l, (known ? TW_LOG_INFO : TW_LOG_WARN) | TW_LOG_ALWAYS,
+		     said[known ? 0 : minor > TP_KUBE_MINOR_NEWEST ? 1 : 2]);
+	tw_log_str(&l, "kubernetes", git);
+	tw_log_str(&l, "checks", checks);
+	if (was)
+		tw_log_str(&l, "was", was);
+	if (!known)
+		tw_log_str(&l, "supported", supported);
+	tw_log_end(&l);
+}
+
+int tw_kube_version_minor(tw_kubeapi *api, long timeout_ms)
+{
+	char git[128], why[512] = "", checks[16];
+	int minor = 0;
 	if (tw_kube_version_read(api, timeout_ms, &minor, git, sizeof(git), why, sizeof(why))) {
+		release_text(TP_KUBE_MINOR_NEWEST, checks, sizeof(checks));
+		tw_log_line l;
 		tw_log_begin(&l, TW_LOG_WARN | TW_LOG_ALWAYS,
 			     "cannot read the cluster's Kubernetes version: the Jobs and Pods are "
 			     "checked as the newest supported release checks them, and no field is "
@@ -89,22 +127,26 @@ int tw_kube_version_minor(tw_kubeapi *api, long timeout_ms)
 		tw_log_end(&l);
 		return TP_KUBE_MINOR_UNKNOWN;
 	}
-	static const char *const said[] = {
-		"the Jobs and Pods are checked as the cluster's Kubernetes checks them",
-		"the cluster's Kubernetes is newer than the releases the checks know: its fields "
-		"are allowed, the rest is checked as the newest supported release checks it",
-		"the cluster's Kubernetes is older than the releases the checks know: fields newer "
-		"than it are refused, the rest is checked as the newest supported release checks it",
-	};
-	bool known = minor >= TP_KUBE_MINOR_OLDEST && minor <= TP_KUBE_MINOR_NEWEST;
-	if (known)
-		snprintf(checks, sizeof(checks), "1.%d", minor);
-	tw_log_begin(&l, (known ? TW_LOG_INFO : TW_LOG_WARN) | TW_LOG_ALWAYS,
-		     said[known ? 0 : minor > TP_KUBE_MINOR_NEWEST ? 1 : 2]);
-	tw_log_str(&l, "kubernetes", git);
-	tw_log_str(&l, "checks", checks);
-	if (!known)
-		tw_log_str(&l, "supported", supported);
-	tw_log_end(&l);
+	say_release(minor, git, NULL);
 	return minor;
+}
+
+void tw_kube_version_reread(tw_kubeapi *api, long timeout_ms, _Atomic int *minor)
+{
+	char git[128], why[512] = "", was[16];
+	int old = atomic_load(minor), now = 0;
+	release_text(old, was, sizeof(was));
+	if (tw_kube_version_read(api, timeout_ms, &now, git, sizeof(git), why, sizeof(why))) {
+		tw_log_line l;
+		tw_log_begin(&l, TW_LOG_WARN, "cannot read the cluster's Kubernetes version again: "
+			     "the checks keep the release they had");
+		tw_log_str(&l, "kubernetes", was);
+		tw_log_str(&l, "why", why);
+		tw_log_end(&l);
+		return;
+	}
+	if (now == old)
+		return;
+	atomic_store(minor, now);
+	say_release(now, git, was);
 }

@@ -7,11 +7,15 @@
 #ifndef TW_CLUSTER_VERSION_H
 #define TW_CLUSTER_VERSION_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "webhook/cluster/kubeapi.h"
 
 #define TW_KUBE_VERSION_TIMEOUT_MS 5000
+/* A re-read runs in the runtimes' watch thread: kept short, so that a slow
+ * answer delays the watch's next round by no more than this. */
+#define TW_KUBE_VERSION_REREAD_MS 2000
 
 /* A /version answer ({"major":"1","minor":"32",...,"gitVersion":
  * "v1.32.3"}): *minor. A provider's build ("minor":"32+") counts as its
@@ -30,5 +34,12 @@ int tw_kube_version_read(tw_kubeapi *api, long timeout_ms, int *minor, char *git
  * checks follow the newest supported release, and no field is refused for
  * a release the cluster may well run). */
 int tw_kube_version_minor(tw_kubeapi *api, long timeout_ms);
+
+/* Read /version again (the API server came back from a restart, perhaps
+ * an upgrade) and store its release in *minor when it reads and differs,
+ * said in the log. One that cannot be read keeps *minor as it is, with a
+ * warning: an API server that answered a moment ago has not changed its
+ * release by failing once. */
+void tw_kube_version_reread(tw_kubeapi *api, long timeout_ms, _Atomic int *minor);
 
 #endif /* TW_CLUSTER_VERSION_H */

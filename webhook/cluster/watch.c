@@ -262,6 +262,9 @@ static void *run(void *arg)
 				if (s)
 					finished(s, m->data.result);
 			}
+		if (w->relisted_due && w->o.relisted)
+			w->o.relisted(w->o.relisted_arg);
+		w->relisted_due = false;
 		bool idle_due = false;
 		now = tw__mono_ms();
 		wait_ms = 1000;

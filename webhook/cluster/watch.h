@@ -79,6 +79,11 @@ typedef struct tw_watch_opts {
 	const char *name;            /* for the log ("runtimes", "certificates"); NULL: "watch" */
 	bool metrics;                /* show its kinds in /metrics */
 	tw_freshness *fresh;         /* the kinds' fresh bits (NULL: none); outlives the watch */
+	/* Called in the watch's thread, at most once a round, after a kind
+	 * listed before is listed again (its watch broke: the API server may
+	 * have restarted, upgraded); NULL: nothing. */
+	void (*relisted)(void *arg);
+	void *relisted_arg;
 } tw_watch_opts;
 
 typedef struct tw_watch tw_watch;

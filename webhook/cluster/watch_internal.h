@@ -77,6 +77,7 @@ struct tw_watch {
 	tw_watch_stat stat[TW_WATCH_MAX_KINDS];
 	struct res res[TW_WATCH_MAX_KINDS];
 	size_t n;
+	bool relisted_due;    /* a kind listed again this round (the thread's own) */
 };
 
 static inline uint64_t tw__mono_ms(void)

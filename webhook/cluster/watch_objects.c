@@ -230,6 +230,8 @@ static void listed(struct res *s, const cJSON *meta)
 	s->last_logged = -1;
 	tw__watch_backoff_reset(s);
 	tw__watch_stat(s, st_listed);
+	if (atomic_load(&s->listed_once))
+		s->w->relisted_due = true;
 	atomic_store(&s->listed_once, true);
 	tw__watch_set_fresh(s, true);
 	if (s->metric >= 0)

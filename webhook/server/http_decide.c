@@ -131,6 +131,8 @@ static bool decide(request *r, bool here)
 	tw_config cfg = s->opt.base;
 	cfg.store = store->store;
 	cfg.opt.crds = crds;
+	if (s->opt.cluster.kube_minor) /* followed across API-server upgrades */
+		cfg.opt.kubernetes_minor = atomic_load(s->opt.cluster.kube_minor);
 	cfg.json_only = r->json_body;
 	bool decided = true;
 	for (;;) {
