@@ -3,16 +3,12 @@
  */
 #include "webhook/cluster/wake.h"
 
-#include <time.h>
+#include "webhook/core/clock.h"
 
 void tw_wake_init(tw_wake *w)
 {
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	tw_cond_init_mono(&w->cv);
 	w->kick = w->stop = false;
 }
 
@@ -53,14 +49,7 @@ bool tw_wake_stopping(tw_wake *w)
 
 bool tw_wake_wait(tw_wake *w, long long ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	struct timespec ts = tw_mono_after_ms(ms);
 	pthread_mutex_lock(&w->lock);
 	while (!w->kick && !w->stop)
 		if (pthread_cond_timedwait(&w->cv, &w->lock, &ts))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "webhook/core/clock.h"
 #include "webhook/core/jsonlines.h"
 #include "webhook/core/keyset.h"
 #include "webhook/cluster/watch.h"
@@ -80,11 +81,10 @@ struct tw_watch {
 	bool relisted_due;    /* a kind listed again this round (the thread's own) */
 };
 
+/* Monotonic ms, the binary's one clock (webhook/core/clock.h). */
 static inline uint64_t tw__mono_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)tw_mono_ms();
 }
 
 static inline int64_t tw__wall_ms(void)

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "webhook/core/clock.h"
+
 static atomic_int log_level = TW_LOG_INFO;
 static atomic_int log_fd = 2;
 
@@ -260,13 +262,7 @@ static void *flusher(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&batch_lock);
 	while (!flusher_stopping) {
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += BATCH_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		struct timespec until = tw_mono_after_ms(BATCH_MS);
 		pthread_cond_timedwait(&flusher_wake, &batch_lock, &until);
 		flush_locked();
 	}
@@ -289,11 +285,7 @@ static void flusher_end(void)
 
 static void flusher_start(void)
 {
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&flusher_wake, &attr);
-	pthread_condattr_destroy(&attr);
+	tw_cond_init_mono(&flusher_wake);
 	atexit(flusher_end);
 	/* Without the thread, lines wait for the next unbatched line or exit. */
 	pthread_mutex_lock(&batch_lock);

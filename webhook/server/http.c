@@ -222,7 +222,7 @@ static void read_deadline(tw_server *s, struct MHD_Connection *c, request *r)
 	if (r->deadline_us && r->deadline_us < us)
 		us = r->deadline_us;
 	r->read_by_us = us;
-	long long left = us - tw_http_micros_since(&r->t0);
+	long long left = us - tw_http_micros_since(r->t0_ns);
 	unsigned secs = left > 0 ? (unsigned)((left + 999999) / 1000000) : 1;
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, secs);
 }
@@ -354,7 +354,7 @@ static request *request_new(tw_server *s, struct MHD_Connection *c, const char *
 	request *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->t0_ns = tw_mono_ns();
 	r->s = s;
 	r->hold.peer = peer_of(s, c);
 	r->conn = c;
@@ -400,7 +400,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 	if (*upload_size) {
 		size_t n = *upload_size;
 		*upload_size = 0;
-		if (tw_http_micros_since(&r->t0) > r->read_by_us)
+		if (tw_http_micros_since(r->t0_ns) > r->read_by_us)
 			return read_timed_out(r);
 		if (!charge(s, r, due(r, r->body.len + n))) /* answered now: the rest is unread */
 			return send_error(s, c, r, r->status, r->error);
@@ -467,7 +467,7 @@ void tw_http_completed(void *cls, struct MHD_Connection *c, void **req,
 		return;
 	/* Counted before the answer leaves: whoever has read an answer finds
 	 * it in /metrics. The log line, the slower part, waits until after. */
-	long long us = tw_http_micros_since(&r->t0);
+	long long us = tw_http_micros_since(r->t0_ns);
 	if (r->oc.http_status) {
 		tw_metrics_request(r->route, verdict_of(r), r->oc.http_status, (uint64_t)us,
 				   r->oc.warnings);

@@ -28,11 +28,9 @@
 #include "webhook/admission/expand_api.h"
 #include "webhook/server/http_internal.h"
 
-long long tw_http_micros_since(const struct timespec *t0)
+long long tw_http_micros_since(int64_t t0_ns)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000000LL + (t.tv_nsec - t0->tv_nsec) / 1000;
+	return (long long)((tw_mono_ns() - t0_ns) / 1000);
 }
 
 static void fail(request *r, int status, const char *msg)
@@ -60,7 +58,7 @@ static int decide_once(request *r, const tw_config *base, tp_arena **arena, bool
 		return TP_ENOMEM;
 	tw_config cfg = *base;
 	tw_resolver rs;
-	long long t0_ms = (long long)r->t0.tv_sec * 1000 + r->t0.tv_nsec / 1000000;
+	long long t0_ms = (long long)(r->t0_ns / 1000000);
 	/* Lookups (the cache, then the API server) end inside the request's
 	 * ?timeout=, and hold nothing once the answer is written. */
 	tw_resolver_init(&rs, &s->opt.cluster, cfg.store, *arena,
@@ -71,8 +69,7 @@ static int decide_once(request *r, const tw_config *base, tp_arena **arena, bool
 	memset(&r->oc, 0, sizeof(r->oc));
 	/* The library's long loops stop at the same ?timeout= (TP_ETIMEDOUT):
 	 * a decider is not held deciding what the API server gave up on. */
-	tp_deadline dl = { .at_ns = (int64_t)r->t0.tv_sec * 1000000000 + r->t0.tv_nsec +
-				    (int64_t)r->deadline_us * 1000 };
+	tp_deadline dl = { .at_ns = r->t0_ns + (int64_t)r->deadline_us * 1000 };
 	tp_deadline *prev = tp_deadline_enter(r->deadline_us ? &dl : NULL);
 	int rc = route_answer(&cfg, r->route, r->body.data ? r->body.data : "", r->body.len,
 			      *arena, &r->out, &r->oc);
@@ -180,7 +177,7 @@ static bool decide(request *r, bool here)
 
 static bool past_timeout(const request *r)
 {
-	return r->deadline_us && tw_http_micros_since(&r->t0) > r->deadline_us;
+	return r->deadline_us && tw_http_micros_since(r->t0_ns) > r->deadline_us;
 }
 
 /* here: on the connection thread; false when a decider must decide. */

@@ -8,8 +8,10 @@
 
 #include <microhttpd.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
 
+#include "webhook/core/clock.h"
 #include "webhook/server/deciders.h"
 #include "webhook/server/server.h"
 
@@ -24,7 +26,7 @@ typedef struct request {
 	tw_server *s;
 	struct MHD_Connection *conn;
 	const tw_route *route;
-	struct timespec t0;
+	int64_t t0_ns;        /* tw_mono_ns when the request began */
 	long long deadline_us; /* from ?timeout=; 0: none */
 	tp_buf body;
 	tp_buf out;            /* the answer's body once decided */
@@ -49,7 +51,7 @@ void tw_http_decide(tw_job *job, bool cancelled);
  * TW_HTTP_DECIDE_HERE_MAX bytes decided from the cache alone: true when r
  * is decided; false (r untouched) when it must go to a decider. */
 bool tw_http_decide_here(request *r);
-long long tw_http_micros_since(const struct timespec *t0);
+long long tw_http_micros_since(int64_t t0_ns);
 
 /* Bodies up to this are decided on their connection thread when the cache
  * answers every lookup, and so hold its other connections that long: the

@@ -253,22 +253,14 @@ unsigned short tw_server_port(const tw_server *s)
 	return s->port;
 }
 
-static long long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* Wait until no request has been in flight for two checks in a row (a
  * request whose headers were being read at the first check shows up by the
  * second), or until grace_ms passed. Returns the requests still in flight. */
 static int wait_idle(tw_server *s, unsigned grace_ms)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long t0 = tw_mono_ms();
 	int quiet = 0;
-	while (ms_since(&t0) < (long long)grace_ms) {
+	while (tw_mono_ms() - t0 < (long long)grace_ms) {
 		if (atomic_load(&s->in_flight) == 0) {
 			if (++quiet >= 3)
 				return 0;
