@@ -349,21 +349,11 @@ static void check_array(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 /* ------------------------------------------------------------ enum */
 
-/* The guides' MPI implementations (strict profile): their own rule warns. */
-static bool guide_value(const tp_sch_walk *w, const cJSON *v)
-{
-	return w->guide_fields && cJSON_IsString(v) &&
-	       !strcmp(path_of(w), "spec.mlPolicy.mpi.mpiImplementation") &&
-	       (!strcmp(v->valuestring, "Intel") || !strcmp(v->valuestring, "MPICH"));
-}
-
 static void check_enum(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	for (const cJSON *e = s->enum_values->child; e; e = e->next)
 		if (tp_json_equal(e, v))
 			return;
-	if (guide_value(w, v))
-		return;
 	if (!w->res) {
 		w->failed = true;
 		return;

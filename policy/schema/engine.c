@@ -121,18 +121,6 @@ static int with_generated_name(const cJSON *obj, cJSON **out)
 	return TP_OK;
 }
 
-/* The fields the runtime guides document beyond upstream's CRD (RULES.md):
- * known in the strict profile, each with a warning. */
-static const char *const guide_fields[] = {
-	"spec.mlPolicy.torch.numProcPerNode", "spec.mlPolicy.torch.elasticPolicy", NULL,
-};
-
-static bool is_runtime_kind(const char *group, const char *kind)
-{
-	return !strcmp(group, TP_GROUP_TRAINER) && kind &&
-	       (!strcmp(kind, "TrainingRuntime") || !strcmp(kind, "ClusterTrainingRuntime"));
-}
-
 /* The CRDs answer for a kind, not for a whole group: a kind the built-in
  * checks know (TrainJob, both runtimes, JobSet, OME's runtimes) whose own CRD
  * is absent keeps those checks while its group's other CRDs are loaded, so a
@@ -165,8 +153,11 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 		return TP_OK;
 	tp_sch_walk w = { .res = res, .path = TP_BUF_INIT(1 << 16),
 			  .skip_status = v->status_subresource, .strict = tp_strict(opt) };
-	if (tp_strict(opt) && is_runtime_kind(group, kind))
-		w.guide_fields = guide_fields;
+	/* The fields and values the runtime guides add (torch.numProcPerNode,
+	 * torch.elasticPolicy, mpiImplementation Intel and MPICH) follow the CRD
+	 * in force in both profiles (RULES.md): one it lacks is refused as
+	 * kubectl's strict field validation refuses it, so strict refuses all
+	 * that kubeflow refuses; one it has is checked as the guides define. */
 	tp__sch_unknown_fields(&w, v->root, obj, true);
 	tp__sch_pop(&w, 0);
 	cJSON *named = NULL;

@@ -60,25 +60,9 @@ static const char *closest(const char *name, const char *const *names, size_t n)
 	return best;
 }
 
-/* A field the runtime guides document (strict profile): a warning. */
-static bool guide_field(tp_sch_walk *w, const char *path)
-{
-	for (const char *const *g = w->guide_fields; g && *g; g++)
-		if (!strcmp(path, *g)) {
-			w->rc |= tp_result_warn_at(w->res, path, "%s: a field the runtime guides document but "
-						"upstream's CRD does not have: the API server drops it "
-						"(the strict profile checks it as the guides define it)",
-						path);
-			return true;
-		}
-	return false;
-}
-
 static void unknown(tp_sch_walk *w, const char *hint)
 {
 	const char *path = w->path.data ? w->path.data : "";
-	if (guide_field(w, path))
-		return;
 	if (hint)
 		w->rc |= tp_result_add(w->res, TP_FIELD_PLAIN, path, NULL,
 				       "unknown field \"%s\"; did you mean \"%s\"?", path, hint);

@@ -207,8 +207,6 @@ typedef struct tp_sch_walk {
 			   * (its unknown fields are still refused: strict decoding
 			   * reads the whole body) */
 	bool strict;      /* the strict profile: what the controller cannot read is refused */
-	const char *const *guide_fields; /* strict profile: fields the runtime guides
-					  * document beyond the CRD (known, with a warning) */
 	bool failed;      /* a walk without res (does it pass?) met an error */
 	bool blocking;    /* an error that stops the CEL rules (apiextensions' hasBlockingErr:
 			   * Required, NotSupported, TooLong, TooMany, TypeInvalid) */

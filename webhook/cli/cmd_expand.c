@@ -15,6 +15,7 @@
 #include "webhook/cli/commands.h"
 #include "webhook/cli/flags.h"
 #include "webhook/cli/findings.h"
+#include "webhook/cli/report.h"
 #include "webhook/cli/yaml_out.h"
 
 static const char expand_help[] =
@@ -25,7 +26,10 @@ static const char expand_help[] =
 	"--ssh-key (ECDSA P-521 PEM) makes MPI output repeatable; --curve-key (X25519\n"
 	"PEM: openssl genpkey -algorithm X25519) makes Flux output repeatable, as a\n"
 	"TrainJob with metadata.uid already is (its key is derived from the uid).\n"
-	"exit status: 0 expanded, 1 the TrainJob is refused, 2 unreadable input or usage\n";
+	"Every object of the file is checked first, as validate checks it (the same\n"
+	"CRDs, --crds, profile and findings): nothing is previewed that would not run.\n"
+	"exit status: 0 expanded, 1 something in the file is refused (validate's\n"
+	"findings on stderr), 2 unreadable input or usage\n";
 
 struct expand_args {
 	tw_cli cli;
@@ -115,16 +119,48 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 	return tj;
 }
 
-static int print_list(const struct expand_args *a, const cJSON *list)
+/* The owner's uid, which a TrainJob gets from the API server: a preview of
+ * one written without it shows no ownerReferences[].uid rather than an
+ * empty one that no API server would accept. */
+static void drop_empty_uids(cJSON *list)
 {
-	if (a->json) {
-		char *text = cJSON_Print(list);
-		if (!text)
-			return TP_ENOMEM;
-		printf("%s\n", text);
-		cJSON_free(text);
-		return TP_OK;
+	cJSON *item;
+	cJSON_ArrayForEach(item, tp_get_array(list, "items")) {
+		cJSON *ref;
+		cJSON_ArrayForEach(ref, tp_get_array(item, "metadata.ownerReferences")) {
+			const char *uid = tp_get_str(ref, "uid");
+			if (uid && !*uid)
+				cJSON_DeleteItemFromObjectCaseSensitive(ref, "uid");
+		}
 	}
+}
+
+/* cJSON's layout with two spaces a level, as kubectl's JSON reads: JSON
+ * escapes a tab inside a string, so every tab cJSON writes is layout (a
+ * level of indentation, or the one after a member's colon). */
+static int print_json(const cJSON *list)
+{
+	char *text = cJSON_Print(list);
+	if (!text)
+		return TP_ENOMEM;
+	bool lead = true;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\t')
+			fputs(lead ? "  " : " ", stdout);
+		else
+			putchar(*p);
+		lead = *p == '\n' || (lead && *p == '\t');
+	}
+	putchar('\n');
+	cJSON_free(text);
+	return TP_OK;
+}
+
+static int print_list(const struct expand_args *a, cJSON *list)
+{
+	drop_empty_uids(list);
+	if (a->json)
+		return print_json(list);
 	const cJSON *item;
 	bool first = true;
 	cJSON_ArrayForEach(item, tp_get_array(list, "items"))
@@ -141,39 +177,85 @@ static int print_list(const struct expand_args *a, const cJSON *list)
 	return TP_OK;
 }
 
-/* Why the TrainJob is refused: validate's findings (the field as written,
- * its line, the hint), one a line. */
-static void refused(struct expand_args *a, const tp_docs *docs, const cJSON *tj,
-		    const tp_result *res)
+static const char give_runtime[] = "give the runtime as well: in the TrainJob's file, or "
+				   "--runtimes DIR";
+
+/* One object of the file judged (CREATE) into the report's objects, as
+ * validate judges it: *denied when it is refused. Kinds no rule checks
+ * (a Namespace, a ConfigMap) are left out. */
+static int judge_one(struct expand_args *a, const tp_docs *docs, const tp_doc *d, cJSON *objects,
+		     tp_result *res, bool *denied)
 {
-	int line = 1;
-	for (size_t i = 0; i < tp_docs_count(docs); i++)
-		if (tp_docs_at(docs, i)->obj == tj)
-			line = tp_docs_at(docs, i)->line;
-	tw_finding_ctx fc = { .docs = docs, .obj = tj, .line = line, .known = a->cli.known,
-			      .give_runtime = "give the runtime as well: in the TrainJob's file, or "
-					      "--runtimes DIR" };
-	cJSON *errs = cJSON_CreateArray(), *warns = cJSON_CreateArray(), *e;
-	fprintf(stderr, "%s: TrainJob %s is refused:\n", a->file, tp_meta_name(tj));
-	if (errs && warns && !tw_findings_add(&fc, res, errs, warns)) {
-		cJSON_ArrayForEach(e, errs) {
-			tp_buf b = TP_BUF_INIT(0);
-			tw_finding_line(e, &b);
-			long long l = 0, c = 0;
-			tp_get_int(e, "line", &l);
-			tp_get_int(e, "column", &c);
-			fprintf(stderr, "%s:%lld:%lld: %s\n", a->file, l, c, b.data ? b.data : "");
-			tp_buf_free(&b);
+	tp_result_clear(res);
+	tp_store_rdlock(a->cli.store);
+	int rc = tp_validate(&a->cli.opt, TP_OP_CREATE, d->obj, NULL, res);
+	tp_store_unlock(a->cli.store);
+	if (rc == TP_EUNSUPPORTED || tp_result_ok(res))
+		return rc == TP_ENOMEM ? rc : TP_OK;
+	if (rc)
+		return rc;
+	*denied = true;
+	cJSON *o = tw_report_object(objects, a->file, d, "denied", NULL);
+	cJSON *errs = o ? cJSON_AddArrayToObject(o, "errors") : NULL;
+	cJSON *warns = o ? cJSON_AddArrayToObject(o, "warnings") : NULL;
+	tw_finding_ctx fc = { .docs = docs, .obj = d->obj, .line = d->line, .known = a->cli.known,
+			      .give_runtime = give_runtime };
+	return errs && warns ? tw_findings_add(&fc, res, errs, warns) : TP_ENOMEM;
+}
+
+/* validate's lines on stderr for the objects refused (with their summary). */
+static void say_refused(cJSON *report, size_t objects)
+{
+	cJSON *s = cJSON_AddObjectToObject(report, "summary");
+	size_t denied = (size_t)cJSON_GetArraySize(tp_get_array(report, "objects"));
+	cJSON_AddNumberToObject(s, "objects", (double)objects);
+	cJSON_AddNumberToObject(s, "files", 1);
+	cJSON_AddNumberToObject(s, "allowed", (double)(objects - denied));
+	cJSON_AddNumberToObject(s, "denied", (double)denied);
+	tw_report_opts o = { .format = TW_REPORT_TEXT, .quiet = true };
+	tw_report_print(report, &o, stderr);
+}
+
+/* Every object of the file judged as validate judges it: TW_EXIT_OK when
+ * none is refused, else TW_EXIT_DENIED with the findings on stderr (or
+ * TW_EXIT_USAGE when out of memory). tj's own refusal by the expansion
+ * (extra, res given) is reported the same way. */
+static int judge_file(struct expand_args *a, const tp_docs *docs, const cJSON *tj,
+		      const tp_result *extra)
+{
+	cJSON *report = cJSON_CreateObject();
+	cJSON *objects = report ? cJSON_AddArrayToObject(report, "objects") : NULL;
+	tp_result *res = NULL;
+	bool denied = false;
+	int rc = objects && !tp_result_new(&res) ? TP_OK : TP_ENOMEM;
+	for (size_t i = 0; !rc && i < tp_docs_count(docs); i++) {
+		const tp_doc *d = tp_docs_at(docs, i);
+		if (!extra)
+			rc = judge_one(a, docs, d, objects, res, &denied);
+		else if (d->obj == tj) {
+			cJSON *o = tw_report_object(objects, a->file, d, "denied", NULL);
+			cJSON *errs = o ? cJSON_AddArrayToObject(o, "errors") : NULL;
+			cJSON *warns = o ? cJSON_AddArrayToObject(o, "warnings") : NULL;
+			tw_finding_ctx fc = { .docs = docs, .obj = tj, .line = d->line,
+					      .known = a->cli.known, .give_runtime = give_runtime };
+			rc = errs && warns ? tw_findings_add(&fc, extra, errs, warns) : TP_ENOMEM;
+			denied = true;
 		}
 	}
-	cJSON_Delete(errs);
-	cJSON_Delete(warns);
+	if (!rc && denied)
+		say_refused(report, tp_docs_count(docs));
+	tp_result_free(res);
+	cJSON_Delete(report);
+	if (rc)
+		fprintf(stderr, "trainer-webhook expand: %s\n", tp_strerror(rc));
+	return rc ? TW_EXIT_USAGE : denied ? TW_EXIT_DENIED : TW_EXIT_OK;
 }
 
 static int run(struct expand_args *a)
 {
 	char err[512] = "";
-	if (tw_cli_load_store(&a->cli))
+	/* the CRDs validate checks with (built in, --crds, --kubeconfig's) */
+	if (tw_cli_load_store(&a->cli) || tw_cli_load_crds(&a->cli))
 		return TW_EXIT_USAGE;
 	tw_sshkey key = { 0 };
 	tp_curve_key curve;
@@ -194,6 +276,10 @@ static int run(struct expand_args *a)
 	cJSON *list = NULL;
 	int code = TW_EXIT_USAGE;
 	cJSON *tj = load_input(a, &docs);
+	if (tj && (code = judge_file(a, docs, NULL, NULL)) != TW_EXIT_OK)
+		tj = NULL;
+	else if (tj)
+		code = TW_EXIT_USAGE;
 	if (tj && tp_result_new(&res) == TP_OK) {
 		tp_store_rdlock(a->cli.store);
 		int v = tw_expand_trainjob(&a->cli.opt, tj, &given, &list, res, err, sizeof(err));
@@ -201,8 +287,7 @@ static int run(struct expand_args *a)
 		if (v == TW_EXPAND_OK) {
 			code = print_list(a, list) ? TW_EXIT_USAGE : TW_EXIT_OK;
 		} else if (v == TW_EXPAND_INVALID) {
-			refused(a, docs, tj, res);
-			code = TW_EXIT_DENIED;
+			code = judge_file(a, docs, tj, res);
 		} else {
 			fprintf(stderr, "%s: %s\n", a->file, err);
 		}

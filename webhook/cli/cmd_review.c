@@ -73,6 +73,20 @@ static int bad_input(const char *what, const char *file)
 	return TW_EXIT_USAGE;
 }
 
+/* A TrainJob denied for a runtime that is not found, when no runtime was
+ * given at all: the answer is the server's, and the server would have its
+ * runtimes; say how to give them (on stderr, the answer stays as it is). */
+static void hint_runtimes(const tw_cli *c, const tw_outcome *oc, const char *answer_text)
+{
+	if (oc->allowed || c->nruntimes || c->kubeconfig || c->context ||
+	    !strstr(answer_text, "must be created before the TrainJob is created"))
+		return;
+	fprintf(stderr, "trainer-webhook review: no runtimes were given, so the TrainJob's runtime "
+		"is not found: give --runtimes DIR (this repository's deploy/runtimes for its "
+		"sample; kubectl get clustertrainingruntimes -o yaml > runtimes.yaml saves a "
+		"cluster's) or --kubeconfig to read the cluster's\n");
+}
+
 static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 {
 	tp_buf body = TP_BUF_INIT(0);
@@ -98,6 +112,7 @@ static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 	} else {
 		fputs(out.data, stdout);
 		exit_code = oc.allowed ? TW_EXIT_OK : TW_EXIT_DENIED;
+		hint_runtimes(c, &oc, out.data);
 	}
 	tp_buf_free(&out);
 	tp_arena_free(arena);

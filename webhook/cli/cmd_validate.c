@@ -63,6 +63,8 @@ struct run {
 	cJSON *objects;    /* report.objects */
 	cJSON *unread;     /* report.unreadable */
 	tw_keyset psa_unknown; /* namespaces of strict TrainJobs with no Namespace given */
+	bool no_runtimes;       /* no runtime among the inputs, no --runtimes, no cluster */
+	size_t unchecked_refs;  /* TrainJobs whose runtimeRef that left unchecked */
 };
 
 /* ------------------------------------------------------------ reading */
@@ -210,26 +212,10 @@ static bool kind_skipped(const struct run *r, const char *kind)
 	return false;
 }
 
-/* An object's record in the report (see report.h). */
 static cJSON *record(struct run *r, const struct input *in, const tp_doc *d, const char *verdict,
 		     const char *message)
 {
-	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddItemToArray(r->objects, o))
-		return NULL;
-	cJSON_AddStringToObject(o, "file", in->file);
-	cJSON_AddNumberToObject(o, "document", d->index);
-	if (d->item)
-		cJSON_AddNumberToObject(o, "item", d->item);
-	cJSON_AddNumberToObject(o, "line", d->line);
-	const char *kind = tp_get_str(d->obj, "kind");
-	cJSON_AddStringToObject(o, "kind", kind ? kind : "");
-	cJSON_AddStringToObject(o, "namespace", tp_meta_namespace(d->obj));
-	cJSON_AddStringToObject(o, "name", tp_meta_name(d->obj));
-	cJSON_AddStringToObject(o, "verdict", verdict);
-	if (message)
-		cJSON_AddStringToObject(o, "message", message);
-	return o;
+	return tw_report_object(r->objects, in->file, d, verdict, message);
 }
 
 static int add_findings(struct run *r, cJSON *o, const struct input *in, const tp_doc *d,
@@ -240,7 +226,7 @@ static int add_findings(struct run *r, cJSON *o, const struct input *in, const t
 	if (!errs || !warns)
 		return TP_ENOMEM;
 	tw_finding_ctx fc = { .docs = in->docs, .obj = d->obj, .line = d->line,
-			      .known = r->cli.known,
+			      .known = r->cli.known, .no_runtimes = r->no_runtimes,
 			      .give_runtime = "give the runtime as well: its file in the same run, or "
 					      "--runtimes DIR (kubectl get clustertrainingruntimes "
 					      "-o yaml > runtimes.yaml saves a cluster's)" };
@@ -280,6 +266,21 @@ static void say_psa_unknown(struct run *r)
 		r->psa_unknown.n == 1 ? "its manifest" : "their manifests");
 }
 
+/* With no source of runtimes at all (a repository of TrainJobs alone, no
+ * --runtimes, no cluster), a runtimeRef cannot be checked: it is no
+ * finding, finish() says so once, and the rest of the TrainJob is judged.
+ * Whether res's errors are such runtimeRefs alone (counted). */
+static bool only_runtime_not_found(struct run *r, const tp_result *res)
+{
+	if (!r->no_runtimes)
+		return false;
+	size_t n = tp_result_error_count(res), refs = 0;
+	for (size_t i = 0; i < n; i++)
+		refs += tw_finding_runtime_not_found(tp_result_error_at(res, i));
+	r->unchecked_refs += refs > 0;
+	return refs == n;
+}
+
 static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_result *res)
 {
 	tp_result_clear(res);
@@ -311,7 +312,7 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 				: "not a kind trainer-webhook validates";
 			r->skipped++;
 		}
-	} else if (!tp_result_ok(res)) {
+	} else if (!tp_result_ok(res) && !only_runtime_not_found(r, res)) {
 		verdict = "denied";
 		r->denied++;
 	} else {
@@ -416,6 +417,13 @@ static int finish(struct run *r)
 	r->out.version = tw_version_string();
 	tw_report_print(r->report, &r->out, stdout);
 	say_psa_unknown(r);
+	if (r->unchecked_refs && !r->out.summary) {
+		fflush(stdout);
+		fprintf(stderr, "trainer-webhook validate: runtimes not checked: give --runtimes DIR or "
+			"--kubeconfig (no runtime among the inputs: the runtimeRef of %zu TrainJob%s "
+			"was not checked, the rest was)\n", r->unchecked_refs,
+			r->unchecked_refs == 1 ? "" : "s");
+	}
 	if (!r->nin && !r->unreadable) {
 		fprintf(stderr, "trainer-webhook validate: no manifests found\n");
 		return TW_EXIT_USAGE;
@@ -453,6 +461,8 @@ int tw_cmd_validate(int argc, char **argv)
 			r.unreadable = true;
 	if (!rc && !stop)
 		rc = store_referenced(&r);
+	r.no_runtimes = !r.cli.nruntimes && !r.cli.kubeconfig && !r.cli.context &&
+			!cJSON_GetArraySize(r.cli.known);
 	tw_cli_reads *reads = NULL; /* what the inputs do not hold, from --kubeconfig's cluster */
 	if (!rc && !stop && tw_cli_reads_open(&reads, &r.cli)) {
 		r.unreadable = true;

@@ -127,7 +127,7 @@ static void runtime_hint(const tw_finding_ctx *fc, char *out, size_t n)
 	const char *ns = tp_meta_namespace(fc->obj);
 	if (!kind || !*kind)
 		kind = "ClusterTrainingRuntime";
-	const char *best = NULL, *other = NULL;
+	const char *best = NULL, *other = NULL, *other_ns = NULL;
 	size_t best_d = 99;
 	const cJSON *k;
 	cJSON_ArrayForEach(k, fc->known) {
@@ -136,6 +136,8 @@ static void runtime_hint(const tw_finding_ctx *fc, char *out, size_t n)
 		bool same_ns = !strcmp(kns ? kns : "", ns) ||
 			       (!*ns && kns && !strcmp(kns, "default")) || (!strcmp(ns, "default") && kns && !*kns);
 		bool scoped = kk && !strcmp(kk, "TrainingRuntime");
+		if (scoped && !same_ns && want && name && !strcmp(name, want) && !strcmp(kind, kk))
+			other_ns = kns; /* given, but in another namespace */
 		if (!name || !kk || (scoped && !same_ns))
 			continue;
 		if (want && strcmp(kk, kind) && !strcmp(name, want))
@@ -149,6 +151,9 @@ static void runtime_hint(const tw_finding_ctx *fc, char *out, size_t n)
 	else if (other)
 		snprintf(out, n, "there is a %s \"%s\": set spec.runtimeRef.kind: %s", other, want,
 			 other);
+	else if (other_ns)
+		snprintf(out, n, "create the TrainJob in namespace \"%s\", or a TrainingRuntime \"%s\" "
+			 "in namespace \"%s\"", other_ns, want, *ns ? ns : "default");
 	else
 		snprintf(out, n, "%s", fc->give_runtime ? fc->give_runtime : "");
 }
@@ -168,10 +173,21 @@ static void hint_for(const tw_finding_ctx *fc, const char *rule, const char *fie
 			     out, n);
 	} else if (!strcmp(rule, "runtime-not-found")) {
 		runtime_hint(fc, out, n);
+	} else if (!strcmp(rule, "unknown-field")) {
+		const cJSON *w = tp_get(fc->obj, field);
+		char *r = w && !cJSON_IsObject(w) && !cJSON_IsArray(w) ? cJSON_PrintUnformatted(w)
+								       : NULL;
+		tw_hint_guide_field(field, r ? string_value(r, v, sizeof(v)) ? v : r : NULL, out, n);
+		cJSON_free(r);
 	}
 }
 
 /* ------------------------------------------------------------ errors */
+
+bool tw_finding_runtime_not_found(const tp_field_error *e)
+{
+	return e->detail && strstr(e->detail, "must be created before the TrainJob is created");
+}
 
 typedef struct shaped {
 	char field[FIELD_MAX];
@@ -303,7 +319,8 @@ static int add_errors(const tw_finding_ctx *fc, const tp_result *res, cJSON *err
 	fold_infos(res, sh, n, order, fi);
 	int rc = TP_OK;
 	for (size_t i = 0; !rc && i < n; i++) {
-		if (folded(res, fi, i))
+		if (folded(res, fi, i) ||
+		    (fc->no_runtimes && tw_finding_runtime_not_found(tp_result_error_at(res, i))))
 			continue;
 		cJSON *je = error_entry(fc, tp_result_error_at(res, i), &sh[i]);
 		if (!je || !cJSON_AddItemToArray(errs, je))

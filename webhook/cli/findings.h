@@ -32,7 +32,13 @@ typedef struct tw_finding_ctx {
 	int line;            /* its first line */
 	const cJSON *known;  /* the runtimes the run knows (tw_cli.known; may be NULL) */
 	const char *give_runtime; /* how this command is given a runtime, for the hint */
+	bool no_runtimes;    /* the run has no source of runtimes at all: a runtime not
+			      * found is no finding (the command says so once) */
 } tw_finding_ctx;
+
+/* Whether e is a "runtime not found" (specified ...Runtime must be created
+ * before the TrainJob is created). */
+bool tw_finding_runtime_not_found(const tp_field_error *e);
 
 /* res's errors appended to errs and its warnings to warns, each an object
  * { field, rule, detail?, message, hint?, line, column } (report.h). TP_OK

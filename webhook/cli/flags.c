@@ -54,7 +54,7 @@ static const tw_flag review_flags[] = {
 };
 
 static const tw_flag expand_flags[] = {
-	PROFILE, RUNTIMES, KUBECONFIG, CONTEXT,
+	PROFILE, RUNTIMES, CRDS, KUBECONFIG, CONTEXT,
 	{ "--output", "-o", "FORMAT", "yaml json", false, false, "YAML documents or a v1 List" },
 	{ "--ssh-key", NULL, "FILE", NULL, false, true,
 	  "the MPI SSH key (ECDSA P-521 PEM): repeatable output" },

@@ -160,6 +160,27 @@ void tw_hint_name(const char *kind, bool label, const char *name, char *out, siz
 
 /* ------------------------------------------------------------ near names */
 
+/* ------------------------------------------------------------ guide fields */
+
+void tw_hint_guide_field(const char *field, const char *written, char *out, size_t n)
+{
+	static const char other_crds[] = "or give --crds of a Trainer whose runtimes have it";
+	out[0] = '\0';
+	if (!field || !ends_with(field, "mlPolicy.torch.numProcPerNode")) {
+		if (field && ends_with(field, "mlPolicy.torch.elasticPolicy"))
+			snprintf(out, n, "the Trainer of these CRDs has no elastic training: remove "
+				 "it, %s", other_crds);
+		return;
+	}
+	/* Trainer v2.3.0 moved it to the TrainJob, an integer (its CRD's
+	 * TrainJob.spec.trainer.numProcPerNode, format int32) */
+	bool number = written && *written && strspn(written, "0123456789") == strlen(written);
+	snprintf(out, n, "the Trainer of these CRDs takes it from each TrainJob: remove it here "
+		 "and write spec.trainer.numProcPerNode: %s in the TrainJobs (an integer, the "
+		 "processes per node%s), %s", number ? written : "N",
+		 number ? "" : ", such as the GPUs of a node", other_crds);
+}
+
 size_t tw_edit_distance(const char *a, const char *b, size_t max)
 {
 	size_t la = strlen(a), lb = strlen(b);

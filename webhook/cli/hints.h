@@ -25,6 +25,12 @@ void tw_hint_quantity(const char *field, const char *s, char *out, size_t n);
  * (TrainJob), else a DNS-1123 subdomain. name NULL: the name is missing. */
 void tw_hint_name(const char *kind, bool label, const char *name, char *out, size_t n);
 
+/* For a runtime field the runtime guides document that the CRDs in force
+ * lack (upstream v2.3.0's, the built-in ones): where it lives now and what
+ * to write there. written: its value as written (NULL: not a scalar). ""
+ * for any other field. */
+void tw_hint_guide_field(const char *field, const char *written, char *out, size_t n);
+
 /* Edit distance of a and b (insertions, deletions, substitutions, and two
  * neighbours swapped), or max + 1 once it is past max. */
 size_t tw_edit_distance(const char *a, const char *b, size_t max);

@@ -209,6 +209,27 @@ static void junit(const cJSON *report, FILE *out)
 	fputs("  </testsuite>\n</testsuites>\n", out);
 }
 
+cJSON *tw_report_object(cJSON *objects, const char *file, const tp_doc *d, const char *verdict,
+			const char *message)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o || !cJSON_AddItemToArray(objects, o)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	const char *kind = tp_get_str(d->obj, "kind");
+	bool ok = cJSON_AddStringToObject(o, "file", file) &&
+		  cJSON_AddNumberToObject(o, "document", d->index) &&
+		  (!d->item || cJSON_AddNumberToObject(o, "item", d->item)) &&
+		  cJSON_AddNumberToObject(o, "line", d->line) &&
+		  cJSON_AddStringToObject(o, "kind", kind ? kind : "") &&
+		  cJSON_AddStringToObject(o, "namespace", tp_meta_namespace(d->obj)) &&
+		  cJSON_AddStringToObject(o, "name", tp_meta_name(d->obj)) &&
+		  cJSON_AddStringToObject(o, "verdict", verdict) &&
+		  (!message || cJSON_AddStringToObject(o, "message", message));
+	return ok ? o : NULL;
+}
+
 int tw_report_format_parse(const char *s, tw_report_format *out)
 {
 	static const char *const names[] = { "text", "json", "github", "junit", "sarif" };

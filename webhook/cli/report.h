@@ -32,6 +32,12 @@ typedef struct tw_report_opts {
 	const char *version; /* SARIF's tool version */
 } tw_report_opts;
 
+/* An object's record, appended to objects: { file, document, item?, line,
+ * kind, namespace, name, verdict, message? } (its errors and warnings are
+ * findings.h's to add). NULL when out of memory. */
+cJSON *tw_report_object(cJSON *objects, const char *file, const tp_doc *d, const char *verdict,
+			const char *message);
+
 /* "text", "json", "github", "junit", "sarif": TP_OK, else TP_EINVAL. */
 int tw_report_format_parse(const char *s, tw_report_format *out);
 void tw_report_print(const cJSON *report, const tw_report_opts *o, FILE *out);
