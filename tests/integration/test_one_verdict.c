@@ -19,73 +19,11 @@
 #include <unistd.h>
 
 #include "policy/trainpolicy.h"
+#define TT_CLI_SHORT_NAMES
+#include "tests/support/clicheck.h"
 #include "tests/support/testutil.h"
 
-static char tmp[64];
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmp, name);
-	return buf[i];
-}
-
-static void write_text(const char *name, const char *text)
-{
-	FILE *f = fopen(tpath(name), "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int run(char **out, char **err, const char *fmt, ...) TP_PRINTF(3, 4);
-static int run(char **out, char **err, const char *fmt, ...)
-{
-	char args[4096], cmd[4400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", tt_bin(), args);
-	return tt_run(cmd, out, err);
-}
-
-static void contains(const char *hay, const char *needle)
-{
-	if (!hay || !strstr(hay, needle))
-		fail_msg("\"%s\" not found in:\n%s", needle, hay ? hay : "(null)");
-}
-
-static void lacks(const char *hay, const char *needle)
-{
-	if (hay && strstr(hay, needle))
-		fail_msg("\"%s\" found in:\n%s", needle, hay);
-}
-
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/tw-verdict-XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
+TT_CLI_GROUP("tw-verdict")
 
 /* A TrainJob of deploy/runtimes' torch-distributed with the given resources. */
 #define TRAINJOB(name, cpu, memory)                                                         \

@@ -45,9 +45,9 @@ int tw_cli_usage(const tw_cli *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "trainer-webhook %s: ", c->cmd);
+	fprintf(stderr, "%s %s: ", tw_prog(), c->cmd);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, " (see trainer-webhook --help)\n");
+	fprintf(stderr, " (see %s --help)\n", tw_prog());
 	va_end(ap);
 	return TW_EXIT_USAGE;
 }
@@ -152,6 +152,12 @@ int tw_cli_load_store(tw_cli *c)
 	return TP_OK;
 }
 
+const char *tw_cli_cluster_flag(const tw_cli *c, const char *err)
+{
+	return c->context && (!c->kubeconfig || strstr(err, "context")) ? "--context"
+									 : "--kubeconfig";
+}
+
 /* The CRDs of the cluster --kubeconfig (or $KUBECONFIG) and --context name. */
 /* The cluster's Kubernetes release, which the Jobs and Pods are checked as.
  * Unreadable: the newest supported release's checks, and no field refused
@@ -191,9 +197,10 @@ static int crds_from_cluster(tw_cli *c)
 			version_from_cluster(c, api);
 	} else
 		/* judging without the cluster's CRDs would say "ok" to what they refuse */
-		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s; nothing was checked: fix the "
+		fprintf(stderr, "trainer-webhook %s: %s: %s; nothing was checked: fix the "
 			"kubeconfig or the cluster's RBAC (get customresourcedefinitions), or drop "
-			"--kubeconfig and --context to check against the built-in CRDs\n", c->cmd, err);
+			"--kubeconfig and --context to check against the built-in CRDs\n", c->cmd,
+			tw_cli_cluster_flag(c, err), err);
 	tw_cli_reads_keep(&kc, api); /* the same connection reads what the inputs lack */
 	return rc ? TP_EUNAVAILABLE : TP_OK;
 }

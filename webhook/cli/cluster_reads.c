@@ -95,7 +95,8 @@ int tw_cli_reads_open(tw_cli_reads **out, tw_cli *c)
 	}
 	char err[1024] = "";
 	if (connect_to(x, c, err, sizeof(err))) {
-		fprintf(stderr, "trainer-webhook %s: --kubeconfig: %s\n", c->cmd, err);
+		fprintf(stderr, "trainer-webhook %s: %s: %s\n", c->cmd, tw_cli_cluster_flag(c, err),
+			err);
 		tw_cli_reads_close(x, c);
 		return TP_EUNAVAILABLE;
 	}

@@ -5,6 +5,7 @@
  * Exit: 0 expanded, 1 the TrainJob is refused (its errors on stderr),
  * 2 unreadable input or usage.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,8 +15,10 @@
 #include "webhook/core/files.h"
 #include "webhook/cli/commands.h"
 #include "webhook/cli/flags.h"
+#include "webhook/cli/finding_rules.h"
 #include "webhook/cli/findings.h"
 #include "webhook/cli/report.h"
+#include "webhook/cli/served_kinds.h"
 #include "webhook/cli/yaml_out.h"
 
 static const char expand_help[] =
@@ -83,8 +86,9 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 	tp_load_error lerr = { 0 };
 	int rc = tw_read_file(a->file, TW_DEFAULT_MAX_BODY * 8, &b);
 	if (rc) {
-		fprintf(stderr, "%s: cannot read it%s\n", a->file,
-			rc == TP_ELIMIT ? " (larger than 24 MiB)" : "");
+		fprintf(stderr, "%s: %s\n", a->file, rc == TP_ELIMIT ? "larger than 24 MiB: not read"
+						   : tw_read_failure(errno, "expand takes the "
+									       "TrainJob's file"));
 		tp_buf_free(&b);
 		return NULL;
 	}
@@ -96,7 +100,10 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 	if (rc) {
 		tp_buf msg = TP_BUF_INIT(0);
 		tp_load_error_format(&lerr, a->file, &msg);
-		fprintf(stderr, "%s\n", msg.data ? msg.data : tp_strerror(rc));
+		const char *hint = tw_finding_load_hint(tw_finding_rule_of_load(lerr.msg, false),
+							lerr.msg);
+		fprintf(stderr, "%s%s%s\n", msg.data ? msg.data : tp_strerror(rc), hint ? "; " : "",
+			hint ? hint : "");
 		tp_buf_free(&msg);
 		return NULL;
 	}
@@ -111,6 +118,11 @@ static cJSON *load_input(struct expand_args *a, tp_docs **docs)
 		} else if (tw_cli_keep(&a->cli, obj)) {
 			return NULL;
 		}
+	}
+	for (size_t i = 0; !ntj && i < tp_docs_count(*docs); i++) {
+		const char *v1 = tw_served_kind_v1_job(tp_docs_at(*docs, i)->obj);
+		if (v1)
+			fprintf(stderr, "%s: %s\n", a->file, v1);
 	}
 	if (ntj != 1) {
 		fprintf(stderr, "%s: holds %zu TrainJobs: expand takes exactly one\n", a->file, ntj);

@@ -5,6 +5,7 @@
  *
  * Exit: 0 allowed, 1 denied, 2 bad input or usage (a JSON error on stderr).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,7 +95,8 @@ static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 	if (rc) {
 		tp_buf_free(&body);
 		return bad_input(rc == TP_ELIMIT ? "larger than the API server's 3 MiB request limit"
-						 : "cannot read it",
+						 : tw_read_failure(errno, "review takes one "
+									  "AdmissionReview file"),
 				 a->file);
 	}
 	tp_arena *arena = NULL;

@@ -6,6 +6,7 @@
  * in another file of the same run; then each object is judged as a CREATE.
  * Exit: 0 all allowed, 1 something denied, 2 unreadable input or usage.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,7 +141,7 @@ static int add_input(const char *path, void *ctx)
 	if (rc) {
 		tp_buf_free(&b);
 		return unreadable(r, path, NULL, rc == TP_ELIMIT ? "larger than 64 MiB: not read"
-								 : "cannot read it", false);
+				  : tw_read_failure(errno, "give the folder itself"), false);
 	}
 	if (blank(&b)) {
 		tp_buf_free(&b);
@@ -304,7 +305,8 @@ static int judge(struct run *r, const struct input *in, const tp_doc *d, tp_resu
 			r->denied++;
 		} else {
 			verdict = "skipped";
-			message = tw_served_kind_crd_only(d->obj)
+			message = tw_served_kind_v1_job(d->obj) ? tw_served_kind_v1_job(d->obj)
+			: tw_served_kind_crd_only(d->obj)
 				? "checked only by its CRD: drop --crds none (or --no-schema)"
 			: tp_kind_of(d->obj) == TP_KIND_NAMESPACE
 				? "its pod-security.kubernetes.io labels apply to the TrainJobs in "

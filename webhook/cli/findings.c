@@ -61,6 +61,31 @@ static void user_spelling(const cJSON *obj, const char *path, char *out, size_t 
 	}
 }
 
+/* Whether path names a member of obj, member names with dots in them
+ * ("limits.nvidia.com/gpu") included: each member whose name is the next
+ * part of path is tried. */
+static bool path_exists(const cJSON *node, const char *path)
+{
+	if (!*path)
+		return true;
+	if (*path == '[') {
+		char *end;
+		long i = strtol(path + 1, &end, 10);
+		const cJSON *it = cJSON_IsArray(node) && *end == ']' ? cJSON_GetArrayItem(node, (int)i)
+								     : NULL;
+		return it && path_exists(it, end[1] == '.' ? end + 2 : end + 1);
+	}
+	if (!cJSON_IsObject(node))
+		return false;
+	for (const cJSON *m = node->child; m; m = m->next) {
+		size_t n = strlen(m->string);
+		if (!strncmp(path, m->string, n) && (!path[n] || path[n] == '.' || path[n] == '[') &&
+		    path_exists(m, path + n + (path[n] == '.')))
+			return true;
+	}
+	return false;
+}
+
 /* A rule of the whole object whose text starts with a field of it
  * ("metadata.name must ...", also after "... evaluating rule: "): that
  * field, when its parent is in the object. */
@@ -76,6 +101,22 @@ static bool field_in_text(const cJSON *obj, const char *detail, char *out, size_
 	snprintf(parent, sizeof(parent), "%s", out);
 	*strrchr(parent, '.') = '\0';
 	return cJSON_IsObject(tp_get(obj, parent));
+}
+
+/* The schema's "\"<field>\" must validate at least one schema (anyOf)"
+ * at the root: its own error, about that field. */
+static bool quoted_field(const cJSON *obj, const char *detail, char *out, size_t n)
+{
+	if (*detail != '"')
+		return false;
+	size_t q = strcspn(detail + 1, "\"");
+	if (detail[1 + q] != '"' || q >= n)
+		return false;
+	snprintf(out, n, "%.*s", (int)q, detail + 1);
+	if (memchr(out, '.', q) && path_exists(obj, out))
+		return true;
+	out[0] = '\0';
+	return false;
 }
 
 static bool at_root(const tp_field_error *e)
@@ -192,6 +233,8 @@ bool tw_finding_runtime_not_found(const tp_field_error *e)
 typedef struct shaped {
 	char field[FIELD_MAX];
 	bool from_message; /* read from a root rule's text */
+	const char *at;    /* where a finding of the whole object is shown: NULL, its
+			    * field's place */
 } shaped;
 
 /* What folded() asks of the other errors of the same field, worked out
@@ -277,8 +320,9 @@ static cJSON *error_entry(const tw_finding_ctx *fc, const tp_field_error *e, con
 	const char *rule = tw_finding_rule_of_error(e, sh->field, sh->from_message);
 	tp_field_error shown = *e;
 	/* a root rule's text stays the API server's ("<nil>: Invalid value:
-	 * \"object\": metadata.name must ..."): only its place is the field's */
-	if (!sh->from_message && e->path && strcmp(e->path, sh->field) && *sh->field)
+	 * \"object\": metadata.name must ..."): only its place is the field's;
+	 * an error at <nil> that quotes its field (anyOf) is said at that field */
+	if (!sh->from_message && *sh->field && (at_root(e) || strcmp(e->path, sh->field)))
 		shown.path = sh->field; /* the user's spelling of the field */
 	tp_buf msg = TP_BUF_INIT(0);
 	int rc = tp_field_error_format(&shown, &msg);
@@ -294,7 +338,7 @@ static cJSON *error_entry(const tw_finding_ctx *fc, const tp_field_error *e, con
 		cJSON_Delete(je);
 		return NULL;
 	}
-	place(je, fc, sh->field);
+	place(je, fc, sh->at ? sh->at : sh->field);
 	return je;
 }
 
@@ -311,10 +355,23 @@ static int add_errors(const tw_finding_ctx *fc, const tp_result *res, cJSON *err
 	for (size_t i = 0; i < n; i++) {
 		const tp_field_error *e = tp_result_error_at(res, i);
 		if (at_root(e) && e->detail &&
+		    quoted_field(fc->obj, e->detail, sh[i].field, sizeof(sh[i].field)))
+			continue;
+		if (at_root(e) && e->detail &&
 		    field_in_text(fc->obj, e->detail, sh[i].field, sizeof(sh[i].field)))
 			sh[i].from_message = true;
 		else if (!at_root(e))
 			user_spelling(fc->obj, e->path, sh[i].field, sizeof(sh[i].field));
+	}
+	/* "some validation rules were not checked because the object was
+	 * invalid" names no field: it is shown where the first invalid field is */
+	const char *first = NULL;
+	for (size_t i = 0; i < n && !first; i++)
+		first = *sh[i].field ? sh[i].field : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *d = tp_result_error_at(res, i)->detail;
+		if (!*sh[i].field && d && strstr(d, "validation rules were not checked"))
+			sh[i].at = first;
 	}
 	fold_infos(res, sh, n, order, fi);
 	int rc = TP_OK;
@@ -332,6 +389,32 @@ static int add_errors(const tw_finding_ctx *fc, const tp_result *res, cJSON *err
 
 /* ------------------------------------------------------------ warnings */
 
+/* A warning without a field: the one its text starts with ("spec.x: ...",
+ * "spec.trainer.numNodes is 0", "mlPolicy.mpi... " under spec), else the
+ * one it is about (a runtime's deprecation: its support label, or the
+ * runtimeRef that names it; a template without a trainer step: its
+ * replicatedJobs), else none (the object's first line). */
+static void warning_field(const cJSON *obj, const char *w, char *field, size_t size)
+{
+	size_t n = strcspn(w, ": ");
+	if ((w[n] == ':' || w[n] == ' ') && n < size && memchr(w, '.', n)) {
+		snprintf(field, size, "%.*s", (int)n, w);
+		if (w[n] == ':' || path_exists(obj, field))
+			return;
+		char under_spec[FIELD_MAX];
+		snprintf(under_spec, sizeof(under_spec), "spec.%.*s", (int)n, w);
+		snprintf(field, size, "%s", path_exists(obj, under_spec) ? under_spec : "");
+		if (*field)
+			return;
+	}
+	field[0] = '\0';
+	if (strstr(w, " is deprecated and will be removed"))
+		snprintf(field, size, "%s", tp_kind_of(obj) == TP_KIND_TRAINJOB
+			 ? "spec.runtimeRef.name" : "metadata.labels[trainer.kubeflow.org/support]");
+	else if (strstr(w, "no replicated job is labelled"))
+		snprintf(field, size, "spec.template.spec.replicatedJobs");
+}
+
 static int add_warnings(const tw_finding_ctx *fc, const tp_result *res, cJSON *warns)
 {
 	for (size_t i = 0; i < tp_result_warning_count(res); i++) {
@@ -341,14 +424,12 @@ static int add_warnings(const tw_finding_ctx *fc, const tp_result *res, cJSON *w
 			cJSON_Delete(jw);
 			return TP_ENOMEM;
 		}
-		/* the field it is about, else one its text starts with ("spec.x: ...") */
 		const char *at = tp_result_warning_path_at(res, i);
 		char field[FIELD_MAX] = "";
-		size_t n = strcspn(w, ": ");
 		if (at)
 			user_spelling(fc->obj, at, field, sizeof(field));
-		else if (w[n] == ':' && n < sizeof(field) && memchr(w, '.', n))
-			snprintf(field, sizeof(field), "%.*s", (int)n, w);
+		else
+			warning_field(fc->obj, w, field, sizeof(field));
 		if (!cJSON_AddStringToObject(jw, "field", field) ||
 		    !cJSON_AddStringToObject(jw, "rule", tw_finding_rule_of_warning(w)) ||
 		    !cJSON_AddStringToObject(jw, "message", w))
@@ -377,13 +458,33 @@ int tw_finding_line(const cJSON *f, tp_buf *out)
 
 /* ------------------------------------------------------------ load errors */
 
+const char *tw_finding_load_hint(const char *rule, const char *msg)
+{
+	/* libyaml's words for a line indented more or less than its mapping or
+	 * list wants */
+	static const char *const indentation[] = {
+		"mapping values are not allowed", "did not find expected key",
+		"did not find expected '-' indicator", "could not find expected ':'",
+		"block sequence entries are not allowed", "block mapping",
+	};
+	if (!strcmp(rule, "yaml-tab"))
+		return "YAML indents with spaces, never tabs";
+	if (!strcmp(rule, "yaml-duplicate-key"))
+		return "keep one of the two keys";
+	for (size_t i = 0; msg && i < sizeof(indentation) / sizeof(*indentation); i++)
+		if (strstr(msg, indentation[i]))
+			return "check the indentation of this line and the ones above it: the keys "
+			       "of one mapping start in the same column, a nested mapping or list "
+			       "further right (with spaces)";
+	return NULL;
+}
+
 cJSON *tw_finding_unreadable(const char *file, const tp_load_error *err, const char *reason,
 			     bool at_tab)
 {
 	cJSON *u = cJSON_CreateObject();
 	const char *rule = err ? tw_finding_rule_of_load(err->msg, at_tab) : "unreadable";
-	const char *hint = !strcmp(rule, "yaml-tab") ? "YAML indents with spaces, never tabs"
-			   : !strcmp(rule, "yaml-duplicate-key") ? "keep one of the two keys" : NULL;
+	const char *hint = tw_finding_load_hint(rule, err ? err->msg : NULL);
 	bool ok = u && cJSON_AddStringToObject(u, "file", file) &&
 		  cJSON_AddStringToObject(u, "rule", rule) &&
 		  cJSON_AddStringToObject(u, "reason", reason) &&

@@ -49,6 +49,10 @@ int tw_findings_add(const tw_finding_ctx *fc, const tp_result *res, cJSON *errs,
  * it; into out (appended). */
 int tw_finding_line(const cJSON *finding, tp_buf *out);
 
+/* What to write instead for a file that does not load as YAML (rule one
+ * of the yaml-* rules, msg the loader's): NULL when there is nothing to say. */
+const char *tw_finding_load_hint(const char *rule, const char *msg);
+
 /* A file that does not load, as a finding of one of the yaml-* rules (or
  * "unreadable" when err is NULL): { file, rule, reason, hint?, line, column }.
  * at_tab: the error points at a tab. NULL when out of memory. */

@@ -4,6 +4,7 @@
  * flags there are: tw_flags_check refuses any other before a parser runs,
  * and --help, the README's synopsis and `completion` are printed from it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy/trainpolicy.h"
@@ -179,6 +180,12 @@ const tw_flag *tw_flag_find(const tw_command_flags *c, const char *arg)
 
 /* ------------------------------------------------------------ printing */
 
+const char *tw_prog(void)
+{
+	const char *p = getenv("TRAINER_WEBHOOK_PROG");
+	return p && *p ? p : "trainer-webhook";
+}
+
 /* "[--profile kubeflow|strict]", "[--runtimes PATH]...", "[--quiet]". */
 static void item(const tw_flag *f, char *out, size_t n)
 {
@@ -203,8 +210,8 @@ static void item(const tw_flag *f, char *out, size_t n)
 static void synopsis(const tw_command_flags *c, int lead, FILE *out)
 {
 	enum { WIDTH = 96 };
-	char head[64];
-	int col = lead + snprintf(head, sizeof(head), "trainer-webhook %s ", c->command);
+	char head[128];
+	int col = lead + snprintf(head, sizeof(head), "%s %s ", tw_prog(), c->command);
 	fputs(head, out);
 	int indent = col;
 	bool first = true;
@@ -242,7 +249,7 @@ void tw_flags_synopses(FILE *out)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		tw_flags_synopsis(&commands[i], out);
-	fputs("trainer-webhook --version\n", out);
+	fprintf(out, "%s --version\n", tw_prog());
 }
 
 void tw_flags_list(const tw_command_flags *c, FILE *out)
@@ -292,9 +299,9 @@ bool tw_flags_check(const char *command, int argc, char **argv)
 		for (const tw_flag *g = c->flags; g->name && !near; g++)
 			if (tw_is_near(a, g->name))
 				near = g->name;
-		fprintf(stderr, "trainer-webhook %s: unknown option \"%s\"%s%s%s (see trainer-webhook "
-			"%s --help)\n", command, a, near ? "; did you mean \"" : "", near ? near : "",
-			near ? "\"?" : "", command);
+		fprintf(stderr, "%s %s: unknown option \"%s\"%s%s%s (see %s %s --help)\n", tw_prog(),
+			command, a, near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "",
+			tw_prog(), command);
 		return false;
 	}
 	return true;

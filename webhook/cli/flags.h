@@ -47,6 +47,10 @@ void tw_flags_help(const char *command, const char *text, FILE *out);
 
 /* The arguments of argv (from index 1) that are flags the command does not
  * have: "unknown option" with the nearest flag, on stderr, and false. */
+/* The name the binary is run by in what it prints: "trainer-webhook", or
+ * $TRAINER_WEBHOOK_PROG ("kubectl trainer", which the kubectl plugin sets). */
+const char *tw_prog(void);
+
 bool tw_flags_check(const char *command, int argc, char **argv);
 
 #endif /* TW_FLAGS_H */

@@ -159,12 +159,15 @@ static void xml(FILE *out, const char *s)
 static void junit(const cJSON *report, FILE *out)
 {
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(report, "summary"), *obj;
+	/* a test case per object and per file that does not load, as below */
+	int unread = cJSON_GetArraySize(tp_get_array(report, "unreadable"));
+	int tests = cJSON_GetArraySize(tp_get_array(report, "objects")) + unread;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		     "<testsuites name=\"trainer-webhook validate\" tests=\"%d\" failures=\"%d\">\n"
+		     "<testsuites name=\"trainer-webhook validate\" tests=\"%d\" failures=\"%d\" "
+		     "errors=\"%d\">\n"
 		     "  <testsuite name=\"trainer-webhook validate\" tests=\"%d\" failures=\"%d\" "
 		     "errors=\"%d\" skipped=\"%d\">\n",
-		num(s, "objects"), num(s, "denied"), num(s, "objects"), num(s, "denied"),
-		cJSON_GetArraySize(tp_get_array(report, "unreadable")), num(s, "skipped"));
+		tests, num(s, "denied"), unread, tests, num(s, "denied"), unread, num(s, "skipped"));
 	cJSON_ArrayForEach(obj, tp_get_array(report, "objects")) {
 		char name[1024];
 		who(obj, name, sizeof(name));
@@ -202,9 +205,14 @@ static void junit(const cJSON *report, FILE *out)
 	cJSON_ArrayForEach(obj, tp_get_array(report, "unreadable")) {
 		fputs("    <testcase classname=\"", out);
 		xml(out, str(obj, "file"));
-		fprintf(out, "\" name=\"read\">\n      <error type=\"%s\" message=\"", str(obj, "rule"));
+		fprintf(out, "\" name=\"read (line %d)\">\n      <error type=\"%s\" message=\"",
+			num(obj, "line"), str(obj, "rule"));
 		xml(out, line_of(obj));
-		fputs("\"/>\n    </testcase>\n", out);
+		fputs("\">", out);
+		xml(out, str(obj, "file"));
+		fprintf(out, ":%d:%d: ", num(obj, "line"), num(obj, "column"));
+		xml(out, line_of(obj));
+		fputs("</error>\n    </testcase>\n", out);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", out);
 }

@@ -90,3 +90,33 @@ bool tw_served_kinds_refuse(const cJSON *obj, tp_result *res)
 			      kind ? kind : "", group, version, list);
 	return true;
 }
+
+const char *tw_served_kind_v1_job(const cJSON *obj)
+{
+	/* Training Operator v1's kinds and the runtime upstream's Trainer v2
+	 * ships for each (manifests/base/runtimes) */
+	static const char *const v1[][2] = {
+		{ "PyTorchJob", "torch-distributed" }, { "JAXJob", "jax-distributed" },
+		{ "XGBoostJob", "xgboost-distributed" }, { "MPIJob", NULL }, { "TFJob", NULL },
+		{ "PaddleJob", NULL },
+	};
+	static _Thread_local char text[400];
+	const char *av = tp_get_str(obj, "apiVersion"), *kind = tp_get_str(obj, "kind");
+	if (!av || !kind || strcmp(av, "kubeflow.org/v1"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(v1) / sizeof(*v1); i++) {
+		if (strcmp(kind, v1[i][0]))
+			continue;
+		if (v1[i][1])
+			snprintf(text, sizeof(text), "a Training Operator v1 %s (kubeflow.org/v1): "
+				 "Kubeflow Trainer v2 runs it as a TrainJob (apiVersion "
+				 "trainer.kubeflow.org/v1alpha1) with spec.runtimeRef.name: %s; its "
+				 "replicas become spec.trainer.numNodes", kind, v1[i][1]);
+		else
+			snprintf(text, sizeof(text), "a Training Operator v1 %s (kubeflow.org/v1): "
+				 "Kubeflow Trainer v2 runs training as a TrainJob (apiVersion "
+				 "trainer.kubeflow.org/v1alpha1) with a runtimeRef", kind);
+		return text;
+	}
+	return NULL;
+}

@@ -28,4 +28,9 @@ bool tw_served_kinds_refuse(const cJSON *obj, tp_result *res);
 /* obj is a served kind only its CRD checks (OptimizationJob). */
 bool tw_served_kind_crd_only(const cJSON *obj);
 
+/* obj is a job of Training Operator v1 (apiVersion kubeflow.org/v1:
+ * PyTorchJob, TFJob, MPIJob, ...): what Kubeflow Trainer v2 runs in its
+ * place, in words; else NULL. */
+const char *tw_served_kind_v1_job(const cJSON *obj);
+
 #endif /* TW_SERVED_KINDS_H */

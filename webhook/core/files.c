@@ -63,3 +63,15 @@ int tw_read_file(const char *path, size_t max, tp_buf *buf)
 		fclose(f);
 	return rc;
 }
+
+const char *tw_read_failure(int e, const char *folder_note)
+{
+	static _Thread_local char why[256];
+	if (e == EISDIR)
+		snprintf(why, sizeof(why), "a folder, not a file: %s", folder_note);
+	else if (e == ENOENT)
+		snprintf(why, sizeof(why), "no such file");
+	else
+		snprintf(why, sizeof(why), "cannot read it: %s", strerror(e ? e : EIO));
+	return why;
+}
