@@ -38,15 +38,33 @@ static int ndefs, nuses;
 static bool edge[MAX_OBJS][MAX_OBJS];
 static size_t build_len; /* objs[] are "<build>/<source path>o" */
 
-static void read_symbols(int o)
+/* The symbols of every object, from one run of nm over all of them (one
+ * nm per object cost most of this test's time): nm heads each object's
+ * lines with "<path>:". */
+static void read_symbols(void)
 {
-	char cmd[sizeof(objs[0]) + 16], line[512];
-	snprintf(cmd, sizeof(cmd), "nm '%.159s'", objs[o]);
+	static char cmd[8 + MAX_OBJS * (sizeof(objs[0]) + 3)];
+	char line[512];
+	size_t len = (size_t)snprintf(cmd, sizeof(cmd), "nm");
+	for (int o = 0; o < nobjs; o++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " '%.159s'", objs[o]);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
+	int o = -1;
 	while (fgets(line, sizeof(line), p)) {
 		char a[128], b[128], c[128];
+		size_t ll = strcspn(line, "\n");
+		line[ll] = '\0';
+		if (ll && line[ll - 1] == ':') {
+			line[ll - 1] = '\0';
+			for (o = 0; o < nobjs && strcmp(objs[o], line); o++)
+				;
+			assert_true(o < nobjs);
+			continue;
+		}
 		int n = sscanf(line, "%127s %127s %127s", a, b, c);
+		if (o < 0 || n < 2)
+			continue;
 		if (n == 3 && strchr("TDBR", b[0]) && ndefs < MAX_SYMS) {
 			snprintf(defs[ndefs].name, sizeof(defs[ndefs].name), "%.95s", c);
 			defs[ndefs++].obj = o;
@@ -55,13 +73,40 @@ static void read_symbols(int o)
 			uses[nuses++].obj = o;
 		}
 	}
-	pclose(p);
+	assert_int_equal(pclose(p), 0);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct sym *)a)->name, ((const struct sym *)b)->name);
+}
+
+/* The first of defs (sorted by name) named name, or ndefs when none is:
+ * every use is looked up here, not compared with every definition (the
+ * nested loops took tens of seconds of a suite run). */
+static int first_def(const char *name)
+{
+	int lo = 0, hi = ndefs;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (strcmp(defs[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ndefs && !strcmp(defs[lo].name, name) ? lo : ndefs;
 }
 
 /* The objects of the sources matching pat[0..npat) (files that are gone
- * are no part of it); skips the test when fewer than min are built. */
+ * are no part of it); skips the test when fewer than min are built. The
+ * last set loaded is kept: the tests of one folder share one run of nm per
+ * object. */
 static void load_objects(const char *const *pat, int npat, int min)
 {
+	static const char *const *loaded;
+	if (loaded == pat)
+		return;
+	loaded = NULL;
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	build_len = strlen(build) > 40 ? 40 : strlen(build);
 	nobjs = ndefs = nuses = 0;
@@ -82,12 +127,14 @@ static void load_objects(const char *const *pat, int npat, int min)
 		print_message("%s objects not found under %s: skipped\n", pat[0], build);
 		skip();
 	}
-	for (int o = 0; o < nobjs; o++)
-		read_symbols(o);
+	read_symbols();
+	qsort(defs, (size_t)ndefs, sizeof(defs[0]), by_name);
 	for (int u = 0; u < nuses; u++)
-		for (int d = 0; d < ndefs; d++)
-			if (!strcmp(uses[u].name, defs[d].name) && defs[d].obj != uses[u].obj)
+		for (int d = first_def(uses[u].name);
+		     d < ndefs && !strcmp(uses[u].name, defs[d].name); d++)
+			if (defs[d].obj != uses[u].obj)
 				edge[uses[u].obj][defs[d].obj] = true;
+	loaded = pat;
 }
 
 /* The library: policy/ and its folders. */
@@ -238,9 +285,8 @@ static void webhook_calls_only_lower_layers(void **state)
 	(void)state;
 	load_webhook();
 	for (int u = 0; u < nuses; u++)
-		for (int d = 0; d < ndefs; d++) {
-			if (strcmp(uses[u].name, defs[d].name))
-				continue;
+		for (int d = first_def(uses[u].name);
+		     d < ndefs && !strcmp(uses[u].name, defs[d].name); d++) {
 			char from[64], to[64];
 			int lu = layer_of(in_repo(uses[u].obj), from, sizeof(from));
 			int ld = layer_of(in_repo(defs[d].obj), to, sizeof(to));
