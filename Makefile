@@ -2,7 +2,8 @@
 #
 #   make            build/trainer-webhook and build/libtrainpolicy.a
 #   make run        the server on its embedded default (see README)
-#   make test       every test binary under tests/ (unit and integration)
+#   make test       every test binary under tests/ (unit and integration), as
+#                   many at once as make -jN or JOBS=N says (default: the CPUs)
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the unit tests under valgrind's memcheck
 #   make bench      the throughput / latency / memory benchmarks (tests/bench)
@@ -105,23 +106,23 @@ run: deps all
 
 # The README's test command. deps installs missing Debian packages first.
 test: deps all $(TEST_BIN)
-	@BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
+	@JOBS=$(JOBS) BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
 
 unit: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
-	@BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+	@JOBS=$(JOBS) BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 
 integration: all $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
-	@BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
+	@JOBS=$(JOBS) BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
 
 # A separate build tree so that sanitizer objects never mix with plain ones.
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	        all $(TEST_BIN:$(BUILD)/%=build-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	        BUILD=build-asan tests/run.sh $(TEST_BIN:$(BUILD)/%=build-asan/%)
+	        JOBS=$(JOBS) BUILD=build-asan tests/run.sh $(TEST_BIN:$(BUILD)/%=build-asan/%)
 
 valgrind: all $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
-	@VALGRIND=1 BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
+	@JOBS=$(JOBS) VALGRIND=1 BUILD=$(BUILD) tests/run.sh $(filter $(BUILD)/tests/unit/%,$(TEST_BIN))
 
 # Throughput, latency and memory against nginx (run.sh), the cost of one
 # decision without the network (decide.sh: time and instructions), then
