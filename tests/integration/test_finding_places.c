@@ -192,6 +192,29 @@ static void training_operator_v1_job(void **state)
 	free(err);
 }
 
+/* An object the API server names from its generateName reads
+ * "TrainJob/team-a/ex-(generated)", and a bad prefix's hint is about the
+ * prefix, not "give the TrainJob a metadata.name". */
+static void generated_name_shown_and_hinted(void **state)
+{
+	(void)state;
+	write_text("gen.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+			       "metadata:\n  generateName: Ex_\n  namespace: team-a\nspec:\n"
+			       "  runtimeRef:\n    name: torch-distributed\n");
+	char *out = NULL;
+	assert_int_equal(run(&out, NULL, "validate %s", tpath("gen.yaml")), 1);
+	contains(out, "TrainJob/team-a/Ex_(generated): denied: metadata.name: Invalid value: "
+		      "\"Ex_xxxxx\"");
+	contains(out, "its name will be metadata.generateName and five random characters: a "
+		      "TrainJob name is a DNS label");
+	contains(out, "try \"ex\"");
+	tt_lacks(out, "give the TrainJob a metadata.name");
+	free(out);
+	run(&out, NULL, "validate -o json %s", tpath("gen.yaml"));
+	contains(out, "\"generateName\":\t\"Ex_\"");
+	free(out);
+}
+
 /* ------------------------------------------------------------ flags */
 
 static void context_error_says_context(void **state)
@@ -270,6 +293,7 @@ int main(void)
 		cmocka_unit_test(context_error_says_context),
 		cmocka_unit_test(help_lists_commands),
 		cmocka_unit_test(kubectl_trainer_names_itself),
+		cmocka_unit_test(generated_name_shown_and_hinted),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

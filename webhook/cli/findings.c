@@ -209,9 +209,16 @@ static void hint_for(const tw_finding_ctx *fc, const char *rule, const char *fie
 	} else if (!strcmp(rule, "invalid-name")) {
 		const char *kind = tp_get_str(fc->obj, "kind");
 		const char *name = tp_get_str(fc->obj, "metadata.name");
-		tw_hint_name(kind, kind && !strcmp(kind, "TrainJob"), e->type == TP_FIELD_REQUIRED ? NULL
-											    : name,
-			     out, n);
+		const char *gen = tp_get_str(fc->obj, "metadata.generateName");
+		bool label = kind && !strcmp(kind, "TrainJob");
+		if ((!name || !*name) && gen && *gen) { /* the API server names it */
+			char h[400];
+			tw_hint_name(kind, label, gen, h, sizeof(h));
+			snprintf(out, n, "its name will be metadata.generateName and five random "
+				 "characters: %s", h);
+		} else {
+			tw_hint_name(kind, label, e->type == TP_FIELD_REQUIRED ? NULL : name, out, n);
+		}
 	} else if (!strcmp(rule, "runtime-not-found")) {
 		runtime_hint(fc, out, n);
 	} else if (!strcmp(rule, "unknown-field")) {

@@ -24,10 +24,21 @@ static int num(const cJSON *o, const char *k)
 	return (int)v;
 }
 
+/* metadata.generateName when it is a non-empty string, else NULL. */
+static const char *generate_name(const cJSON *obj)
+{
+	const char *g = tp_get_str(obj, "metadata.generateName");
+	return g && *g ? g : NULL;
+}
+
+/* "TrainJob/team-a/mnist"; an object named by the API server from its
+ * generateName reads "TrainJob/team-a/mnist-(generated)". */
 static void who(const cJSON *o, char *buf, size_t n)
 {
-	const char *kind = str(o, "kind"), *ns = str(o, "namespace");
-	snprintf(buf, n, "%s/%s%s%s", *kind ? kind : "(no kind)", ns, *ns ? "/" : "", str(o, "name"));
+	const char *kind = str(o, "kind"), *ns = str(o, "namespace"), *name = str(o, "name");
+	const char *gen = *name ? "" : str(o, "generateName");
+	snprintf(buf, n, "%s/%s%s%s%s%s", *kind ? kind : "(no kind)", ns, *ns ? "/" : "", name, gen,
+		 *gen ? "(generated)" : "");
 }
 
 /* ------------------------------------------------------------ text */
@@ -233,6 +244,8 @@ cJSON *tw_report_object(cJSON *objects, const char *file, const tp_doc *d, const
 		  cJSON_AddStringToObject(o, "kind", kind ? kind : "") &&
 		  cJSON_AddStringToObject(o, "namespace", tp_meta_namespace(d->obj)) &&
 		  cJSON_AddStringToObject(o, "name", tp_meta_name(d->obj)) &&
+		  (*tp_meta_name(d->obj) || !generate_name(d->obj) ||
+		   cJSON_AddStringToObject(o, "generateName", generate_name(d->obj))) &&
 		  cJSON_AddStringToObject(o, "verdict", verdict) &&
 		  (!message || cJSON_AddStringToObject(o, "message", message));
 	return ok ? o : NULL;
