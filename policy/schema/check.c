@@ -12,44 +12,134 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ paths */
 
+/* The path's length grows at each push as the text's would, and fails
+ * where its tp_buf would have (w->path.max), so that a walk ends the same
+ * whether or not its path is ever written out. */
+static inline void grow(tp_sch_walk *w, size_t n)
+{
+	size_t max = w->path.max ? w->path.max : TP_BUF_DEFAULT_MAX;
+	if (n > max - w->len || w->len > max)
+		w->rc |= TP_ELIMIT;
+	else
+		w->len += n;
+}
+
+static bool more_steps(tp_sch_walk *w)
+{
+	size_t cap = w->cap ? 2 * w->cap : 32;
+	tp_sch_step *p = realloc(w->steps, cap * sizeof(*p));
+	if (!p) {
+		w->rc |= TP_ENOMEM;
+		return false;
+	}
+	w->steps = p;
+	w->cap = cap;
+	return true;
+}
+
+static inline size_t push(tp_sch_walk *w, char kind, const char *name, long index)
+{
+	size_t depth = w->depth;
+	if (depth == w->cap && !more_steps(w))
+		return depth;
+	w->steps[depth] = (tp_sch_step){ .name = name, .index = index, .len = w->len, .kind = kind };
+	w->depth++;
+	return depth;
+}
+
 size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
 {
-	size_t len = w->path.len;
-	if (len)
-		w->rc |= tp_buf_addc(&w->path, '.');
-	w->rc |= tp_buf_adds(&w->path, name);
-	return len;
+	size_t depth = push(w, '.', name, 0);
+	if (w->len)
+		grow(w, 1);
+	grow(w, strlen(name));
+	return depth;
+}
+
+static size_t index_digits(unsigned long u)
+{
+	size_t n = 1;
+	while (u /= 10)
+		n++;
+	return n;
 }
 
 size_t tp__sch_push_index(tp_sch_walk *w, long i)
 {
+	size_t depth = push(w, '[', NULL, i);
+	grow(w, index_digits(i < 0 ? 0 : (unsigned long)i) + 2);
+	return depth;
+}
+
+size_t tp__sch_push_key(tp_sch_walk *w, const char *key)
+{
+	size_t depth = push(w, 'k', key, 0);
+	grow(w, strlen(key) + 2);
+	return depth;
+}
+
+void tp__sch_pop(tp_sch_walk *w, size_t depth)
+{
+	if (depth >= w->depth)
+		return;
+	w->depth = depth;
+	w->len = w->steps[depth].len;
+	if (w->written > depth) { /* a path handed out ends here again */
+		w->written = depth;
+		w->path.len = w->steps[depth].len < w->path.len ? w->steps[depth].len : w->path.len;
+		if (w->path.data)
+			w->path.data[w->path.len] = '\0';
+	}
+}
+
+/* One step's text, as the walk wrote it at every node before. */
+static int write_step(tp_buf *b, const tp_sch_step *st)
+{
+	int rc = TP_OK;
+	if (st->kind == '.') {
+		if (b->len)
+			rc |= tp_buf_addc(b, '.');
+		return rc | tp_buf_adds(b, st->name);
+	}
+	if (st->kind == 'k') {
+		rc |= tp_buf_addc(b, '[');
+		rc |= tp_buf_adds(b, st->name);
+		return rc | tp_buf_addc(b, ']');
+	}
 	/* every item of every list: no printf here */
 	char buf[24], *p = buf + sizeof(buf);
-	unsigned long u = i < 0 ? 0 : (unsigned long)i;
+	unsigned long u = st->index < 0 ? 0 : (unsigned long)st->index;
 	*--p = ']';
 	do
 		*--p = (char)('0' + u % 10);
 	while (u /= 10);
 	*--p = '[';
-	size_t len = w->path.len;
-	w->rc |= tp_buf_add(&w->path, p, (size_t)(buf + sizeof(buf) - p));
-	return len;
+	return tp_buf_add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-void tp__sch_pop(tp_sch_walk *w, size_t len)
+const char *tp__sch_path(tp_sch_walk *w)
 {
-	w->path.len = len;
-	if (w->path.data)
-		w->path.data[len] = '\0';
-}
-
-static const char *path_of(const tp_sch_walk *w)
-{
+	for (; w->written < w->depth; w->written++)
+		w->rc |= write_step(&w->path, &w->steps[w->written]);
 	return w->path.data ? w->path.data : "";
+}
+
+void tp__sch_walk_free(tp_sch_walk *w)
+{
+	tp_buf_free(&w->path);
+	free(w->steps);
+	w->steps = NULL;
+	w->depth = w->cap = w->written = w->len = 0;
+}
+
+static const char *path_of(tp_sch_walk *w)
+{
+	return tp__sch_path(w);
 }
 
 /* ------------------------------------------------------------ errors */
@@ -450,6 +540,6 @@ bool tp__sch_passes(const tp_sch *s, const cJSON *v)
 {
 	tp_sch_walk w = { .res = NULL, .path = TP_BUF_INIT(1 << 16) };
 	tp__sch_check(&w, s, v);
-	tp_buf_free(&w.path);
+	tp__sch_walk_free(&w);
 	return !w.failed;
 }

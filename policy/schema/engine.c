@@ -67,7 +67,7 @@ static bool old_lists_hold(const tp_sch *root, const cJSON *old)
 	tp_sch_walk w = { .res = r, .path = TP_BUF_INIT(1 << 16) };
 	tp__sch_list_types(&w, root, old);
 	bool ok = tp_result_ok(r);
-	tp_buf_free(&w.path);
+	tp__sch_walk_free(&w);
 	tp_result_free(r);
 	return ok;
 }
@@ -162,7 +162,7 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 	tp__sch_pop(&w, 0);
 	cJSON *named = NULL;
 	if (op == TP_OP_CREATE && with_generated_name(obj, &named)) {
-		tp_buf_free(&w.path);
+		tp__sch_walk_free(&w);
 		return TP_ENOMEM;
 	}
 	tp__sch_object_meta(&w, v, named ? named : obj);
@@ -170,7 +170,7 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 	 * reads as its default where it matters (required, CEL, list keys). */
 	check_object(v, op, named ? named : obj, old_obj, res, &w);
 	cJSON_Delete(named);
-	tp_buf_free(&w.path);
+	tp__sch_walk_free(&w);
 	return w.rc ? TP_ENOMEM : TP_OK;
 }
 

@@ -95,7 +95,7 @@ static void duplicate_key(tp_sch_walk *w, const tp_sch *s, long i, const cJSON *
 	rc |= tp_buf_addc(&b, '}');
 	size_t len = tp__sch_push_index(w, i);
 	if (!rc)
-		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, w->path.data, b.data, "%s", "");
+		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, tp__sch_path(w), b.data, "%s", "");
 	tp__sch_pop(w, len);
 	tp_buf_free(&b);
 	w->rc |= rc;
@@ -110,7 +110,7 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		for (const cJSON *it = v->child; it; it = it->next, i++)
 			if (!cJSON_IsObject(it) && !cJSON_IsNull(it)) {
 				size_t len = tp__sch_push_index(w, i);
-				w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, w->path.data,
+				w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, tp__sch_path(w),
 						       tp_result_value(w->res, it),
 						       "must be an object for an array of list-type map");
 				tp__sch_pop(w, len);
@@ -131,7 +131,7 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 			continue;
 		}
 		size_t len = tp__sch_push_index(w, i);
-		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, w->path.data,
+		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, tp__sch_path(w),
 				       tp_result_value(w->res, it), "%s", "");
 		tp__sch_pop(w, len);
 	}

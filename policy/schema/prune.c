@@ -62,7 +62,7 @@ static const char *closest(const char *name, const char *const *names, size_t n)
 
 static void unknown(tp_sch_walk *w, const char *hint)
 {
-	const char *path = w->path.data ? w->path.data : "";
+	const char *path = tp__sch_path(w);
 	if (hint)
 		w->rc |= tp_result_add(w->res, TP_FIELD_PLAIN, path, NULL,
 				       "unknown field \"%s\"; did you mean \"%s\"?", path, hint);

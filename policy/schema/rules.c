@@ -97,7 +97,7 @@ static void rule_failed(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, c
 			const cJSON *old, bool ratchet)
 {
 	tp_sch_walk *w = rw->w;
-	const char *base = w->path.data ? w->path.data : "";
+	const char *base = tp__sch_path(w);
 	const char *path = rule_path(rw->a, base, r);
 	const char *detail = false_detail(rw, r, s, v, old);
 	/* fieldErrorForReason(fldPath, sts.Type, ...): the schema's type name,
@@ -120,7 +120,7 @@ static void rule_error(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, co
 		       bool ratchet)
 {
 	tp_sch_walk *w = rw->w;
-	const char *path = w->path.data ? w->path.data : "";
+	const char *path = tp__sch_path(w);
 	const char *text = rule_text(rw->a, r), *detail;
 	if (!strncmp(err, "no such overload", 16))
 		detail = tp_arena_printf(rw->a, "'%s': call arguments did not match a supported operator, "
@@ -134,7 +134,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 		     const cJSON *old)
 {
 	tp_sch_walk *w = rw->w;
-	const char *path = w->path.data ? w->path.data : "";
+	const char *path = tp__sch_path(w);
 	if (!r->expr) {
 		w->rc |= tp_result_warn_at(w->res, path, "%s: the x-kubernetes-validations rule %s was not "
 					"checked (%s)", *path ? path : "<root>", r->rule ? r->rule : "",
@@ -269,11 +269,7 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 			continue;
 		if (tp__sch_skipped(w, m->string))
 			continue;
-		size_t len = w->path.len;
-		if (key)
-			w->rc |= tp_buf_addf(&w->path, "[%s]", m->string);
-		else
-			tp__sch_push_name(w, m->string);
+		size_t len = key ? tp__sch_push_key(w, m->string) : tp__sch_push_name(w, m->string);
 		walk(rw, p, m, has_old && p->rules_below ? tp_index_member(&old_members, m->string)
 							    : NULL);
 		tp__sch_pop(w, len);
