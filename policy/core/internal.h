@@ -123,6 +123,9 @@ bool tp_runtime_is_deprecated(const cJSON *runtime);
  * ("ClusterTrainingRuntime \"x\" is deprecated and will be removed ..."),
  * written into res as a warning, with prefix ("" or "Referenced "). */
 int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name);
+/* A warning that is parts[0..n) end to end, as tp_result_warn(r, "%s%s...")
+ * would keep it, without the printf family (a hot path's warnings). */
+int tp__result_warn_parts(tp_result *r, const char *const *parts, size_t n);
 
 /* The TrainJob validator (admission/trainjob.c) and defaulter (admission/trainjob_defaults.c)
  * implement the public tp_validate_trainjob and tp_default_trainjob. */

@@ -171,9 +171,9 @@ int tp_result_add(tp_result *r, tp_field_type type, const char *path, const char
 	return TP_OK;
 }
 
-static int warn_v(tp_result *r, const char *path, const char *fmt, va_list ap)
+/* w, written in r's arena, kept as a warning at path. */
+static int keep_warning(tp_result *r, const char *path, char *w)
 {
-	char *w = tp_arena_vprintf(r->arena, fmt, ap);
 	if (!w)
 		return TP_ENOMEM;
 	/* The API server drops a warning that holds a control character. */
@@ -197,6 +197,27 @@ static int warn_v(tp_result *r, const char *path, const char *fmt, va_list ap)
 	paths[r->nwarnings] = path ? tp_arena_strdup(r->arena, path) : NULL;
 	arr[r->nwarnings++] = w;
 	return TP_OK;
+}
+
+static int warn_v(tp_result *r, const char *path, const char *fmt, va_list ap)
+{
+	return keep_warning(r, path, tp_arena_vprintf(r->arena, fmt, ap));
+}
+
+int tp__result_warn_parts(tp_result *r, const char *const *parts, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(parts[i]);
+	char *w = tp_arena_alloc(r->arena, len + 1), *p = w;
+	for (size_t i = 0; w && i < n; i++) {
+		size_t k = strlen(parts[i]);
+		memcpy(p, parts[i], k);
+		p += k;
+	}
+	if (w)
+		*p = '\0';
+	return keep_warning(r, NULL, w);
 }
 
 int tp_result_warn(tp_result *r, const char *fmt, ...)

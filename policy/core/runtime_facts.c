@@ -19,8 +19,13 @@ int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char
 	const char *kind = (k == TP_KIND_TRAINING_RUNTIME || k == TP_KIND_OME_TRAINING_RUNTIME)
 				   ? "TrainingRuntime"
 				   : "ClusterTrainingRuntime";
-	return tp_result_warn(res,
-			      "%s%s \"%s\" is deprecated and will be removed in a future release of "
-			      "Kubeflow Trainer. See runtime deprecation policy: %s",
-			      prefix ? prefix : "", kind, name ? name : "", TP_DEPRECATION_POLICY_URL);
+	/* every TrainJob on a deprecated runtime: no printf (4,500 of make
+	 * bench's 108,300 instructions a TrainJob review, callgrind) */
+	const char *const parts[] = {
+		prefix ? prefix : "", kind, " \"", name ? name : "",
+		"\" is deprecated and will be removed in a future release of "
+		"Kubeflow Trainer. See runtime deprecation policy: ",
+		TP_DEPRECATION_POLICY_URL
+	};
+	return tp__result_warn_parts(res, parts, sizeof(parts) / sizeof(parts[0]));
 }
