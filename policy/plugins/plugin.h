@@ -71,6 +71,9 @@ typedef struct tp_pod_parts {
 	/* The job's template as the JobSet will hold it: NULL until something
 	 * is written (tp__parts_pod_spec makes it); the caller's. */
 	cJSON *copy;
+	/* copy refers to the runtime's template where the trainer's settings
+	 * wrote nothing (pod/trainjob.c): made whole before more is written */
+	bool shallow;
 	tp_pod_origin origins[TP_POD_ORIGINS];
 	size_t norigins;
 	/* A container a plugin added and that sets no securityContext of its

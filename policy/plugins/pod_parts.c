@@ -10,6 +10,14 @@
 
 cJSON *tp__parts_pod_spec(tp_pod_parts *pp)
 {
+	if (pp->copy && pp->shallow) { /* to be written: made whole */
+		cJSON *whole = cJSON_Duplicate(pp->copy, 1);
+		if (!whole)
+			return NULL;
+		cJSON_Delete(pp->copy);
+		pp->copy = whole;
+		pp->shallow = false;
+	}
 	if (!pp->copy) {
 		const cJSON *tmpl = tp_member(pp->job, "template");
 		pp->copy = tmpl ? cJSON_Duplicate(tmpl, 1) : cJSON_CreateObject();
