@@ -17,19 +17,7 @@
 
 /* ------------------------------------------------------------ paths */
 
-/* The path's length grows at each push as the text's would, and fails
- * where its tp_buf would have (w->path.max), so that a walk ends the same
- * whether or not its path is ever written out. */
-static inline void grow(tp_sch_walk *w, size_t n)
-{
-	size_t max = w->path.max ? w->path.max : TP_BUF_DEFAULT_MAX;
-	if (n > max - w->len || w->len > max)
-		w->rc |= TP_ELIMIT;
-	else
-		w->len += n;
-}
-
-static bool more_steps(tp_sch_walk *w)
+bool tp__sch_more_steps(tp_sch_walk *w)
 {
 	size_t cap = w->cap ? 2 * w->cap : 32;
 	tp_sch_step *p = realloc(w->steps, cap * sizeof(*p));
@@ -42,25 +30,6 @@ static bool more_steps(tp_sch_walk *w)
 	return true;
 }
 
-static inline size_t push(tp_sch_walk *w, char kind, const char *name, long index)
-{
-	size_t depth = w->depth;
-	if (depth == w->cap && !more_steps(w))
-		return depth;
-	w->steps[depth] = (tp_sch_step){ .name = name, .index = index, .len = w->len, .kind = kind };
-	w->depth++;
-	return depth;
-}
-
-size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
-{
-	size_t depth = push(w, '.', name, 0);
-	if (w->len)
-		grow(w, 1);
-	grow(w, strlen(name));
-	return depth;
-}
-
 static size_t index_digits(unsigned long u)
 {
 	size_t n = 1;
@@ -71,15 +40,15 @@ static size_t index_digits(unsigned long u)
 
 size_t tp__sch_push_index(tp_sch_walk *w, long i)
 {
-	size_t depth = push(w, '[', NULL, i);
-	grow(w, index_digits(i < 0 ? 0 : (unsigned long)i) + 2);
+	size_t depth = tp__sch_push(w, '[', NULL, i);
+	tp__sch_grow(w, index_digits(i < 0 ? 0 : (unsigned long)i) + 2);
 	return depth;
 }
 
 size_t tp__sch_push_key(tp_sch_walk *w, const char *key)
 {
-	size_t depth = push(w, 'k', key, 0);
-	grow(w, strlen(key) + 2);
+	size_t depth = tp__sch_push(w, 'k', key, 0);
+	tp__sch_grow(w, strlen(key) + 2);
 	return depth;
 }
 

@@ -235,10 +235,41 @@ static inline bool tp__sch_skipped(const tp_sch_walk *w, const char *member)
 	return w->skip_status && !w->len && !strcmp(member, "status");
 }
 
+/* The path's length grows at each push as the text's would, and fails
+ * where its tp_buf would have (w->path.max), so that a walk ends the same
+ * whether or not its path is ever written out. */
+static inline void tp__sch_grow(tp_sch_walk *w, size_t n)
+{
+	size_t max = w->path.max ? w->path.max : TP_BUF_DEFAULT_MAX;
+	if (n > max - w->len || w->len > max)
+		w->rc |= TP_ELIMIT;
+	else
+		w->len += n;
+}
+
+bool tp__sch_more_steps(tp_sch_walk *w);
+
+static inline size_t tp__sch_push(tp_sch_walk *w, char kind, const char *name, long index)
+{
+	size_t depth = w->depth;
+	if (depth == w->cap && !tp__sch_more_steps(w))
+		return depth;
+	w->steps[depth] = (tp_sch_step){ .name = name, .index = index, .len = w->len, .kind = kind };
+	w->depth++;
+	return depth;
+}
+
 /* Push ".name" (or "name" at the root) / "[i]" / "[key]" on the path; pop
  * back to what the push returned. name is not copied: it must live as long
- * as the step. */
-size_t tp__sch_push_name(tp_sch_walk *w, const char *name);
+ * as the step. Inline: a push for every member of every object walked. */
+static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
+{
+	size_t depth = tp__sch_push(w, '.', name, 0);
+	if (w->len)
+		tp__sch_grow(w, 1);
+	tp__sch_grow(w, strlen(name));
+	return depth;
+}
 size_t tp__sch_push_index(tp_sch_walk *w, long i);
 size_t tp__sch_push_key(tp_sch_walk *w, const char *key);
 void tp__sch_pop(tp_sch_walk *w, size_t depth);
