@@ -8,13 +8,36 @@
 #   make valgrind   the unit tests under valgrind's memcheck
 #   make bench      the throughput / latency / memory benchmarks (tests/bench)
 #   make image      the container image; make deploy IMAGE=...: build, push, apply
+#   make ARCH=arm64 the same for linux/arm64, cross-built into build-arm64/
+#   make release VERSION=x.y.z   every artifact of a release, both architectures, in dist/
 #
 # Sources are found by wildcard: a new file in policy/ or webhook/ (or a
 # folder of either), certs/ or a new tests/*/test_*.c needs no edit here.
 
 CC       ?= cc
-BUILD    ?= build
 PKGS     := libmicrohttpd gnutls libcjson yaml-0.1 libcurl openssl libpcre2-8
+PKG_CONFIG := pkg-config
+# make ARCH=arm64: trainer-webhook cross-built for linux/arm64 into
+# build-arm64/ (Debian's gcc-aarch64-linux-gnu; sh tests/deps.sh cross)
+# against a sysroot of Debian's arm64 packages in build/sysroot-arm64
+# (deploy/release/sysroot.sh: apt with a private state, nothing of the
+# machine's packages touched). Only the command line's ARCH counts: the
+# environment's (a kernel build's) is not this one.
+HOST_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+ifneq ($(origin ARCH),command line)
+ARCH     := $(HOST_ARCH)
+endif
+TRIPLET_amd64 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+ifneq ($(ARCH),$(HOST_ARCH))
+BUILD    ?= build-$(ARCH)
+SYSROOT  ?= $(CURDIR)/build/sysroot-$(ARCH)
+CROSS    ?= $(TRIPLET_$(ARCH))-
+CC       := $(CROSS)gcc --sysroot=$(SYSROOT)
+PKG_CONFIG := PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) \
+	PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET_$(ARCH))/pkgconfig:$(SYSROOT)/usr/share/pkgconfig pkg-config
+endif
+BUILD    ?= build
 CSTD     := -std=c17 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 OPT      ?= -O2 -g
@@ -32,9 +55,9 @@ VERSION  ?= $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION 2>/dev/null)
 PROJECT_REPO  := https://github.com/trainer-webhook/trainer-webhook
 PROJECT_IMAGE := ghcr.io/trainer-webhook/trainer-webhook
 GIT_COMMIT := $(shell git describe --always --dirty --abbrev=7 --match=no-tag 2>/dev/null)
-CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   += $(CSTD) $(WARN) $(OPT) -I. $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 CFLAGS   += -DTW_VERSION='"$(VERSION)"' -DTW_COMMIT='"$(GIT_COMMIT)"' -DTW_HOME='"$(PROJECT_REPO)"'
-LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lpthread -lm
 TESTLIBS := -lcmocka
 
 POLICY_SRC  := $(sort $(wildcard policy/*.c policy/*/*.c))
@@ -59,6 +82,13 @@ BIN         := $(BUILD)/trainer-webhook
 .PHONY: FORCE all run test install krew release unit integration asan valgrind bench deps clean image podman-flags deploy fuzz
 
 all: $(LIBPOLICY) $(BIN)
+
+ifdef SYSROOT
+# The sysroot before the first object (the compiler and pkg-config read it).
+$(POLICY_OBJ) $(CERTS_OBJ) $(WEBHOOK_OBJ) $(BUILD)/webhook/main.o: | $(SYSROOT)/var/lib/dpkg/status
+$(SYSROOT)/var/lib/dpkg/status: deploy/release/sysroot.sh
+	sh deploy/release/sysroot.sh $(ARCH) $(SYSROOT)
+endif
 
 $(BUILD)/%.o: %.c $(wildcard policy/*.h policy/*/*.h webhook/*.h webhook/*/*.h certs/*.h tests/support/*.h) Makefile
 	@mkdir -p $(dir $@)
@@ -147,45 +177,59 @@ install: all
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trainer-webhook
 	install -D -m 0755 deploy/kubectl-plugin/kubectl-trainer $(DESTDIR)$(PREFIX)/bin/kubectl-trainer
 
-# The release tarball of this machine's architecture (deploy/release/
-# tarball.sh: trainer-webhook with the libraries it links, so that it runs on
-# any glibc Linux from 2.31 on, kubectl-trainer, LICENSE, NOTICE) and the krew
-# manifest with its sha256, the release and the home, in $(BUILD)/krew.
-ARCH    := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+# The release tarball of ARCH (this machine's, or make ARCH=arm64 krew:
+# deploy/release/tarball.sh: trainer-webhook with the libraries it links, so
+# that it runs on any glibc Linux from 2.31 on, kubectl-trainer, LICENSE,
+# NOTICE) and the krew manifest with its sha256, the release and the home, in
+# $(BUILD)/krew (deploy/release/krew.sh; make release: both architectures').
 TARBALL  = trainer-webhook_$(VERSION)_linux_$(ARCH).tar.gz
+# what rootfs.sh and sbom.sh read for a cross-built binary
+CROSS_ENV = $(if $(SYSROOT),SYSROOT=$(SYSROOT) CROSS=$(CROSS) ARCH=$(ARCH))
 krew: all
 	@rm -rf $(BUILD)/krew && mkdir -p $(BUILD)/krew
-	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) sh deploy/release/tarball.sh $(BIN) $(VERSION) \
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(CROSS_ENV) sh deploy/release/tarball.sh $(BIN) $(VERSION) \
 	  $(BUILD)/krew/$(TARBALL)
-	sed -e "s/^\( *sha256: \)SHA256$$/\1$$(sha256sum $(BUILD)/krew/$(TARBALL) | cut -d' ' -f1)/" \
-	    -e "s|^\(  version: \).*|\1v$(VERSION)|" -e "s|^\(  homepage: \).*|\1$(PROJECT_REPO)|" \
-	    -e "s|^\( *uri: \).*|\1$(PROJECT_REPO)/releases/download/v$(VERSION)/$(TARBALL)|" \
-	    deploy/kubectl-plugin/trainer.yaml > $(BUILD)/krew/trainer.yaml
+	sh deploy/release/krew.sh $(VERSION) $(PROJECT_REPO) $(BUILD)/krew > $(BUILD)/krew/trainer.yaml
 
-# make release VERSION=x.y.z: every artifact of a release into dist/: the
-# image as an OCI archive, the chart packaged with the release as its version
-# and appVersion, the tarball (make krew) and the krew manifest, the image's
-# SBOM, and SHA256SUMS of them all. .github/workflows/release.yml runs it on a
-# tag, then pushes the image and the chart and attaches dist/ to the release.
+# make release VERSION=x.y.z: every artifact of a release into dist/, for
+# linux/amd64 and linux/arm64 (RELEASE_ARCHS; the other one cross-built, make
+# ARCH=arm64): the image index of both as one OCI archive (podman or buildah:
+# manifest create/add, then the index and its images as an OCI layout, tarred
+# sorted and dated SOURCE_DATE_EPOCH, so one commit gives one archive), the
+# chart packaged with the release as its version and appVersion, each
+# architecture's tarball and image SBOM, the krew manifest with both
+# platforms, and SHA256SUMS of them all. .github/workflows/release.yml runs it
+# on a tag, then pushes the image index and the chart and attaches dist/ to
+# the release.
 DIST ?= dist
 HELM ?= $(if $(wildcard .tools/bin/helm),.tools/bin/helm,helm)
+RELEASE_ARCHS ?= amd64 arm64
+RELEASE_IMAGE = $(PROJECT_IMAGE):$(VERSION)
 release:
 	@[ -n "$(VERSION)" ] || { echo "make release: VERSION=x.y.z" >&2; exit 2; }
-	$(MAKE) --no-print-directory image krew VERSION=$(VERSION) IMAGE=$(PROJECT_IMAGE):$(VERSION)
+	@case $(BUILDER) in podman|buildah) ;; *) echo "make release: the image index needs podman or buildah (BUILDER=$(BUILDER)): apt-get install podman runc" >&2; exit 1 ;; esac
+	$(foreach a,$(RELEASE_ARCHS),$(MAKE) --no-print-directory image krew VERSION=$(VERSION) \
+	  $(if $(filter $(a),$(HOST_ARCH)),,ARCH=$(a)) IMAGE=$(RELEASE_IMAGE)-$(a) &&) true
 	rm -rf $(DIST) && mkdir -p $(DIST)
-	cp $(BUILD)/krew/$(TARBALL) $(BUILD)/krew/trainer.yaml $(DIST)/
-	cp $(BUILD)/image/context/sbom.spdx.json $(DIST)/trainer-webhook_$(VERSION)_sbom.spdx.json
+	$(foreach a,$(RELEASE_ARCHS),cp $(call arch_build,$(a))/krew/trainer-webhook_$(VERSION)_linux_$(a).tar.gz $(DIST)/ && \
+	  cp $(call arch_build,$(a))/image/context/sbom.spdx.json $(DIST)/trainer-webhook_$(VERSION)_linux_$(a).spdx.json &&) true
+	sh deploy/release/krew.sh $(VERSION) $(PROJECT_REPO) $(DIST) > $(DIST)/trainer.yaml
 	$(HELM) package charts/trainer-webhook --version $(VERSION) --app-version $(VERSION) -d $(DIST)
-	case $(BUILDER) in \
-	docker) docker save -o $(DIST)/trainer-webhook_$(VERSION)_image.tar $(PROJECT_IMAGE):$(VERSION) ;; \
-	*) $(PODMAN) save --format oci-archive -o $(DIST)/trainer-webhook_$(VERSION)_image.oci.tar \
-	     $(PROJECT_IMAGE):$(VERSION) ;; \
-	esac
+	$(ENGINE) manifest rm $(RELEASE_IMAGE) >/dev/null 2>&1 || true # the last release's
+	$(ENGINE) manifest create $(RELEASE_IMAGE) >/dev/null
+	$(foreach a,$(RELEASE_ARCHS),$(ENGINE) manifest add $(RELEASE_IMAGE) containers-storage:$(RELEASE_IMAGE)-$(a) >/dev/null &&) true
+	rm -rf $(BUILD)/image/oci && $(ENGINE) manifest push --all --format oci $(RELEASE_IMAGE) oci:$(BUILD)/image/oci:$(VERSION)
+	find $(BUILD)/image/oci -exec touch -h -d @$(SOURCE_DATE_EPOCH) {} +
+	tar -C $(BUILD)/image/oci --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) \
+	  -cf $(DIST)/trainer-webhook_$(VERSION)_image.oci.tar .
 	cd $(DIST) && sha256sum * > SHA256SUMS
+	@echo "make release: image index $(RELEASE_IMAGE) $$(sed -n 's/.*"digest":"\(sha256:[0-9a-f]*\)".*/\1/p' $(BUILD)/image/oci/index.json)"
 	@ls -l $(DIST)
+# The build folder of architecture $(1): this one's, or build-$(1).
+arch_build = $(if $(filter $(1),$(HOST_ARCH)),$(BUILD),build-$(1))
 
 clean:
-	rm -rf build build-asan build-fuzz dist
+	rm -rf build build-asan build-arm64 build-fuzz dist
 
 # The container image, from scratch (Containerfile): deploy/image/context.sh
 # makes its context from $(BIN) (stripped, exactly the libraries it links,
@@ -205,13 +249,15 @@ CONTAINERS := $(CURDIR)/build/containers
 STORE_ARGS := --root $(CONTAINERS)/storage --runroot $(CONTAINERS)/run --storage-driver vfs
 PODMAN  := CONTAINERS_CONF=$(CURDIR)/deploy/image/containers.conf podman $(STORE_ARGS)
 BUILDAH := CONTAINERS_CONF=$(CURDIR)/deploy/image/containers.conf buildah $(STORE_ARGS)
+# podman or buildah, whichever builds: their manifest commands are the same
+ENGINE   = $(if $(filter buildah,$(BUILDER)),$(BUILDAH),$(PODMAN))
 IMAGE_ARGS = --build-arg VERSION=$(VERSION) --build-arg SOURCE=$(PROJECT_REPO) \
 	--build-arg REVISION=$(or $(shell git rev-parse HEAD 2>/dev/null),unknown) \
 	--build-arg CREATED=$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ) \
-	-f Containerfile -t $(IMAGE) $(BUILD)/image/context
+	$(if $(SYSROOT),--platform linux/$(ARCH)) -f Containerfile -t $(IMAGE) $(BUILD)/image/context
 image: all
 	@[ -n "$(BUILDER)" ] || { echo "make image: no podman, buildah or docker on PATH: apt-get install podman runc (or sh tests/deps.sh image)" >&2; exit 1; }
-	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) VERSION=$(VERSION) PROJECT_REPO=$(PROJECT_REPO) \
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) VERSION=$(VERSION) PROJECT_REPO=$(PROJECT_REPO) $(CROSS_ENV) \
 	  sh deploy/image/context.sh $(BIN) $(BUILD)/image/context
 	case $(BUILDER) in \
 	podman) $(PODMAN) build -q --timestamp $(SOURCE_DATE_EPOCH) $(IMAGE_ARGS) >/dev/null && \

@@ -6,6 +6,11 @@
 #   sh tests/deps.sh build   the Debian packages only (a build machine)
 #   sh tests/deps.sh image   those and podman with runc, for make image and
 #                            tests/integration/test_image_run.c (.ci/run)
+#   sh tests/deps.sh cross   those and the arm64 cross compiler and qemu, for
+#                            make ARCH=arm64, make release and
+#                            tests/integration/test_release_arm64.c (.ci/run)
+#   sh tests/deps.sh debian11  debootstrap, then a Debian 11 chroot in
+#                            build/debian11 for tests/integration/test_debian11.c
 #
 # Safe to run often: it asks dpkg and the tools on PATH first and changes
 # nothing when everything is there.
@@ -13,8 +18,8 @@ set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-test}
 case $mode in
-test | build | image) ;;
-*) echo "usage: sh tests/deps.sh [build|image]" >&2 && exit 2 ;;
+test | build | image | cross | debian11) ;;
+*) echo "usage: sh tests/deps.sh [build|image|cross|debian11]" >&2 && exit 2 ;;
 esac
 
 # kubectl and helm render deploy/ and charts/ in tests/integration/test_deploy*.c
@@ -71,6 +76,11 @@ PKGS="build-essential pkg-config libmicrohttpd-dev libgnutls28-dev libssl-dev li
 # deploy/image/containers.conf says to use runc (crun refuses in some
 # sandboxes). ca-certificates: the bundle the image carries.
 [ "$mode" = image ] && PKGS="$PKGS podman runc ca-certificates"
+# The arm64 cross compiler and binutils, and qemu to run what they build
+# (cross only). The arm64 libraries are not installed: make ARCH=arm64 puts
+# Debian's arm64 packages in a sysroot of its own (deploy/release/sysroot.sh).
+[ "$mode" = cross ] && PKGS="$PKGS gcc-aarch64-linux-gnu qemu-user-static"
+[ "$mode" = debian11 ] && PKGS="debootstrap"
 # Installs the Debian packages among $@ that are missing.
 debian_packages() {
 	missing=""
@@ -89,6 +99,16 @@ debian_packages() {
 	apt-get install -y -qq --no-install-recommends $missing >&2
 }
 debian_packages $PKGS
+# A Debian 11 (glibc 2.31) chroot, once: the oldest system the release
+# tarball claims to run on. From the mirror apt's sources name, else
+# deb.debian.org.
+if [ "$mode" = debian11 ] && [ ! -e "$root/build/debian11/etc/debian_version" ]; then
+	mirror=${TW_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	echo "deps: debootstrap --variant=minbase bullseye build/debian11 $mirror" >&2
+	rm -rf "$root/build/debian11" && mkdir -p "$root/build"
+	debootstrap --variant=minbase bullseye "$root/build/debian11" "$mirror" >"$root/build/debian11.log" 2>&1 ||
+		{ tail -20 "$root/build/debian11.log" >&2 && exit 1; }
+fi
 [ -z "$need_tools" ] && exit 0
 
 if [ "$(uname -s)-$(uname -m)" != Linux-x86_64 ]; then

@@ -4,12 +4,17 @@
 # and the CA bundle the Debian package it comes from and that package's
 # version, as dpkg records them on the machine that built it (dpkg -S,
 # dpkg-query), with a purl. VERSION, PROJECT_REPO and SOURCE_DATE_EPOCH from
-# the environment (the Makefile's).
+# the environment (the Makefile's). A rootfs of another architecture (make
+# ARCH=arm64): ARCH and SYSROOT, whose var/lib/dpkg (deploy/release/
+# sysroot.sh's) records its libraries' packages; the CA bundle is the
+# machine's own (ca-certificates, architecture all).
 set -eu
 [ $# = 2 ] || { echo "usage: sh deploy/image/sbom.sh ROOTFS OUT" >&2 && exit 2; }
 root=$1 out=$2
 : "${SOURCE_DATE_EPOCH:?}" "${VERSION:?}" "${PROJECT_REPO:?}"
-arch=$(dpkg --print-architecture)
+arch=${ARCH:-$(dpkg --print-architecture)}
+# dpkg's database of the libraries: the sysroot's for a foreign rootfs
+admin=${SYSROOT:+--admindir=$SYSROOT/var/lib/dpkg}
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 bin=$root/usr/local/bin/trainer-webhook
 bsum=$(sha256sum "$bin" | cut -d' ' -f1)
@@ -22,8 +27,8 @@ trap 'rm -f "$tmp"' EXIT
 	case $f in
 	/etc/ssl/certs/ca-certificates.crt) pkg=ca-certificates ;;
 	*)
-		pkg=$(dpkg -S "$f" 2>/dev/null || dpkg -S "$(readlink -f "$f")" 2>/dev/null ||
-			dpkg -S "${f#/usr}" 2>/dev/null) || {
+		pkg=$(dpkg $admin -S "$f" 2>/dev/null || dpkg $admin -S "$(readlink -f "$f")" 2>/dev/null ||
+			dpkg $admin -S "${f#/usr}" 2>/dev/null) || {
 			echo "sbom: no Debian package holds $f" >&2
 			exit 1
 		}
@@ -44,8 +49,9 @@ done | LC_ALL=C sort -u >"$tmp"
 	printf '     "checksums": [{"algorithm": "SHA256", "checksumValue": "%s"}],\n' "$bsum"
 	printf '     "packageFileName": "/usr/local/bin/trainer-webhook"}'
 	while read -r pkg; do
-		v=$(dpkg-query -W -f='${Version}' "$pkg:$arch" 2>/dev/null || dpkg-query -W -f='${Version}' "$pkg")
-		a=$(dpkg-query -W -f='${Architecture}' "$pkg:$arch" 2>/dev/null || echo all)
+		v=$(dpkg-query $admin -W -f='${Version}' "$pkg:$arch" 2>/dev/null ||
+			dpkg-query -W -f='${Version}' "$pkg")
+		a=$(dpkg-query $admin -W -f='${Architecture}' "$pkg:$arch" 2>/dev/null || echo all)
 		printf ',\n    {"SPDXID": "SPDXRef-deb-%s", "name": "%s", "versionInfo": "%s",\n' \
 			"$(echo "$pkg" | tr -c 'A-Za-z0-9.\n-' '-')" "$pkg" "$v"
 		printf '     "supplier": "Organization: Debian", "downloadLocation": "NOASSERTION",\n'

@@ -7,7 +7,9 @@
 # binary through that loader with that library path, so nothing of the host's
 # is loaded but the kernel. kubectl-trainer (the krew plugin) runs it from
 # beside itself. LICENSE and NOTICE go with it. Entries are sorted, owned by
-# 0:0 and dated SOURCE_DATE_EPOCH, so one commit gives one tarball.
+# 0:0 and dated SOURCE_DATE_EPOCH, so one commit gives one tarball. A binary
+# cross-built for another architecture (make ARCH=arm64 krew): SYSROOT and
+# CROSS in the environment, as rootfs.sh reads them.
 set -eu
 [ $# = 3 ] || { echo "usage: sh deploy/release/tarball.sh BIN VERSION OUT.tar.gz" >&2 && exit 2; }
 bin=$1 version=$2 out=$3
