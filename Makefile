@@ -214,7 +214,11 @@ release:
 	$(foreach a,$(RELEASE_ARCHS),cp $(call arch_build,$(a))/krew/trainer-webhook_$(VERSION)_linux_$(a).tar.gz $(DIST)/ && \
 	  cp $(call arch_build,$(a))/image/context/sbom.spdx.json $(DIST)/trainer-webhook_$(VERSION)_linux_$(a).spdx.json &&) true
 	sh deploy/release/krew.sh $(VERSION) $(PROJECT_REPO) $(DIST) > $(DIST)/trainer.yaml
-	$(HELM) package charts/trainer-webhook --version $(VERSION) --app-version $(VERSION) -d $(DIST)
+	rm -rf $(BUILD)/chart && $(HELM) package charts/trainer-webhook --version $(VERSION) --app-version $(VERSION) -d $(BUILD)/chart
+	@# helm package dates its entries now: the same files again, sorted, dated SOURCE_DATE_EPOCH
+	tar -C $(BUILD)/chart -xzmf $(BUILD)/chart/trainer-webhook-$(VERSION).tgz
+	tar -C $(BUILD)/chart --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) \
+	  -cf - trainer-webhook | gzip -n -9 > $(DIST)/trainer-webhook-$(VERSION).tgz
 	$(ENGINE) manifest rm $(RELEASE_IMAGE) >/dev/null 2>&1 || true # the last release's
 	$(ENGINE) manifest create $(RELEASE_IMAGE) >/dev/null
 	$(foreach a,$(RELEASE_ARCHS),$(ENGINE) manifest add $(RELEASE_IMAGE) containers-storage:$(RELEASE_IMAGE)-$(a) >/dev/null &&) true
