@@ -149,7 +149,7 @@ static size_t request_init(request *r, const uint8_t *h, const uint8_t *body, si
 	size_t held = tw_budget_used(&srv.budget);
 	FZ_ASSERT(tw_budget_take(&srv.budget, &r->hold, need) == TW_BUDGET_TAKEN);
 	FZ_ASSERT(tp_buf_add(&r->body, body, len) == TP_OK);
-	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->t0_ns = tw_mono_ns();
 	return held;
 }
 
