@@ -103,7 +103,7 @@ static int dns1035_errors(const char *s, const char *msg[2])
 	if (strlen(s) > 63)
 		msg[n++] = TOO_LONG_63;
 	if (!label_shape(s, strlen(s), true))
-		msg[n++] = tp_check_dns1035_label("-");
+		msg[n++] = tp__check_dns1035_label("-");
 	return n;
 }
 
@@ -113,7 +113,7 @@ static int subdomain_errors(const char *s, const char *msg[2])
 	if (strlen(s) > 253)
 		msg[n++] = "must be no more than 253 characters";
 	if (!subdomain_shape(s))
-		msg[n++] = tp_check_dns1123_subdomain("-");
+		msg[n++] = tp__check_dns1123_subdomain("-");
 	return n;
 }
 
@@ -123,7 +123,7 @@ static int label_value_errors(const char *s, const char *msg[2])
 	if (strlen(s) > 63)
 		msg[n++] = TOO_LONG_63;
 	if (!label_value_shape(s))
-		msg[n++] = tp_check_label_value("-");
+		msg[n++] = tp__check_label_value("-");
 	return n;
 }
 
@@ -178,7 +178,7 @@ static bool is_indexed(const cJSON *job)
 
 static bool has_job(const struct check *c, const char *name)
 {
-	return tp_index_named(&c->jobs_by_name, name) != NULL;
+	return tp__index_named(&c->jobs_by_name, name) != NULL;
 }
 
 /* metadata.name, else generateName as the API server completes it (at most
@@ -218,7 +218,7 @@ static void check_spec_level(struct check *c)
 	}
 	const char *mb = tp_get_str(c->spec, "managedBy");
 	if (mb) {
-		tp_check_domain_prefixed_path(c->res, "spec.managedBy", mb);
+		tp__check_domain_prefixed_path(c->res, "spec.managedBy", mb);
 		if (strlen(mb) > MAX_MANAGED_BY)
 			tp_result_add(c->res, TP_FIELD_TOO_LONG, "spec.managedBy", NULL,
 				      "may not be more than %d bytes", MAX_MANAGED_BY);
@@ -254,10 +254,10 @@ static void check_depends_on(struct check *c, const cJSON *job)
 {
 	const char *rname = str_or(job, "name", "");
 	const cJSON *deps = tp_get_array(job, "dependsOn");
-	c->rc |= tp_strset_add(&c->names_so_far, rname, NULL);
+	c->rc |= tp__strset_add(&c->names_so_far, rname, NULL);
 	for (const cJSON *d = deps ? deps->child : NULL; d; d = d->next) {
 		const char *dn = str_or(d, "name", "");
-		if (!tp_strset_has(&c->names_so_far, dn))
+		if (!tp__strset_has(&c->names_so_far, dn))
 			plain(c, "replicatedJob: %s cannot depend on replicatedJob: %s", rname, dn);
 	}
 }
@@ -375,10 +375,10 @@ static int chain_rule_names(const cJSON *rules, struct rule_named *v)
 		v[i].name = rule_name(r, i, v[i].made, sizeof(v[i].made));
 		v[i].next = -1;
 		v[i].last = i;
-		uint64_t h = tp_hash_str(v[i].name);
+		uint64_t h = tp__hash_str(v[i].name);
 		size_t pos = 0;
 		struct rule_named *f;
-		while ((f = (struct rule_named *)tp_htab_next(&firsts, h, &pos)) &&
+		while ((f = (struct rule_named *)tp__htab_next(&firsts, h, &pos)) &&
 		       strcmp(f->name, v[i].name))
 			;
 		if (f) {
@@ -386,10 +386,10 @@ static int chain_rule_names(const cJSON *rules, struct rule_named *v)
 			f->last = i;
 			v[i].repeat = true;
 		} else {
-			rc = tp_htab_put(&firsts, h, &v[i]);
+			rc = tp__htab_put(&firsts, h, &v[i]);
 		}
 	}
-	tp_htab_free(&firsts);
+	tp__htab_free(&firsts);
 	return rc;
 }
 
@@ -513,7 +513,7 @@ static int file_mounts(struct claims *cl, const cJSON *containers)
 		     m = m->next) {
 			const char *name = tp_get_str(m, "name");
 			if (name)
-				rc = tp_strset_add(&cl->mounted, name, NULL);
+				rc = tp__strset_add(&cl->mounted, name, NULL);
 		}
 	}
 	return rc;
@@ -522,13 +522,13 @@ static int file_mounts(struct claims *cl, const cJSON *containers)
 static int file_volume(struct claims *cl, int k)
 {
 	struct pod_volume *pv = &cl->v[k], *first;
-	uint64_t h = tp_hash_str(pv->name);
+	uint64_t h = tp__hash_str(pv->name);
 	size_t pos = 0;
-	while ((first = (struct pod_volume *)tp_htab_next(&cl->volumes, h, &pos)) &&
+	while ((first = (struct pod_volume *)tp__htab_next(&cl->volumes, h, &pos)) &&
 	       strcmp(first->name, pv->name))
 		;
 	if (!first)
-		return tp_htab_put(&cl->volumes, h, pv);
+		return tp__htab_put(&cl->volumes, h, pv);
 	cl->v[first->last].next = k;
 	first->last = k;
 	return TP_OK;
@@ -560,9 +560,9 @@ static int file_pods(struct check *c, struct claims *cl)
 
 static void claims_free(struct claims *cl)
 {
-	tp_strset_free(&cl->mounted);
-	tp_strset_free(&cl->seen);
-	tp_htab_free(&cl->volumes);
+	tp__strset_free(&cl->mounted);
+	tp__strset_free(&cl->seen);
+	tp__htab_free(&cl->volumes);
 	free(cl->v);
 }
 
@@ -571,10 +571,10 @@ static void claims_free(struct claims *cl)
 static void check_claim_use(struct check *c, const struct claims *cl, const char *claim)
 {
 	char path[160];
-	uint64_t h = tp_hash_str(claim);
+	uint64_t h = tp__hash_str(claim);
 	size_t pos = 0;
 	const struct pod_volume *first;
-	while ((first = tp_htab_next(&cl->volumes, h, &pos)) && strcmp(first->name, claim))
+	while ((first = tp__htab_next(&cl->volumes, h, &pos)) && strcmp(first->name, claim))
 		;
 	for (int k = first ? (int)(first - cl->v) : -1; k >= 0; k = cl->v[k].next) {
 		snprintf(path, sizeof(path),
@@ -583,7 +583,7 @@ static void check_claim_use(struct check *c, const struct claims *cl, const char
 		tp_result_add(c->res, TP_FIELD_INVALID, path, tp_result_quote(c->res, claim),
 			      "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
 	}
-	if (!tp_strset_has(&cl->mounted, claim))
+	if (!tp__strset_has(&cl->mounted, claim))
 		tp_result_add(c->res, TP_FIELD_INVALID, "spec.replicatedJobs",
 			      tp_result_value(c->res, c->jobs),
 			      "replicatedJob containers don't have a matching volumeMount: %s from "
@@ -598,7 +598,7 @@ static void check_claim_template(struct check *c, struct claims *cl, const cJSON
 	const char *name = str_or(tmpl, "metadata.name", "");
 	const char *q = tp_result_quote(c->res, name);
 	bool fresh = true;
-	c->rc |= tp_strset_add(&cl->seen, name, &fresh);
+	c->rc |= tp__strset_add(&cl->seen, name, &fresh);
 	if (!fresh)
 		invalid(c, path, q, "names must be unique for VolumeClaimPolicies template");
 	const char *msg[2];
@@ -666,10 +666,10 @@ int tp_validate_jobset(const tp_options *opt, tp_operation op, const cJSON *obj,
 			   .names_so_far = TP_STRSET_INIT };
 	c.jobs = tp_get_array(c.spec, "replicatedJobs");
 	set_name(&c, obj);
-	c.rc = tp_index_items(&c.jobs_by_name, c.jobs, "name");
+	c.rc = tp__index_items(&c.jobs_by_name, c.jobs, "name");
 	if (!c.rc)
 		validate_create(&c);
-	tp_index_free(&c.jobs_by_name);
-	tp_strset_free(&c.names_so_far);
+	tp__index_free(&c.jobs_by_name);
+	tp__strset_free(&c.names_so_far);
 	return tp__deadline_status(c.rc ? TP_ENOMEM : TP_OK);
 }

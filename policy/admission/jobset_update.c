@@ -28,15 +28,15 @@ static bool semantic_equal(const cJSON *a, const cJSON *b);
 static bool same_members(const cJSON *a, const cJSON *b)
 {
 	tp_index ia, ib;
-	int rc = tp_index_members(&ia, a);
-	rc |= tp_index_members(&ib, b);
+	int rc = tp__index_members(&ia, a);
+	rc |= tp__index_members(&ib, b);
 	bool same = rc == TP_OK;
 	for (const cJSON *x = a->child; x && same; x = x->next)
-		same = !tp__tick(1) && semantic_equal(x, tp_index_member(&ib, x->string));
+		same = !tp__tick(1) && semantic_equal(x, tp__index_member(&ib, x->string));
 	for (const cJSON *y = b->child; y && same; y = y->next)
-		same = empty(y) || tp_index_member(&ia, y->string);
-	tp_index_free(&ia);
-	tp_index_free(&ib);
+		same = empty(y) || tp__index_member(&ia, y->string);
+	tp__index_free(&ia);
+	tp__index_free(&ib);
 	return same;
 }
 
@@ -97,18 +97,18 @@ static cJSON *munge_jobs(const cJSON *new_jobs, const cJSON *old_jobs)
 {
 	tp_index old_by_name;
 	cJSON *m = cJSON_Duplicate(new_jobs, 1);
-	if (tp_index_items(&old_by_name, old_jobs, "name")) {
+	if (tp__index_items(&old_by_name, old_jobs, "name")) {
 		cJSON_Delete(m);
 		m = NULL;
 	}
 	for (cJSON *job = m ? m->child : NULL; job; job = job->next) {
-		const cJSON *old = tp_index_named(&old_by_name, tp_get_str(job, "name"));
+		const cJSON *old = tp__index_named(&old_by_name, tp_get_str(job, "name"));
 		if (!old || !cJSON_IsObject(job))
 			continue;
 		for (size_t i = 0; i < sizeof(suspend_mutable) / sizeof(suspend_mutable[0]); i++)
 			set_path(job, suspend_mutable[i], tp_get(old, suspend_mutable[i]));
 	}
-	tp_index_free(&old_by_name);
+	tp__index_free(&old_by_name);
 	return m;
 }
 

@@ -87,8 +87,8 @@ int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind
 		tp__runtime_schema(&f, op, obj, op == TP_OP_UPDATE ? old_obj : NULL, res);
 
 	bool cluster = kind == TP_KIND_CLUSTER_TRAINING_RUNTIME;
-	if (cluster && op == TP_OP_CREATE && tp_runtime_is_deprecated(obj))
-		tp_warn_deprecated(res, "", kind, tp_meta_name(obj));
+	if (cluster && op == TP_OP_CREATE && tp__runtime_is_deprecated(obj))
+		tp__warn_deprecated(res, "", kind, tp_meta_name(obj));
 	/* upstream skips TrainingRuntime updates (issue #3686); strict does not */
 	if (cluster || op == TP_OP_CREATE || strict)
 		tp__runtime_replicated_jobs(obj, res);

@@ -30,7 +30,7 @@ int tp__runtime_strict_ml(const tp__rt_flavor *f, tp_result *res, const cJSON *m
 				      "of torch, mpi, jax, xgboost, flux");
 	}
 	tp_rt_ctx rc = { .f = f, .res = res, .ml = ml };
-	return tp_plugins_check_ml_policy(&rc);
+	return tp__plugins_check_ml_policy(&rc);
 }
 
 int tp__runtime_strict_pod_group(const tp__rt_flavor *f, tp_result *res, const cJSON *pg)
@@ -40,5 +40,5 @@ int tp__runtime_strict_pod_group(const tp__rt_flavor *f, tp_result *res, const c
 		tp_result_add(res, TP_FIELD_INVALID, "spec.podGroupPolicy", NULL,
 			      "only one of coscheduling and volcano may be set; keep one of them");
 	tp_rt_ctx rc = { .f = f, .res = res, .pg = pg };
-	return tp_plugins_check_pod_group_policy(&rc);
+	return tp__plugins_check_pod_group_policy(&rc);
 }

@@ -239,7 +239,7 @@ static void report_repeat(void *ctx, const cJSON *item, int i)
 static void list_map_keys(tp_result *res, const cJSON *arr, const char *path, const char *key)
 {
 	struct repeat r = { res, path, key };
-	tp_index_first_repeats(arr, key, report_repeat, &r);
+	tp__index_first_repeats(arr, key, report_repeat, &r);
 }
 
 /* ------------------------------------------------------------ mlPolicy */
@@ -626,15 +626,15 @@ static void check_immutable(tp_result *res, const cJSON *obj, const cJSON *old_o
 	 * made scans: the same answers) */
 	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
 	tp_index old_jobs;
-	tp_index_items(&old_jobs, tp_get_array(old, "replicatedJobs"), "name");
+	tp__index_items(&old_jobs, tp_get_array(old, "replicatedJobs"), "name");
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
 		const char *name = tp_get_str(job, "name");
-		const cJSON *prev = name ? tp_index_named(&old_jobs, name) : NULL;
+		const cJSON *prev = name ? tp__index_named(&old_jobs, name) : NULL;
 		tp__rt_pathf(path, sizeof(path), "spec.template.spec.replicatedJobs[%d].dependsOn", i);
 		immutable(res, member(job, "dependsOn"), member(prev, "dependsOn"), path);
 	}
-	tp_index_free(&old_jobs);
+	tp__index_free(&old_jobs);
 }
 
 /* ------------------------------------------------------------ entry */

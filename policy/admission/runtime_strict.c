@@ -39,7 +39,7 @@ static void check_framework(tp_result *res, const cJSON *obj)
 			      TP_LABEL_FRAMEWORK ", e.g. \"torch\"");
 		return;
 	}
-	const char *msg = tp_check_label_value(fw);
+	const char *msg = tp__check_label_value(fw);
 	if (msg) {
 		tp_result_add(res, TP_FIELD_INVALID, FRAMEWORK_PATH, tp_result_quote(res, fw),
 			      "%s; use a framework name such as \"torch\"", msg);
@@ -120,7 +120,7 @@ static void earlier_init(earlier *e, const cJSON *jobs)
 static bool earlier_has(const earlier *e, const char *name)
 {
 	if (e->hashed)
-		return tp_strset_has(&e->set, name);
+		return tp__strset_has(&e->set, name);
 	for (const cJSON *p = e->first; p != e->upto; p = p->next) {
 		const char *pn = tp_get_str(p, "name");
 		if (pn && !strcmp(pn, name))
@@ -134,7 +134,7 @@ static int earlier_pass(earlier *e, const cJSON *job)
 {
 	e->upto = job->next;
 	const char *name = tp_get_str(job, "name");
-	return e->hashed && name ? tp_strset_add(&e->set, name, NULL) : TP_OK;
+	return e->hashed && name ? tp__strset_add(&e->set, name, NULL) : TP_OK;
 }
 
 static void check_depends_on(tp_result *res, const earlier *e, const cJSON *job, int i,
@@ -177,7 +177,7 @@ static int check_job_names(tp_result *res, const cJSON *jobs, bool schema)
 	int rc = TP_OK, i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job && !rc; job = job->next, i++) {
 		const char *name = tp_get_str(job, "name");
-		const char *msg = name ? tp_check_dns1035_label(name) : NULL;
+		const char *msg = name ? tp__check_dns1035_label(name) : NULL;
 		if (msg)
 			tp_result_add(res, TP_FIELD_INVALID, job_name_path(path, sizeof(path), i),
 				      tp_result_quote(res, name),
@@ -190,7 +190,7 @@ static int check_job_names(tp_result *res, const cJSON *jobs, bool schema)
 		if (!schema)
 			rc = earlier_pass(&e, job);
 	}
-	tp_strset_free(&e.set);
+	tp__strset_free(&e.set);
 	return rc;
 }
 
@@ -208,7 +208,7 @@ static int check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *j
 		check_depends_on(res, &e, job, i, f->schema);
 		rc = earlier_pass(&e, job);
 	}
-	tp_strset_free(&e.set);
+	tp__strset_free(&e.set);
 	if (rc)
 		return rc;
 	const cJSON *sp = tp_get_object(js, "startupPolicy");
@@ -230,8 +230,8 @@ int tp__runtime_strict(const tp__rt_flavor *f, tp_operation op, tp_kind kind, co
 {
 	if (!f->ome)
 		check_framework(res, obj);
-	if (op == TP_OP_CREATE && tp_runtime_is_deprecated(obj))
-		tp_warn_deprecated(res, "", kind, tp_meta_name(obj));
+	if (op == TP_OP_CREATE && tp__runtime_is_deprecated(obj))
+		tp__warn_deprecated(res, "", kind, tp_meta_name(obj));
 	const cJSON *spec = tp_get_object(obj, "spec");
 	const cJSON *ml = tp_get_object(spec, "mlPolicy");
 	if (ml)

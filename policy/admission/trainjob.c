@@ -163,11 +163,11 @@ static const cJSON *resolve_runtime(const tp_options *opt, tp_operation op, cons
  * promise the same for a TrainingRuntime (strict). */
 static int warn_deprecated(const tp_options *opt, tp_kind kind, const cJSON *rt, tp_result *res)
 {
-	if (!tp_runtime_is_deprecated(rt))
+	if (!tp__runtime_is_deprecated(rt))
 		return TP_OK;
 	if (kind == TP_KIND_TRAINING_RUNTIME && !tp_strict(opt))
 		return TP_OK;
-	return tp_warn_deprecated(res, "Referenced ", kind, tp_meta_name(rt));
+	return tp__warn_deprecated(res, "Referenced ", kind, tp_meta_name(rt));
 }
 
 /* Strict: numNodes 0 is accepted by the schema, but the build clamps it. */
@@ -194,15 +194,15 @@ static int build_templates(tp_tj_ctx *ctx)
 {
 	char err[512] = "";
 	int rc = TP_OK;
-	if (!(ctx->base = tp_runtime_template_view(ctx->runtime))) {
-		rc = tp_runtime_template(ctx->runtime, NULL, &ctx->owned[0], err, sizeof(err));
+	if (!(ctx->base = tp__runtime_template_view(ctx->runtime))) {
+		rc = tp__runtime_template(ctx->runtime, NULL, &ctx->owned[0], err, sizeof(err));
 		ctx->base = ctx->owned[0];
 	}
 	const cJSON *patches = tp_get(ctx->job, "spec.runtimePatches");
 	if (rc == TP_OK && (!patches || cJSON_IsNull(patches))) {
 		ctx->tmpl = ctx->base;
 	} else if (rc == TP_OK) {
-		rc = tp_runtime_template(ctx->runtime, ctx->job, &ctx->owned[1], err, sizeof(err));
+		rc = tp__runtime_template(ctx->runtime, ctx->job, &ctx->owned[1], err, sizeof(err));
 		ctx->tmpl = ctx->owned[1];
 	}
 	if (rc == TP_ENOMEM || rc == TP_OK)
@@ -221,7 +221,7 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 	if (!rc)
 		rc = build_templates(ctx);
 	if (!rc)
-		rc = tp_plugins_check_trainjob(ctx);
+		rc = tp__plugins_check_trainjob(ctx);
 	if (!rc && tp_strict(ctx->opt)) /* the Jobs and Pods it becomes (pod/trainjob.c) */
 		rc = tp__pod_check_trainjob(ctx);
 	cJSON_Delete(ctx->owned[1]);

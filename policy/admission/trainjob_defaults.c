@@ -66,7 +66,7 @@ static int default_patch(cJSON *patch, const tp_index *old_patches, const char *
 {
 	if (!cJSON_IsObject(patch))
 		return TP_OK; /* the schema reports it; nothing to stamp */
-	const cJSON *old = tp_index_named(old_patches, tp_get_str(patch, "manager"));
+	const cJSON *old = tp__index_named(old_patches, tp_get_str(patch, "manager"));
 	if (!old)
 		return time_unset(patch) ? set_time(patch, now) : TP_OK;
 	if (tp_json_equal_except(patch, old, "time"))
@@ -94,13 +94,13 @@ int tp_default_trainjob(const tp_options *opt, tp_operation op, const cJSON *obj
 	 * each patch's old self is found through an index (a scan each made
 	 * 100,000 patches quadratic on UPDATE). */
 	tp_index old;
-	int rc = tp_index_items(&old, op == TP_OP_UPDATE ? tp_get_array(old_obj,
+	int rc = tp__index_items(&old, op == TP_OP_UPDATE ? tp_get_array(old_obj,
 				"spec.runtimePatches") : NULL, "manager");
 	if (op == TP_OP_CREATE || op == TP_OP_UPDATE)
 		for (cJSON *p = patches ? patches->child : NULL; p && !rc; p = p->next)
 			if (!(rc = tp__tick(1)))
 				rc = default_patch(p, &old, now);
-	tp_index_free(&old);
+	tp__index_free(&old);
 	rc = tp__deadline_status(rc);
 	if (rc) {
 		cJSON_Delete(copy);

@@ -532,7 +532,7 @@ static void report_repeat(void *ctx, const cJSON *item, int i)
 static void unique_keys(sc *s, const char *path, const cJSON *arr, const char *key)
 {
 	struct repeat r = { s, path, key };
-	add(s, tp_index_first_repeats(arr, key, report_repeat, &r));
+	add(s, tp__index_first_repeats(arr, key, report_repeat, &r));
 }
 
 /* ------------------------------------------------------------ CEL rules */

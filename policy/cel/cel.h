@@ -28,12 +28,12 @@ typedef struct tp_cel_expr tp_cel_expr;
 /* Parse src into a tree allocated in a (which owns it). TP_OK and *out;
  * TP_EPARSE with cel-go's kind of words in why for a syntax error;
  * TP_EUNSUPPORTED with why when src uses what this interpreter lacks. */
-int tp_cel_parse(tp_arena *a, const char *src, tp_cel_expr **out, char *why, size_t whylen);
+int tp__cel_parse(tp_arena *a, const char *src, tp_cel_expr **out, char *why, size_t whylen);
 /* Release what the tree holds outside its arena (the regular expressions of
  * matches() calls with a literal pattern, compiled once when parsed). */
-void tp_cel_release(tp_cel_expr *e);
+void tp__cel_release(tp_cel_expr *e);
 /* Whether the expression names the variable oldSelf (a transition rule). */
-bool tp_cel_uses(const tp_cel_expr *e, const char *variable);
+bool tp__cel_uses(const tp_cel_expr *e, const char *variable);
 
 typedef enum tp_cel_kind {
 	TP_CEL_NULL,
@@ -84,55 +84,55 @@ typedef struct tp_cel_budget {
  * Temporaries in a. The outcome in *out: TP_CEL_ERROR carries the error's
  * text ("no such key: x"). Returns TP_ELIMIT when the per-call limit was
  * exceeded (cost then says how much was spent), else TP_OK. */
-int tp_cel_eval(const tp_cel_expr *e, tp_arena *a, const cJSON *self, const cJSON *old,
+int tp__cel_eval(const tp_cel_expr *e, tp_arena *a, const cJSON *self, const cJSON *old,
 		const struct tp_sch *sch, long long per_call, long long *cost, tp_cel_val *out);
 
 /* ------------------------------------------------------ values (value.c) */
 
 /* A JSON value as CEL sees it under schema sch. */
-tp_cel_val tp_cel_from_json(const cJSON *v, const struct tp_sch *sch);
-tp_cel_val tp_cel_error(tp_arena *a, const char *fmt, ...) TP_PRINTF(2, 3);
-tp_cel_val tp_cel_bool(bool b);
-tp_cel_val tp_cel_int(long long i);
-tp_cel_val tp_cel_double(double d);
-tp_cel_val tp_cel_string(const char *s, size_t n);
+tp_cel_val tp__cel_from_json(const cJSON *v, const struct tp_sch *sch);
+tp_cel_val tp__cel_error(tp_arena *a, const char *fmt, ...) TP_PRINTF(2, 3);
+tp_cel_val tp__cel_bool(bool b);
+tp_cel_val tp__cel_int(long long i);
+tp_cel_val tp__cel_double(double d);
+tp_cel_val tp__cel_string(const char *s, size_t n);
 
 /* Heterogeneous equality (1 equal, 0 not, -1 incomparable: no such overload). */
-int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b);
+int tp__cel_equal(const tp_cel_val *a, const tp_cel_val *b);
 /* Ordering of numbers and strings (-1, 0, 1), or 2 when not comparable. */
-int tp_cel_compare(const tp_cel_val *a, const tp_cel_val *b);
+int tp__cel_compare(const tp_cel_val *a, const tp_cel_val *b);
 /* Lists and maps: how many elements; element i (lists); member lookup (maps:
  * 1 found, 0 not). */
-size_t tp_cel_size(const tp_cel_val *v);
-tp_cel_val tp_cel_list_at(const tp_cel_val *v, size_t i);
-int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out);
+size_t tp__cel_size(const tp_cel_val *v);
+tp_cel_val tp__cel_list_at(const tp_cel_val *v, size_t i);
+int tp__cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out);
 /* A map's key i (for macros over maps). */
-tp_cel_val tp_cel_map_key_at(const tp_cel_val *m, size_t i);
+tp_cel_val tp__cel_map_key_at(const tp_cel_val *m, size_t i);
 /* Element k of a list, key k of a map, visited in order k = 0, 1, ...:
  * *cur (NULL before the first) keeps the place in a JSON one, so a walk
- * costs O(n) where tp_cel_list_at would cost O(n^2). */
-tp_cel_val tp_cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur);
-tp_cel_val tp_cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur);
+ * costs O(n) where tp__cel_list_at would cost O(n^2). */
+tp_cel_val tp__cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur);
+tp_cel_val tp__cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur);
 /* Whether a map/object member is present (has()). */
-bool tp_cel_has_field(const tp_cel_val *m, const char *name);
+bool tp__cel_has_field(const tp_cel_val *m, const char *name);
 /* The member of an object named name (field selection): 1 found, 0 not. */
-int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out);
+int tp__cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out);
 /* CEL's string() of a value, in a; NULL when it has none. */
-const char *tp_cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n);
+const char *tp__cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n);
 /* d as Go's strconv.FormatFloat(d, 'g', -1, 64) writes it when threshold is
  * 6 (CEL's string(double)), as fmt's %v when 21 (the schema messages). */
-int tp_cel_format_double(double d, int threshold, char *buf, size_t len);
+int tp__cel_format_double(double d, int threshold, char *buf, size_t len);
 
 /* ------------------------------------------------------ functions (lib.c) */
 
 /* Whether a function (global or receiver style) with argc arguments (the
  * receiver counted) exists. */
-bool tp_cel_function_known(const char *name, bool receiver, size_t argc);
+bool tp__cel_function_known(const char *name, bool receiver, size_t argc);
 /* compiled: for matches(), the pattern already compiled (or NULL). */
 /* Call it: args[0] is the receiver for receiver-style calls. *cost grows by
  * what the call traverses. */
 struct tp_regex;
-tp_cel_val tp_cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
+tp_cel_val tp__cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
 		       size_t argc, const struct tp_regex *compiled, long long *cost);
 
 #endif /* TP_CEL_H */

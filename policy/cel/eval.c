@@ -26,7 +26,7 @@ static tp_cel_val eval(ev *x, const tp_cel_expr *e);
 
 static tp_cel_val overload(ev *x)
 {
-	return tp_cel_error(x->a, "no such overload");
+	return tp__cel_error(x->a, "no such overload");
 }
 
 static bool charge(ev *x, long long n)
@@ -42,7 +42,7 @@ static tp_cel_val variable(ev *x, const char *name)
 	for (int k = x->n - 1; k >= 0; k--)
 		if (!strcmp(x->names[k], name))
 			return x->vals[k];
-	return tp_cel_error(x->a, "no such attribute(s): %s", name);
+	return tp__cel_error(x->a, "no such attribute(s): %s", name);
 }
 
 static tp_cel_val select_field(ev *x, const tp_cel_expr *e)
@@ -53,9 +53,9 @@ static tp_cel_val select_field(ev *x, const tp_cel_expr *e)
 	if (v.kind != TP_CEL_MAP)
 		return overload(x);
 	if (e->node == TP_N_HAS)
-		return tp_cel_bool(tp_cel_has_field(&v, e->name));
-	if (!tp_cel_field(&v, e->name, &out))
-		return tp_cel_error(x->a, "no such key: %s", e->name);
+		return tp__cel_bool(tp__cel_has_field(&v, e->name));
+	if (!tp__cel_field(&v, e->name, &out))
+		return tp__cel_error(x->a, "no such key: %s", e->name);
 	return out;
 }
 
@@ -67,11 +67,11 @@ static tp_cel_val index_of(ev *x, const tp_cel_expr *e)
 	if (k.kind == TP_CEL_ERROR)
 		return k;
 	if (v.kind == TP_CEL_MAP) {
-		if (tp_cel_map_get(&v, &k, &out))
+		if (tp__cel_map_get(&v, &k, &out))
 			return out;
 		size_t n;
-		const char *s = tp_cel_to_string(x->a, &k, &n);
-		return tp_cel_error(x->a, "no such key: %.*s", (int)(s ? n : 0), s ? s : "");
+		const char *s = tp__cel_to_string(x->a, &k, &n);
+		return tp__cel_error(x->a, "no such key: %.*s", (int)(s ? n : 0), s ? s : "");
 	}
 	if (v.kind != TP_CEL_LIST)
 		return overload(x);
@@ -84,10 +84,10 @@ static tp_cel_val index_of(ev *x, const tp_cel_expr *e)
 		i = (long long)k.d;
 	else
 		return overload(x);
-	size_t size = tp_cel_size(&v);
+	size_t size = tp__cel_size(&v);
 	if (i < 0 || (size_t)i >= size)
-		return tp_cel_error(x->a, "index '%lld' out of range in list size '%zu'", i, size);
-	return tp_cel_list_at(&v, (size_t)i);
+		return tp__cel_error(x->a, "index '%lld' out of range in list size '%zu'", i, size);
+	return tp__cel_list_at(&v, (size_t)i);
 }
 
 /* && and ||: the deciding value wins over an error on the other side. */
@@ -111,7 +111,7 @@ static tp_cel_val make_list(ev *x, tp_cel_val *items, size_t n)
 	tp_cel_val out = { .kind = TP_CEL_LIST };
 	out.items = tp_arena_alloc(x->a, (n ? n : 1) * sizeof(*items));
 	if (!out.items)
-		return tp_cel_error(x->a, "out of memory");
+		return tp__cel_error(x->a, "out of memory");
 	memcpy(out.items, items, n * sizeof(*items));
 	out.count = n;
 	return out;
@@ -121,7 +121,7 @@ static tp_cel_val literal_list(ev *x, const tp_cel_expr *e, bool is_map)
 {
 	tp_cel_val *items = tp_arena_alloc(x->a, (e->nargs ? e->nargs : 1) * sizeof(*items));
 	if (!items)
-		return tp_cel_error(x->a, "out of memory");
+		return tp__cel_error(x->a, "out of memory");
 	for (size_t k = 0; k < e->nargs; k++)
 		if ((items[k] = eval(x, e->args[k])).kind == TP_CEL_ERROR)
 			return items[k];
@@ -142,21 +142,21 @@ static tp_cel_val int_arith(ev *x, int op, long long a, long long b)
 	case TP_OP_DIV:
 	case TP_OP_MOD:
 		if (!b)
-			return tp_cel_error(x->a, op == TP_OP_DIV ? "division by zero" : "modulus by zero");
+			return tp__cel_error(x->a, op == TP_OP_DIV ? "division by zero" : "modulus by zero");
 		over = a == LLONG_MIN && b == -1;
 		r = over ? 0 : op == TP_OP_DIV ? a / b : a % b;
 		break;
 	}
-	return over ? tp_cel_error(x->a, "integer overflow") : tp_cel_int(r);
+	return over ? tp__cel_error(x->a, "integer overflow") : tp__cel_int(r);
 }
 
 static tp_cel_val double_arith(ev *x, int op, double a, double b)
 {
 	switch (op) {
-	case TP_OP_ADD: return tp_cel_double(a + b);
-	case TP_OP_SUB: return tp_cel_double(a - b);
-	case TP_OP_MUL: return tp_cel_double(a * b);
-	case TP_OP_DIV: return tp_cel_double(a / b);
+	case TP_OP_ADD: return tp__cel_double(a + b);
+	case TP_OP_SUB: return tp__cel_double(a - b);
+	case TP_OP_MUL: return tp__cel_double(a * b);
+	case TP_OP_DIV: return tp__cel_double(a / b);
 	default: return overload(x);
 	}
 }
@@ -164,21 +164,21 @@ static tp_cel_val double_arith(ev *x, int op, double a, double b)
 static tp_cel_val concat(ev *x, const tp_cel_val *l, const tp_cel_val *r)
 {
 	if (l->kind == TP_CEL_LIST) {
-		size_t n = tp_cel_size(l), m = tp_cel_size(r);
+		size_t n = tp__cel_size(l), m = tp__cel_size(r);
 		tp_cel_val *items = tp_arena_alloc(x->a, (n + m ? n + m : 1) * sizeof(*items));
 		if (!items)
-			return tp_cel_error(x->a, "out of memory");
+			return tp__cel_error(x->a, "out of memory");
 		const cJSON *cl = NULL, *cr = NULL;
 		for (size_t k = 0; k < n; k++)
-			items[k] = tp_cel_list_next(l, k, &cl);
+			items[k] = tp__cel_list_next(l, k, &cl);
 		for (size_t k = 0; k < m; k++)
-			items[n + k] = tp_cel_list_next(r, k, &cr);
+			items[n + k] = tp__cel_list_next(r, k, &cr);
 		charge(x, (long long)(n + m));
 		return make_list(x, items, n + m);
 	}
 	char *s = tp_arena_alloc(x->a, l->n + r->n + 1);
 	if (!s)
-		return tp_cel_error(x->a, "out of memory");
+		return tp__cel_error(x->a, "out of memory");
 	memcpy(s, l->s, l->n);
 	memcpy(s + l->n, r->s, r->n);
 	s[l->n + r->n] = '\0';
@@ -193,18 +193,18 @@ static tp_cel_val membership(ev *x, const tp_cel_val *item, const tp_cel_val *in
 {
 	tp_cel_val out;
 	if (in->kind == TP_CEL_MAP)
-		return tp_cel_bool(tp_cel_map_get(in, item, &out) == 1);
+		return tp__cel_bool(tp__cel_map_get(in, item, &out) == 1);
 	if (in->kind != TP_CEL_LIST)
 		return overload(x);
-	size_t n = tp_cel_size(in);
+	size_t n = tp__cel_size(in);
 	charge(x, (long long)n);
 	const cJSON *cur = NULL;
 	for (size_t k = 0; k < n; k++) {
-		tp_cel_val it = tp_cel_list_next(in, k, &cur);
-		if (tp_cel_equal(item, &it) == 1)
-			return tp_cel_bool(true);
+		tp_cel_val it = tp__cel_list_next(in, k, &cur);
+		if (tp__cel_equal(item, &it) == 1)
+			return tp__cel_bool(true);
 	}
-	return tp_cel_bool(false);
+	return tp__cel_bool(false);
 }
 
 static tp_cel_val binary(ev *x, const tp_cel_expr *e)
@@ -219,15 +219,15 @@ static tp_cel_val binary(ev *x, const tp_cel_expr *e)
 	switch (op) {
 	case TP_OP_EQ:
 	case TP_OP_NE:
-		c = tp_cel_equal(&l, &r);
-		return c < 0 ? overload(x) : tp_cel_bool((c == 1) == (op == TP_OP_EQ));
+		c = tp__cel_equal(&l, &r);
+		return c < 0 ? overload(x) : tp__cel_bool((c == 1) == (op == TP_OP_EQ));
 	case TP_OP_LT:
 	case TP_OP_LE:
 	case TP_OP_GT:
 	case TP_OP_GE:
-		if ((c = tp_cel_compare(&l, &r)) == 2)
+		if ((c = tp__cel_compare(&l, &r)) == 2)
 			return overload(x);
-		return tp_cel_bool(op == TP_OP_LT ? c < 0 : op == TP_OP_LE ? c <= 0
+		return tp__cel_bool(op == TP_OP_LT ? c < 0 : op == TP_OP_LE ? c <= 0
 				   : op == TP_OP_GT ? c > 0 : c >= 0);
 	case TP_OP_IN:
 		return membership(x, &l, &r);
@@ -261,16 +261,16 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 	const char *m = e->name;
 	bool all = !strcmp(m, "all"), exists = !strcmp(m, "exists"), one = !strcmp(m, "exists_one");
 	bool filter = !strcmp(m, "filter"), map = !strcmp(m, "map");
-	size_t n = tp_cel_size(&range), hits = 0, made = 0;
+	size_t n = tp__cel_size(&range), hits = 0, made = 0;
 	tp_cel_val *out = NULL, err = { .kind = TP_CEL_NULL };
 	if ((filter || map) && !(out = tp_arena_alloc(x->a, (n ? n : 1) * sizeof(*out))))
-		return tp_cel_error(x->a, "out of memory");
+		return tp__cel_error(x->a, "out of memory");
 	int slot = x->n++;
 	x->names[slot] = e->var;
 	const cJSON *cur = NULL; /* the place in a JSON range: one walk, not one per element */
 	for (size_t k = 0; k < n && !x->over && err.kind == TP_CEL_NULL; k++) {
-		tp_cel_val it = range.kind == TP_CEL_LIST ? tp_cel_list_next(&range, k, &cur)
-							  : tp_cel_map_key_next(&range, k, &cur);
+		tp_cel_val it = range.kind == TP_CEL_LIST ? tp__cel_list_next(&range, k, &cur)
+							  : tp__cel_map_key_next(&range, k, &cur);
 		x->vals[slot] = it;
 		tp_cel_val p = eval(x, e->b);
 		if (map && !e->c) {
@@ -290,7 +290,7 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 			hits += p.b;
 			if ((all && !p.b) || (exists && p.b)) {
 				x->n--;
-				return tp_cel_bool(exists);
+				return tp__cel_bool(exists);
 			}
 			continue;
 		}
@@ -303,12 +303,12 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 			err.kind = TP_CEL_NULL;
 			for (k++; k < n && !x->over; k++) {
 				x->vals[slot] = range.kind == TP_CEL_LIST
-							? tp_cel_list_next(&range, k, &cur)
-							: tp_cel_map_key_next(&range, k, &cur);
+							? tp__cel_list_next(&range, k, &cur)
+							: tp__cel_map_key_next(&range, k, &cur);
 				p = eval(x, e->b);
 				if (p.kind == TP_CEL_BOOL && p.b == exists) {
 					x->n--;
-					return tp_cel_bool(exists);
+					return tp__cel_bool(exists);
 				}
 			}
 			err = first;
@@ -316,12 +316,12 @@ static tp_cel_val macro(ev *x, const tp_cel_expr *e)
 	}
 	x->n--;
 	if (x->over)
-		return tp_cel_error(x->a, "operation cancelled: actual cost limit exceeded");
+		return tp__cel_error(x->a, "operation cancelled: actual cost limit exceeded");
 	if (err.kind != TP_CEL_NULL)
 		return err;
 	if (out)
 		return make_list(x, out, made);
-	return tp_cel_bool(one ? hits == 1 : all);
+	return tp__cel_bool(one ? hits == 1 : all);
 }
 
 static tp_cel_val call(ev *x, const tp_cel_expr *e)
@@ -331,7 +331,7 @@ static tp_cel_val call(ev *x, const tp_cel_expr *e)
 		if ((args[k] = eval(x, e->args[k])).kind == TP_CEL_ERROR)
 			return args[k];
 	long long extra = 0;
-	tp_cel_val v = tp_cel_call(x->a, e->name, e->receiver, args, e->nargs, e->re, &extra);
+	tp_cel_val v = tp__cel_call(x->a, e->name, e->receiver, args, e->nargs, e->re, &extra);
 	charge(x, extra / 10);
 	return v;
 }
@@ -339,7 +339,7 @@ static tp_cel_val call(ev *x, const tp_cel_expr *e)
 static tp_cel_val eval(ev *x, const tp_cel_expr *e)
 {
 	if (!charge(x, 1))
-		return tp_cel_error(x->a, "operation cancelled: actual cost limit exceeded");
+		return tp__cel_error(x->a, "operation cancelled: actual cost limit exceeded");
 	tp_cel_val v;
 	switch (e->node) {
 	case TP_N_LITERAL: return e->lit;
@@ -352,13 +352,13 @@ static tp_cel_val eval(ev *x, const tp_cel_expr *e)
 	case TP_N_MAP: return literal_list(x, e, true);
 	case TP_N_NOT:
 		v = eval(x, e->a);
-		return v.kind == TP_CEL_BOOL ? tp_cel_bool(!v.b) : v.kind == TP_CEL_ERROR ? v : overload(x);
+		return v.kind == TP_CEL_BOOL ? tp__cel_bool(!v.b) : v.kind == TP_CEL_ERROR ? v : overload(x);
 	case TP_N_NEG:
 		v = eval(x, e->a);
 		if (v.kind == TP_CEL_INT)
-			return v.i == LLONG_MIN ? tp_cel_error(x->a, "integer overflow") : tp_cel_int(-v.i);
+			return v.i == LLONG_MIN ? tp__cel_error(x->a, "integer overflow") : tp__cel_int(-v.i);
 		if (v.kind == TP_CEL_DOUBLE)
-			return tp_cel_double(-v.d);
+			return tp__cel_double(-v.d);
 		return v.kind == TP_CEL_ERROR ? v : overload(x);
 	case TP_N_BINARY: return binary(x, e);
 	case TP_N_AND: return logic(x, e, true);
@@ -373,15 +373,15 @@ static tp_cel_val eval(ev *x, const tp_cel_expr *e)
 	return overload(x);
 }
 
-int tp_cel_eval(const tp_cel_expr *e, tp_arena *a, const cJSON *self, const cJSON *old,
+int tp__cel_eval(const tp_cel_expr *e, tp_arena *a, const cJSON *self, const cJSON *old,
 		const struct tp_sch *sch, long long per_call, long long *cost, tp_cel_val *out)
 {
 	ev x = { .a = a, .limit = per_call > 0 ? per_call : TP_CEL_PER_CALL_LIMIT };
 	x.names[x.n] = "self";
-	x.vals[x.n++] = tp_cel_from_json(self, sch);
+	x.vals[x.n++] = tp__cel_from_json(self, sch);
 	if (old) {
 		x.names[x.n] = "oldSelf";
-		x.vals[x.n++] = tp_cel_from_json(old, sch);
+		x.vals[x.n++] = tp__cel_from_json(old, sch);
 	}
 	*out = eval(&x, e);
 	if (cost)

@@ -20,7 +20,7 @@ typedef tp_cel_val (*cel_fn)(tp_arena *a, const tp_cel_val *args, size_t argc,
 
 static tp_cel_val no_overload(tp_arena *a)
 {
-	return tp_cel_error(a, "no such overload");
+	return tp__cel_error(a, "no such overload");
 }
 
 /* Code points in UTF-8 text (CEL's size of a string). */
@@ -37,10 +37,10 @@ static tp_cel_val fn_size(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 {
 	(void)argc, (void)re, (void)cost;
 	switch (v->kind) {
-	case TP_CEL_STRING: return tp_cel_int((long long)code_points(v->s, v->n));
-	case TP_CEL_BYTES: return tp_cel_int((long long)v->n);
+	case TP_CEL_STRING: return tp__cel_int((long long)code_points(v->s, v->n));
+	case TP_CEL_BYTES: return tp__cel_int((long long)v->n);
 	case TP_CEL_LIST:
-	case TP_CEL_MAP: return tp_cel_int((long long)tp_cel_size(v));
+	case TP_CEL_MAP: return tp__cel_int((long long)tp__cel_size(v));
 	default: return no_overload(a);
 	}
 }
@@ -53,19 +53,19 @@ static tp_cel_val fn_int(tp_arena *a, const tp_cel_val *v, size_t argc, const tp
 	case TP_CEL_INT: return *v;
 	case TP_CEL_UINT:
 		if (v->u > (unsigned long long)LLONG_MAX)
-			return tp_cel_error(a, "integer overflow");
-		return tp_cel_int((long long)v->u);
+			return tp__cel_error(a, "integer overflow");
+		return tp__cel_int((long long)v->u);
 	case TP_CEL_DOUBLE:
 		if (!(v->d > -9223372036854775808.0 && v->d < 9223372036854775808.0))
-			return tp_cel_error(a, "integer overflow");
-		return tp_cel_int((long long)v->d);
+			return tp__cel_error(a, "integer overflow");
+		return tp__cel_int((long long)v->d);
 	case TP_CEL_STRING: {
 		char *s = tp_arena_strndup(a, v->s, v->n), *end;
 		errno = 0;
 		long long i = s ? strtoll(s, &end, 10) : 0;
 		if (!s || !*s || *end || errno || isspace((unsigned char)*s))
-			return tp_cel_error(a, "cannot convert %s to int", tp_arena_strndup(a, v->s, v->n));
-		return tp_cel_int(i);
+			return tp__cel_error(a, "cannot convert %s to int", tp_arena_strndup(a, v->s, v->n));
+		return tp__cel_int(i);
 	}
 	default: return no_overload(a);
 	}
@@ -79,11 +79,11 @@ static tp_cel_val fn_uint(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	case TP_CEL_UINT: return *v;
 	case TP_CEL_INT:
 		if (v->i < 0)
-			return tp_cel_error(a, "unsigned integer overflow");
+			return tp__cel_error(a, "unsigned integer overflow");
 		return (tp_cel_val){ .kind = TP_CEL_UINT, .u = (unsigned long long)v->i };
 	case TP_CEL_DOUBLE:
 		if (!(v->d > -1.0 && v->d < 18446744073709551616.0))
-			return tp_cel_error(a, "unsigned integer overflow");
+			return tp__cel_error(a, "unsigned integer overflow");
 		return (tp_cel_val){ .kind = TP_CEL_UINT, .u = (unsigned long long)v->d };
 	default: return no_overload(a);
 	}
@@ -95,15 +95,15 @@ static tp_cel_val fn_double(tp_arena *a, const tp_cel_val *v, size_t argc, const
 	(void)argc, (void)re, (void)cost;
 	switch (v->kind) {
 	case TP_CEL_DOUBLE: return *v;
-	case TP_CEL_INT: return tp_cel_double((double)v->i);
-	case TP_CEL_UINT: return tp_cel_double((double)v->u);
+	case TP_CEL_INT: return tp__cel_double((double)v->i);
+	case TP_CEL_UINT: return tp__cel_double((double)v->u);
 	case TP_CEL_STRING: {
 		char *s = tp_arena_strndup(a, v->s, v->n), *end;
 		double d = s ? strtod(s, &end) : 0;
 		if (!s || !*s || *end || isspace((unsigned char)*s) || !strncasecmp(s, "0x", 2))
-			return tp_cel_error(a, "cannot convert %s to double",
+			return tp__cel_error(a, "cannot convert %s to double",
 					    tp_arena_strndup(a, v->s, v->n));
-		return tp_cel_double(d);
+		return tp__cel_double(d);
 	}
 	default: return no_overload(a);
 	}
@@ -114,8 +114,8 @@ static tp_cel_val fn_string(tp_arena *a, const tp_cel_val *v, size_t argc, const
 {
 	(void)argc, (void)re, (void)cost;
 	size_t n;
-	const char *s = tp_cel_to_string(a, v, &n);
-	return s ? tp_cel_string(s, n) : no_overload(a);
+	const char *s = tp__cel_to_string(a, v, &n);
+	return s ? tp__cel_string(s, n) : no_overload(a);
 }
 
 static tp_cel_val fn_dyn(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -140,15 +140,15 @@ static tp_cel_val fn_matches(tp_arena *a, const tp_cel_val *v, size_t argc, cons
 	if (!re) {
 		char why[256];
 		char *pat = tp_arena_strndup(a, v[1].s, v[1].n);
-		if (!pat || tp_regex_compile(pat, &own, why, sizeof(why)))
-			return tp_cel_error(a, "error parsing regexp: %s", pat ? why : "out of memory");
+		if (!pat || tp__regex_compile(pat, &own, why, sizeof(why)))
+			return tp__cel_error(a, "error parsing regexp: %s", pat ? why : "out of memory");
 		re = own;
 	}
 	*cost += (long long)v[0].n;
-	int m = tp_regex_match(re, v[0].s, v[0].n);
-	tp_regex_free(own);
-	return m < 0 ? tp_cel_error(a, "regular expression match gave up (backtracking limit)")
-		     : tp_cel_bool(m == 1);
+	int m = tp__regex_match(re, v[0].s, v[0].n);
+	tp__regex_free(own);
+	return m < 0 ? tp__cel_error(a, "regular expression match gave up (backtracking limit)")
+		     : tp__cel_bool(m == 1);
 }
 
 static tp_cel_val fn_starts(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -158,7 +158,7 @@ static tp_cel_val fn_starts(tp_arena *a, const tp_cel_val *v, size_t argc, const
 	if (!strings2(v))
 		return no_overload(a);
 	*cost += (long long)v[1].n;
-	return tp_cel_bool(v[1].n <= v[0].n && !memcmp(v[0].s, v[1].s, v[1].n));
+	return tp__cel_bool(v[1].n <= v[0].n && !memcmp(v[0].s, v[1].s, v[1].n));
 }
 
 static tp_cel_val fn_ends(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -168,7 +168,7 @@ static tp_cel_val fn_ends(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	if (!strings2(v))
 		return no_overload(a);
 	*cost += (long long)v[1].n;
-	return tp_cel_bool(v[1].n <= v[0].n && !memcmp(v[0].s + v[0].n - v[1].n, v[1].s, v[1].n));
+	return tp__cel_bool(v[1].n <= v[0].n && !memcmp(v[0].s + v[0].n - v[1].n, v[1].s, v[1].n));
 }
 
 /* Byte offset of needle in hay, or -1. */
@@ -189,7 +189,7 @@ static tp_cel_val fn_contains(tp_arena *a, const tp_cel_val *v, size_t argc, con
 	if (!strings2(v))
 		return no_overload(a);
 	*cost += (long long)(v[0].n + v[1].n);
-	return tp_cel_bool(find(&v[0], &v[1]) >= 0);
+	return tp__cel_bool(find(&v[0], &v[1]) >= 0);
 }
 
 static tp_cel_val fn_index_of(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -200,7 +200,7 @@ static tp_cel_val fn_index_of(tp_arena *a, const tp_cel_val *v, size_t argc, con
 		return no_overload(a);
 	*cost += (long long)(v[0].n + v[1].n);
 	long at = find(&v[0], &v[1]);
-	return tp_cel_int(at < 0 ? -1 : (long long)code_points(v[0].s, (size_t)at));
+	return tp__cel_int(at < 0 ? -1 : (long long)code_points(v[0].s, (size_t)at));
 }
 
 static tp_cel_val fn_case(tp_arena *a, const tp_cel_val *v, bool upper, long long *cost)
@@ -209,12 +209,12 @@ static tp_cel_val fn_case(tp_arena *a, const tp_cel_val *v, bool upper, long lon
 		return no_overload(a);
 	char *s = tp_arena_strndup(a, v->s, v->n);
 	if (!s)
-		return tp_cel_error(a, "out of memory");
+		return tp__cel_error(a, "out of memory");
 	for (size_t i = 0; i < v->n; i++)
 		if ((unsigned char)s[i] < 0x80)
 			s[i] = (char)(upper ? toupper((unsigned char)s[i]) : tolower((unsigned char)s[i]));
 	*cost += (long long)v->n;
-	return tp_cel_string(s, v->n);
+	return tp__cel_string(s, v->n);
 }
 
 static tp_cel_val fn_lower(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -238,9 +238,9 @@ static tp_cel_val fn_trim(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	if (v->kind != TP_CEL_STRING)
 		return no_overload(a);
 	size_t off, len;
-	tp_go_trim_space(v->s, v->n, &off, &len);
+	tp__go_trim_space(v->s, v->n, &off, &len);
 	*cost += (long long)v->n;
-	return tp_cel_string(v->s + off, len);
+	return tp__cel_string(v->s + off, len);
 }
 
 static tp_cel_val fn_join(tp_arena *a, const tp_cel_val *v, size_t argc, const tp_regex *re,
@@ -250,11 +250,11 @@ static tp_cel_val fn_join(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	if (v[0].kind != TP_CEL_LIST || (argc == 2 && v[1].kind != TP_CEL_STRING))
 		return no_overload(a);
 	tp_buf b = TP_BUF_INIT(1 << 20);
-	size_t n = tp_cel_size(&v[0]);
+	size_t n = tp__cel_size(&v[0]);
 	int rc = tp_buf_reserve(&b, 1);
 	const cJSON *cur = NULL;
 	for (size_t i = 0; !rc && i < n; i++) {
-		tp_cel_val it = tp_cel_list_next(&v[0], i, &cur);
+		tp_cel_val it = tp__cel_list_next(&v[0], i, &cur);
 		if (it.kind != TP_CEL_STRING) {
 			tp_buf_free(&b);
 			return no_overload(a);
@@ -267,7 +267,7 @@ static tp_cel_val fn_join(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	size_t len = b.len;
 	tp_buf_free(&b);
 	*cost += (long long)len;
-	return s ? tp_cel_string(s, len) : tp_cel_error(a, "out of memory");
+	return s ? tp__cel_string(s, len) : tp__cel_error(a, "out of memory");
 }
 
 static const struct fn {
@@ -296,12 +296,12 @@ static const struct fn *lookup(const char *name, bool receiver, size_t argc)
 	return NULL;
 }
 
-bool tp_cel_function_known(const char *name, bool receiver, size_t argc)
+bool tp__cel_function_known(const char *name, bool receiver, size_t argc)
 {
 	return lookup(name, receiver, argc) != NULL;
 }
 
-tp_cel_val tp_cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
+tp_cel_val tp__cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
 		       size_t argc, const tp_regex *compiled, long long *cost)
 {
 	const struct fn *f = lookup(name, receiver, argc);

@@ -421,33 +421,33 @@ static tp_cel_expr *call(parser *p, tp_cel_expr *recv, const char *name, size_t 
 		return has_macro(p, e);
 	if (macro)
 		return receiver_macro(p, e);
-	if (!tp_cel_function_known(name, recv != NULL, n))
+	if (!tp__cel_function_known(name, recv != NULL, n))
 		return fail(p, TP_EUNSUPPORTED, "function '%s' with %zu argument%s is not supported",
 			    name, n, n == 1 ? "" : "s");
 	const tp_cel_expr *pat = e->args[n - 1];
 	if (!strcmp(name, "matches") && pat->node == TP_N_LITERAL && pat->lit.kind == TP_CEL_STRING &&
 	    !memchr(pat->lit.s, '\0', pat->lit.n) && p->ncompiled < 32) {
 		char why[256];
-		if (tp_regex_compile(pat->lit.s, &e->re, why, sizeof(why)))
+		if (tp__regex_compile(pat->lit.s, &e->re, why, sizeof(why)))
 			return fail(p, TP_EPARSE, "compilation failed: error parsing regexp: %s", why);
 		p->compiled[p->ncompiled++] = e->re;
 	}
 	return e;
 }
 
-void tp_cel_release(tp_cel_expr *e)
+void tp__cel_release(tp_cel_expr *e)
 {
 	if (!e)
 		return;
-	tp_regex_free(e->re);
+	tp__regex_free(e->re);
 	e->re = NULL;
 	for (size_t k = 0; k < e->nargs; k++)
-		tp_cel_release(e->args[k]);
+		tp__cel_release(e->args[k]);
 	if (e->node != TP_N_CALL && e->node != TP_N_MACRO && e->node != TP_N_LIST &&
 	    e->node != TP_N_MAP) {
-		tp_cel_release(e->a);
-		tp_cel_release(e->b);
-		tp_cel_release(e->c);
+		tp__cel_release(e->a);
+		tp__cel_release(e->b);
+		tp__cel_release(e->c);
 	}
 }
 
@@ -654,7 +654,7 @@ static tp_cel_expr *expr(parser *p)
 	return e;
 }
 
-int tp_cel_parse(tp_arena *a, const char *src, tp_cel_expr **out, char *why, size_t whylen)
+int tp__cel_parse(tp_arena *a, const char *src, tp_cel_expr **out, char *why, size_t whylen)
 {
 	if (!a || !src || !out)
 		return TP_EINVAL;
@@ -666,14 +666,14 @@ int tp_cel_parse(tp_arena *a, const char *src, tp_cel_expr **out, char *why, siz
 		fail(&p, TP_EPARSE, "Syntax error: unexpected input at offset %zu", p.start);
 	if (p.rc) {
 		for (int k = 0; k < p.ncompiled; k++)
-			tp_regex_free(p.compiled[k]);
+			tp__regex_free(p.compiled[k]);
 		return p.rc;
 	}
 	*out = e;
 	return TP_OK;
 }
 
-bool tp_cel_uses(const tp_cel_expr *e, const char *variable)
+bool tp__cel_uses(const tp_cel_expr *e, const char *variable)
 {
 	if (!e)
 		return false;
@@ -682,10 +682,10 @@ bool tp_cel_uses(const tp_cel_expr *e, const char *variable)
 	if (e->node == TP_N_MACRO && e->var && !strcmp(e->var, variable))
 		return false; /* shadowed inside; the range (a) was checked as an arg */
 	for (size_t k = 0; k < e->nargs; k++)
-		if (tp_cel_uses(e->args[k], variable))
+		if (tp__cel_uses(e->args[k], variable))
 			return true;
 	return (e->node != TP_N_CALL && e->node != TP_N_MACRO && e->node != TP_N_LIST &&
 		e->node != TP_N_MAP) &&
-	       (tp_cel_uses(e->a, variable) || tp_cel_uses(e->b, variable) ||
-		tp_cel_uses(e->c, variable));
+	       (tp__cel_uses(e->a, variable) || tp__cel_uses(e->b, variable) ||
+		tp__cel_uses(e->c, variable));
 }

@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-tp_cel_val tp_cel_bool(bool b) { return (tp_cel_val){ .kind = TP_CEL_BOOL, .b = b }; }
-tp_cel_val tp_cel_int(long long i) { return (tp_cel_val){ .kind = TP_CEL_INT, .i = i }; }
-tp_cel_val tp_cel_double(double d) { return (tp_cel_val){ .kind = TP_CEL_DOUBLE, .d = d }; }
+tp_cel_val tp__cel_bool(bool b) { return (tp_cel_val){ .kind = TP_CEL_BOOL, .b = b }; }
+tp_cel_val tp__cel_int(long long i) { return (tp_cel_val){ .kind = TP_CEL_INT, .i = i }; }
+tp_cel_val tp__cel_double(double d) { return (tp_cel_val){ .kind = TP_CEL_DOUBLE, .d = d }; }
 
-tp_cel_val tp_cel_string(const char *s, size_t n)
+tp_cel_val tp__cel_string(const char *s, size_t n)
 {
 	return (tp_cel_val){ .kind = TP_CEL_STRING, .s = s, .n = n };
 }
 
-tp_cel_val tp_cel_error(tp_arena *a, const char *fmt, ...)
+tp_cel_val tp__cel_error(tp_arena *a, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -32,20 +32,20 @@ tp_cel_val tp_cel_error(tp_arena *a, const char *fmt, ...)
 			     .n = s ? strlen(s) : 13 };
 }
 
-tp_cel_val tp_cel_from_json(const cJSON *v, const tp_sch *sch)
+tp_cel_val tp__cel_from_json(const cJSON *v, const tp_sch *sch)
 {
 	if (!v || cJSON_IsNull(v))
 		return (tp_cel_val){ .kind = TP_CEL_NULL };
 	if (cJSON_IsBool(v))
-		return tp_cel_bool(cJSON_IsTrue(v));
+		return tp__cel_bool(cJSON_IsTrue(v));
 	if (cJSON_IsString(v))
-		return tp_cel_string(v->valuestring, strlen(v->valuestring));
+		return tp__cel_string(v->valuestring, strlen(v->valuestring));
 	if (cJSON_IsNumber(v)) {
 		long long i;
 		bool number = sch && (sch->types & TP_SCH_NUMBER) && !(sch->types & TP_SCH_INTEGER);
 		if (!number && tp_json_is_int(v, &i))
-			return tp_cel_int(i);
-		return tp_cel_double(v->valuedouble);
+			return tp__cel_int(i);
+		return tp__cel_double(v->valuedouble);
 	}
 	tp_cel_val out = { .kind = cJSON_IsArray(v) ? TP_CEL_LIST : TP_CEL_MAP };
 	out.json = v;
@@ -55,49 +55,49 @@ tp_cel_val tp_cel_from_json(const cJSON *v, const tp_sch *sch)
 
 /* ------------------------------------------------------------ containers */
 
-size_t tp_cel_size(const tp_cel_val *v)
+size_t tp__cel_size(const tp_cel_val *v)
 {
 	if (v->json)
 		return (size_t)cJSON_GetArraySize(v->json);
 	return v->kind == TP_CEL_MAP ? v->count / 2 : v->count;
 }
 
-tp_cel_val tp_cel_list_at(const tp_cel_val *v, size_t i)
+tp_cel_val tp__cel_list_at(const tp_cel_val *v, size_t i)
 {
 	if (!v->json)
 		return v->items[i];
 	const cJSON *it = v->json->child;
 	while (i-- && it)
 		it = it->next;
-	return tp_cel_from_json(it, v->sch ? v->sch->items : NULL);
+	return tp__cel_from_json(it, v->sch ? v->sch->items : NULL);
 }
 
-tp_cel_val tp_cel_map_key_at(const tp_cel_val *m, size_t i)
+tp_cel_val tp__cel_map_key_at(const tp_cel_val *m, size_t i)
 {
 	if (!m->json)
 		return m->items[2 * i];
 	const cJSON *it = m->json->child;
 	while (i-- && it)
 		it = it->next;
-	return it ? tp_cel_string(it->string, strlen(it->string)) : (tp_cel_val){ 0 };
+	return it ? tp__cel_string(it->string, strlen(it->string)) : (tp_cel_val){ 0 };
 }
 
-tp_cel_val tp_cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur)
+tp_cel_val tp__cel_list_next(const tp_cel_val *v, size_t k, const cJSON **cur)
 {
 	if (!v->json)
 		return v->items[k];
 	*cur = *cur ? (*cur)->next : v->json->child;
 	tp__charge(1);
-	return tp_cel_from_json(*cur, v->sch ? v->sch->items : NULL);
+	return tp__cel_from_json(*cur, v->sch ? v->sch->items : NULL);
 }
 
-tp_cel_val tp_cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur)
+tp_cel_val tp__cel_map_key_next(const tp_cel_val *m, size_t k, const cJSON **cur)
 {
 	if (!m->json)
 		return m->items[2 * k];
 	*cur = *cur ? (*cur)->next : m->json->child;
 	tp__charge(1);
-	return *cur ? tp_cel_string((*cur)->string, strlen((*cur)->string)) : (tp_cel_val){ 0 };
+	return *cur ? tp__cel_string((*cur)->string, strlen((*cur)->string)) : (tp_cel_val){ 0 };
 }
 
 /* k8s escapes property names that are no CEL identifiers: "__dash__" for
@@ -167,18 +167,18 @@ static const tp_sch *defaulted(const tp_cel_val *m, const char *real)
 	return p && p->default_value ? p : NULL;
 }
 
-bool tp_cel_has_field(const tp_cel_val *m, const char *name)
+bool tp__cel_has_field(const tp_cel_val *m, const char *name)
 {
 	if (m->kind != TP_CEL_MAP)
 		return false;
 	const char *real;
 	if (m->json)
 		return field_member(m->json, name, &real) != NULL || defaulted(m, real) != NULL;
-	tp_cel_val key = tp_cel_string(name, strlen(name)), v;
-	return tp_cel_map_get(m, &key, &v) == 1;
+	tp_cel_val key = tp__cel_string(name, strlen(name)), v;
+	return tp__cel_map_get(m, &key, &v) == 1;
 }
 
-int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out)
+int tp__cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out)
 {
 	if (m->json) {
 		const char *real;
@@ -186,14 +186,14 @@ int tp_cel_field(const tp_cel_val *m, const char *name, tp_cel_val *out)
 		const tp_sch *d = v ? NULL : defaulted(m, real);
 		if (!v && !d)
 			return 0;
-		*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, real) : d);
+		*out = tp__cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, real) : d);
 		return 1;
 	}
-	tp_cel_val key = tp_cel_string(name, strlen(name));
-	return tp_cel_map_get(m, &key, out);
+	tp_cel_val key = tp__cel_string(name, strlen(name));
+	return tp__cel_map_get(m, &key, out);
 }
 
-int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out)
+int tp__cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out)
 {
 	if (m->json) {
 		if (key->kind != TP_CEL_STRING || memchr(key->s, '\0', key->n))
@@ -207,11 +207,11 @@ int tp_cel_map_get(const tp_cel_val *m, const tp_cel_val *key, tp_cel_val *out)
 		const tp_sch *d = v ? NULL : defaulted(m, buf);
 		if (!v && !d)
 			return 0;
-		*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, buf) : d);
+		*out = tp__cel_from_json(v ? v : d->default_value, v ? tp__sch_member(m->sch, buf) : d);
 		return 1;
 	}
 	for (size_t i = 0; i + 1 < m->count; i += 2)
-		if (tp_cel_equal(&m->items[i], key) == 1) {
+		if (tp__cel_equal(&m->items[i], key) == 1) {
 			*out = m->items[i + 1];
 			return 1;
 		}
@@ -243,7 +243,7 @@ static int compare_numbers(const tp_cel_val *a, const tp_cel_val *b)
 	return (x > y) - (x < y);
 }
 
-int tp_cel_compare(const tp_cel_val *a, const tp_cel_val *b)
+int tp__cel_compare(const tp_cel_val *a, const tp_cel_val *b)
 {
 	if (is_number(a) && is_number(b))
 		return compare_numbers(a, b);
@@ -265,7 +265,7 @@ static bool unordered(const tp_cel_val *v)
 	return v->json && v->sch && v->sch->list_type != TP_LIST_ATOMIC;
 }
 
-/* What tp_cel_equal compares of a JSON list's element, hashed so that
+/* What tp__cel_equal compares of a JSON list's element, hashed so that
  * equal elements hash equal: a number by its value (1 == 1.0), a string,
  * a list-map item by its keys (defaults written in, as map_get reads
  * them); other objects and lists only by their kind. */
@@ -276,7 +276,7 @@ static uint64_t scalar_hash(const cJSON *v)
 		return tp_hash_bytes(&d, sizeof(d));
 	}
 	if (cJSON_IsString(v))
-		return tp_hash_str(v->valuestring) ^ 1;
+		return tp__hash_str(v->valuestring) ^ 1;
 	return (uint64_t)(v ? v->type & 0xff : 0) * 0x9e3779b97f4a7c15ull;
 }
 
@@ -299,36 +299,36 @@ static uint64_t element_hash(const tp_cel_val *list, const cJSON *e)
 static int unordered_equal(const tp_cel_val *a, const tp_cel_val *b)
 {
 	tp_htab tab = TP_HTAB_INIT;
-	int eq = tp_htab_reserve(&tab, tp_cel_size(b)) ? -1 : 1;
+	int eq = tp__htab_reserve(&tab, tp__cel_size(b)) ? -1 : 1;
 	for (const cJSON *y = b->json->child; y && eq == 1; y = y->next)
-		if (tp_htab_put(&tab, element_hash(b, y), y))
+		if (tp__htab_put(&tab, element_hash(b, y), y))
 			eq = -1;
 	const tp_sch *as = a->sch ? a->sch->items : NULL, *bs = b->sch ? b->sch->items : NULL;
 	for (const cJSON *x = a->json->child; x && eq == 1; x = x->next) {
-		tp_cel_val xv = tp_cel_from_json(x, as);
+		tp_cel_val xv = tp__cel_from_json(x, as);
 		uint64_t h = element_hash(a, x);
 		size_t pos = 0;
 		eq = 0;
-		for (const cJSON *y; eq != 1 && (y = tp_htab_next(&tab, h, &pos));) {
-			tp_cel_val yv = tp_cel_from_json(y, bs);
-			eq = tp_cel_equal(&xv, &yv);
+		for (const cJSON *y; eq != 1 && (y = tp__htab_next(&tab, h, &pos));) {
+			tp_cel_val yv = tp__cel_from_json(y, bs);
+			eq = tp__cel_equal(&xv, &yv);
 		}
 	}
-	tp_htab_free(&tab);
+	tp__htab_free(&tab);
 	return eq;
 }
 
 static int lists_equal(const tp_cel_val *a, const tp_cel_val *b)
 {
-	size_t n = tp_cel_size(a);
-	if (n != tp_cel_size(b))
+	size_t n = tp__cel_size(a);
+	if (n != tp__cel_size(b))
 		return 0;
 	if (unordered(a) && unordered(b))
 		return unordered_equal(a, b);
 	const cJSON *ca = NULL, *cb = NULL;
 	for (size_t i = 0; i < n; i++) {
-		tp_cel_val x = tp_cel_list_next(a, i, &ca), y = tp_cel_list_next(b, i, &cb);
-		int eq = tp_cel_equal(&x, &y);
+		tp_cel_val x = tp__cel_list_next(a, i, &ca), y = tp__cel_list_next(b, i, &cb);
+		int eq = tp__cel_equal(&x, &y);
 		if (eq != 1)
 			return eq;
 	}
@@ -336,52 +336,52 @@ static int lists_equal(const tp_cel_val *a, const tp_cel_val *b)
 }
 
 /* b's value of a's member x: b's member of that name (through ib when
- * b is large), else the schema's default, as tp_cel_map_get reads it. */
+ * b is large), else the schema's default, as tp__cel_map_get reads it. */
 static int json_map_get(const tp_cel_val *b, const tp_index *ib, const char *name,
 			tp_cel_val *out)
 {
 	if (strlen(name) >= 512)
-		return 0; /* tp_cel_map_get finds no such key either */
-	const cJSON *v = tp_index_member(ib, name);
+		return 0; /* tp__cel_map_get finds no such key either */
+	const cJSON *v = tp__index_member(ib, name);
 	const tp_sch *d = v ? NULL : defaulted(b, name);
 	if (!v && !d)
 		return 0;
-	*out = tp_cel_from_json(v ? v : d->default_value, v ? tp__sch_member(b->sch, name) : d);
+	*out = tp__cel_from_json(v ? v : d->default_value, v ? tp__sch_member(b->sch, name) : d);
 	return 1;
 }
 
 static int maps_equal(const tp_cel_val *a, const tp_cel_val *b)
 {
-	size_t n = tp_cel_size(a);
-	if (n != tp_cel_size(b))
+	size_t n = tp__cel_size(a);
+	if (n != tp__cel_size(b))
 		return 0;
 	if (a->json && b->json) {
 		tp_index ia, ib;
-		int eq = tp_index_members(&ia, a->json) || tp_index_members(&ib, b->json) ? -1 : 1;
+		int eq = tp__index_members(&ia, a->json) || tp__index_members(&ib, b->json) ? -1 : 1;
 		if (eq == -1)
-			tp_index_members(&ib, NULL);
+			tp__index_members(&ib, NULL);
 		for (const cJSON *m = a->json->child; m && eq == 1; m = m->next) {
 			tp_cel_val x, y;
 			eq = json_map_get(a, &ia, m->string, &x) && json_map_get(b, &ib, m->string, &y)
-				     ? tp_cel_equal(&x, &y) : 0;
+				     ? tp__cel_equal(&x, &y) : 0;
 		}
-		tp_index_free(&ia);
-		tp_index_free(&ib);
+		tp__index_free(&ia);
+		tp__index_free(&ib);
 		return eq;
 	}
 	const cJSON *cur = NULL;
 	for (size_t i = 0; i < n; i++) {
-		tp_cel_val k = tp_cel_map_key_next(a, i, &cur), x, y;
-		if (!tp_cel_map_get(a, &k, &x) || !tp_cel_map_get(b, &k, &y))
+		tp_cel_val k = tp__cel_map_key_next(a, i, &cur), x, y;
+		if (!tp__cel_map_get(a, &k, &x) || !tp__cel_map_get(b, &k, &y))
 			return 0;
-		int eq = tp_cel_equal(&x, &y);
+		int eq = tp__cel_equal(&x, &y);
 		if (eq != 1)
 			return eq;
 	}
 	return 1;
 }
 
-int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b)
+int tp__cel_equal(const tp_cel_val *a, const tp_cel_val *b)
 {
 	if (is_number(a) && is_number(b))
 		return compare_numbers(a, b) == 0;
@@ -392,7 +392,7 @@ int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b)
 	case TP_CEL_LIST: return lists_equal(a, b);
 	case TP_CEL_MAP: return maps_equal(a, b);
 	case TP_CEL_ERROR: return -1;
-	default: return tp_cel_compare(a, b) == 0;
+	default: return tp__cel_compare(a, b) == 0;
 	}
 }
 
@@ -400,7 +400,7 @@ int tp_cel_equal(const tp_cel_val *a, const tp_cel_val *b)
 
 /* Go's strconv.FormatFloat(d, 'g', -1, 64) shape: the shortest digits that
  * read back as d, %e past the exponent threshold (6 there; fmt's %v uses 21). */
-int tp_cel_format_double(double d, int threshold, char *buf, size_t len)
+int tp__cel_format_double(double d, int threshold, char *buf, size_t len)
 {
 	if (isnan(d))
 		return snprintf(buf, len, "NaN");
@@ -420,7 +420,7 @@ int tp_cel_format_double(double d, int threshold, char *buf, size_t len)
 	return snprintf(buf, len, "%.*f", frac > 0 ? frac : 0, d);
 }
 
-const char *tp_cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n)
+const char *tp__cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n)
 {
 	char buf[64];
 	const char *s = NULL;
@@ -432,7 +432,7 @@ const char *tp_cel_to_string(tp_arena *a, const tp_cel_val *v, size_t *n)
 	case TP_CEL_BOOL: s = v->b ? "true" : "false"; break;
 	case TP_CEL_INT: snprintf(buf, sizeof(buf), "%lld", v->i); s = buf; break;
 	case TP_CEL_UINT: snprintf(buf, sizeof(buf), "%llu", v->u); s = buf; break;
-	case TP_CEL_DOUBLE: tp_cel_format_double(v->d, 6, buf, sizeof(buf)); s = buf; break;
+	case TP_CEL_DOUBLE: tp__cel_format_double(v->d, 6, buf, sizeof(buf)); s = buf; break;
 	default: return NULL;
 	}
 	*n = strlen(s);

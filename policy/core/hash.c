@@ -125,24 +125,24 @@ uint64_t tp_hash_bytes(const void *p, size_t n)
 	return finish(&s, 0xff);
 }
 
-uint64_t tp_hash_str(const char *s)
+uint64_t tp__hash_str(const char *s)
 {
 	return tp_hash_bytes(s, strlen(s));
 }
 
 /* ------------------------------------------------------------ in pieces */
 
-void tp_hasher_init(tp_hasher *h)
+void tp__hasher_init(tp_hasher *h)
 {
 	start(h, 0);
 }
 
-void tp_hasher_init128(tp_hasher *h)
+void tp__hasher_init128(tp_hasher *h)
 {
 	start(h, 0xee);
 }
 
-void tp_hasher_add(tp_hasher *h, const void *p, size_t n)
+void tp__hasher_add(tp_hasher *h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 	size_t have = h->n % 8;
@@ -161,17 +161,17 @@ void tp_hasher_add(tp_hasher *h, const void *p, size_t n)
 	h->tail = rest(b, n);
 }
 
-void tp_hasher_add_str(tp_hasher *h, const char *s)
+void tp__hasher_add_str(tp_hasher *h, const char *s)
 {
-	tp_hasher_add(h, s, strlen(s) + 1);
+	tp__hasher_add(h, s, strlen(s) + 1);
 }
 
-uint64_t tp_hasher_end(tp_hasher *h)
+uint64_t tp__hasher_end(tp_hasher *h)
 {
 	return finish(h, 0xff);
 }
 
-void tp_hasher_end128(tp_hasher *h, uint64_t out[2])
+void tp__hasher_end128(tp_hasher *h, uint64_t out[2])
 {
 	out[0] = finish(h, 0xee);
 	h->v1 ^= 0xdd;
@@ -190,7 +190,7 @@ static uint64_t pair(uint64_t a, uint64_t b)
 	return tp_hash_bytes(w, sizeof(w));
 }
 
-uint64_t tp_hash_json(const cJSON *v)
+uint64_t tp__hash_json(const cJSON *v)
 {
 	if (!v)
 		return 0;
@@ -206,16 +206,16 @@ uint64_t tp_hash_json(const cJSON *v)
 	}
 	case cJSON_String:
 	case cJSON_Raw:
-		h = v->valuestring ? tp_hash_str(v->valuestring) : tp_hash_str("");
+		h = v->valuestring ? tp__hash_str(v->valuestring) : tp__hash_str("");
 		break;
 	case cJSON_Array:
 		for (const cJSON *c = v->child; c; c = c->next)
-			h = pair(h, tp_hash_json(c));
+			h = pair(h, tp__hash_json(c));
 		break;
 	case cJSON_Object:
 		/* members in any order: a sum of each member's hash */
 		for (const cJSON *c = v->child; c; c = c->next)
-			h += pair(tp_hash_str(c->string ? c->string : ""), tp_hash_json(c));
+			h += pair(tp__hash_str(c->string ? c->string : ""), tp__hash_json(c));
 		break;
 	}
 	tp__charge(1);
@@ -229,7 +229,7 @@ uint64_t tp_hash_json(const cJSON *v)
 static const char tombstone;
 #define TOMB ((const void *)&tombstone)
 
-int tp_htab_reserve(tp_htab *t, size_t n)
+int tp__htab_reserve(tp_htab *t, size_t n)
 {
 	size_t want = 16;
 	while (want < 2 * n) /* at most half full: short probe runs */
@@ -252,16 +252,16 @@ int tp_htab_reserve(tp_htab *t, size_t n)
 	for (size_t k = 0; old.slots && k <= old.mask; k++) {
 		const tp_htab_slot *o = &old.slots[(start + k) & old.mask];
 		if (o->item && o->item != TOMB)
-			tp_htab_put(t, o->hash, o->item);
+			tp__htab_put(t, o->hash, o->item);
 	}
 	free(old.slots);
 	return TP_OK;
 }
 
-int tp_htab_put(tp_htab *t, uint64_t hash, const void *item)
+int tp__htab_put(tp_htab *t, uint64_t hash, const void *item)
 {
 	if (!t->slots || 2 * (t->count + 1) > t->mask + 1) {
-		int rc = tp_htab_reserve(t, t->count + 1 > 8 ? 2 * (t->count + 1) : 8);
+		int rc = tp__htab_reserve(t, t->count + 1 > 8 ? 2 * (t->count + 1) : 8);
 		if (rc)
 			return rc;
 	}
@@ -275,7 +275,7 @@ int tp_htab_put(tp_htab *t, uint64_t hash, const void *item)
 	return TP_OK;
 }
 
-const void *tp_htab_next(const tp_htab *t, uint64_t hash, size_t *pos)
+const void *tp__htab_next(const tp_htab *t, uint64_t hash, size_t *pos)
 {
 	if (!t->slots)
 		return NULL;
@@ -293,7 +293,7 @@ const void *tp_htab_next(const tp_htab *t, uint64_t hash, size_t *pos)
 	return NULL;
 }
 
-bool tp_htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now)
+bool tp__htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now)
 {
 	for (size_t i = 0; t->slots && i <= t->mask; i++) {
 		tp_htab_slot *s = &t->slots[(hash + i) & t->mask];
@@ -308,7 +308,7 @@ bool tp_htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now
 	return false;
 }
 
-void tp_htab_free(tp_htab *t)
+void tp__htab_free(tp_htab *t)
 {
 	free(t->slots);
 	*t = (tp_htab)TP_HTAB_INIT;

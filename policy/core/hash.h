@@ -14,13 +14,13 @@
 #include "policy/trainpolicy.h"
 
 uint64_t tp_hash_bytes(const void *p, size_t n);
-uint64_t tp_hash_str(const char *s);
+uint64_t tp__hash_str(const char *s);
 
 /* The same hash of bytes given in pieces, for keys of several fields or
- * whole trees: tp_hasher_init, tp_hasher_add any number of times, then
- * tp_hasher_end (tp_hash_bytes of the pieces joined). A key of several
- * strings adds each with tp_hasher_add_str, whose NUL keeps ("ab", "c")
- * and ("a", "bc") apart. tp_hasher_init128 and tp_hasher_end128 give
+ * whole trees: tp__hasher_init, tp__hasher_add any number of times, then
+ * tp__hasher_end (tp_hash_bytes of the pieces joined). A key of several
+ * strings adds each with tp__hasher_add_str, whose NUL keeps ("ab", "c")
+ * and ("a", "bc") apart. tp__hasher_init128 and tp__hasher_end128 give
  * SipHash's 128 bits instead, for keys that stand for content (two
  * different inputs that hash equal would be taken for one). */
 typedef struct tp_hasher {
@@ -29,16 +29,16 @@ typedef struct tp_hasher {
 	size_t n;                /* bytes added */
 } tp_hasher;
 
-void tp_hasher_init(tp_hasher *h);
-void tp_hasher_init128(tp_hasher *h);
-void tp_hasher_add(tp_hasher *h, const void *p, size_t n);
-void tp_hasher_add_str(tp_hasher *h, const char *s); /* s and its NUL */
-uint64_t tp_hasher_end(tp_hasher *h);
-void tp_hasher_end128(tp_hasher *h, uint64_t out[2]);
+void tp__hasher_init(tp_hasher *h);
+void tp__hasher_init128(tp_hasher *h);
+void tp__hasher_add(tp_hasher *h, const void *p, size_t n);
+void tp__hasher_add_str(tp_hasher *h, const char *s); /* s and its NUL */
+uint64_t tp__hasher_end(tp_hasher *h);
+void tp__hasher_end128(tp_hasher *h, uint64_t out[2]);
 
 /* Equal values (tp_json_equal) hash equal, for trees whose objects repeat
  * no member name (what tp_load makes). Visits the whole value. */
-uint64_t tp_hash_json(const cJSON *v);
+uint64_t tp__hash_json(const cJSON *v);
 
 /* Open addressing over (hash, item) pairs. Several items may share a hash
  * (or be equal): a lookup walks the candidates and the caller compares. */
@@ -56,15 +56,15 @@ typedef struct tp_htab {
 #define TP_HTAB_INIT { NULL, 0, 0 }
 
 /* Room for n items without growing. */
-int tp_htab_reserve(tp_htab *t, size_t n);
+int tp__htab_reserve(tp_htab *t, size_t n);
 /* Add item (not NULL) under hash: TP_OK or TP_ENOMEM. */
-int tp_htab_put(tp_htab *t, uint64_t hash, const void *item);
+int tp__htab_put(tp_htab *t, uint64_t hash, const void *item);
 /* The items under hash, one a call: *pos = 0 before the first; NULL after
  * the last. Items come in the order they were put when they share a hash. */
-const void *tp_htab_next(const tp_htab *t, uint64_t hash, size_t *pos);
+const void *tp__htab_next(const tp_htab *t, uint64_t hash, size_t *pos);
 /* The slot of item old under hash holds now instead (NULL: nothing, and
  * lookups pass over it). False when old is not there. */
-bool tp_htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now);
-void tp_htab_free(tp_htab *t);
+bool tp__htab_replace(tp_htab *t, uint64_t hash, const void *old, const void *now);
+void tp__htab_free(tp_htab *t);
 
 #endif

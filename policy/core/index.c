@@ -15,7 +15,7 @@ static const cJSON *key_of(const tp_index *ix, const cJSON *item)
 /* The hash an element is filed under: its name, or its key's value. */
 static uint64_t hash_of(const tp_index *ix, const cJSON *e)
 {
-	return ix->key ? tp_hash_json(key_of(ix, e)) : tp_hash_str(e->string);
+	return ix->key ? tp__hash_json(key_of(ix, e)) : tp__hash_str(e->string);
 }
 
 static bool counts(const tp_index *ix, const cJSON *e)
@@ -29,24 +29,24 @@ static int file(tp_index *ix, const cJSON *e)
 {
 	uint64_t h = hash_of(ix, e);
 	size_t pos = 0;
-	for (const cJSON *c; (c = tp_htab_next(&ix->tab, h, &pos));)
+	for (const cJSON *c; (c = tp__htab_next(&ix->tab, h, &pos));)
 		if (ix->key ? tp_json_equal(key_of(ix, c), key_of(ix, e))
 			    : !strcmp(c->string, e->string))
 			return TP_OK;
-	return tp_htab_put(&ix->tab, h, e);
+	return tp__htab_put(&ix->tab, h, e);
 }
 
 /* TP_OK, TP_ENOMEM, or TP_ETIMEDOUT when the thread's deadline passed:
  * then lookups scan (the caller is to stop anyway). */
 static int hash_all(tp_index *ix)
 {
-	int rc = tp_htab_reserve(&ix->tab, ix->n);
+	int rc = tp__htab_reserve(&ix->tab, ix->n);
 	for (const cJSON *e = ix->of->child; e && !rc; e = e->next)
 		if (counts(ix, e) && !(rc = tp__tick(1)))
 			rc = file(ix, e);
 	ix->hashed = rc == TP_OK;
 	if (rc)
-		tp_htab_free(&ix->tab);
+		tp__htab_free(&ix->tab);
 	return rc;
 }
 
@@ -59,31 +59,31 @@ static int build(tp_index *ix, const cJSON *of, const char *key)
 	return ix->n > TP_INDEX_SCAN_MAX ? hash_all(ix) : TP_OK;
 }
 
-int tp_index_members(tp_index *ix, const cJSON *obj)
+int tp__index_members(tp_index *ix, const cJSON *obj)
 {
 	return build(ix, cJSON_IsObject(obj) ? obj : NULL, NULL);
 }
 
-int tp_index_items(tp_index *ix, const cJSON *arr, const char *key)
+int tp__index_items(tp_index *ix, const cJSON *arr, const char *key)
 {
 	return build(ix, cJSON_IsArray(arr) && key ? arr : NULL, key);
 }
 
-const cJSON *tp_index_member(const tp_index *ix, const char *name)
+const cJSON *tp__index_member(const tp_index *ix, const char *name)
 {
 	if (!ix->of || ix->key || !name)
 		return NULL;
 	if (!ix->hashed)
 		return tp_member(ix->of, name);
 	size_t pos = 0;
-	uint64_t h = tp_hash_str(name);
-	for (const cJSON *c; (c = tp_htab_next(&ix->tab, h, &pos));)
+	uint64_t h = tp__hash_str(name);
+	for (const cJSON *c; (c = tp__htab_next(&ix->tab, h, &pos));)
 		if (!strcmp(c->string, name))
 			return c;
 	return NULL;
 }
 
-const cJSON *tp_index_item(const tp_index *ix, const cJSON *value)
+const cJSON *tp__index_item(const tp_index *ix, const cJSON *value)
 {
 	if (!ix->of || !ix->key || !value)
 		return NULL;
@@ -98,22 +98,22 @@ const cJSON *tp_index_item(const tp_index *ix, const cJSON *value)
 		return NULL;
 	}
 	size_t pos = 0;
-	uint64_t h = tp_hash_json(value);
-	for (const cJSON *c; (c = tp_htab_next(&ix->tab, h, &pos));)
+	uint64_t h = tp__hash_json(value);
+	for (const cJSON *c; (c = tp__htab_next(&ix->tab, h, &pos));)
 		if (tp_json_equal(key_of(ix, c), value))
 			return c;
 	return NULL;
 }
 
-const cJSON *tp_index_named(const tp_index *ix, const char *name)
+const cJSON *tp__index_named(const tp_index *ix, const char *name)
 {
 	if (!name)
 		return NULL;
 	cJSON probe = { .type = cJSON_String, .valuestring = (char *)name };
-	return tp_index_item(ix, &probe);
+	return tp__index_item(ix, &probe);
 }
 
-int tp_index_add(tp_index *ix, const cJSON *element)
+int tp__index_add(tp_index *ix, const cJSON *element)
 {
 	if (!ix->of || !element || !counts(ix, element))
 		return TP_OK;
@@ -123,24 +123,24 @@ int tp_index_add(tp_index *ix, const cJSON *element)
 	return ix->n > TP_INDEX_SCAN_MAX ? hash_all(ix) : TP_OK;
 }
 
-void tp_index_swap(tp_index *ix, const cJSON *old, const cJSON *now)
+void tp__index_swap(tp_index *ix, const cJSON *old, const cJSON *now)
 {
 	if (ix->hashed && old && counts(ix, old))
-		tp_htab_replace(&ix->tab, hash_of(ix, old), old, now);
+		tp__htab_replace(&ix->tab, hash_of(ix, old), old, now);
 }
 
-void tp_index_remove(tp_index *ix, const cJSON *e)
+void tp__index_remove(tp_index *ix, const cJSON *e)
 {
 	if (!ix->of || !e || !counts(ix, e))
 		return;
 	ix->n--;
 	if (ix->hashed)
-		tp_htab_replace(&ix->tab, hash_of(ix, e), e, NULL);
+		tp__htab_replace(&ix->tab, hash_of(ix, e), e, NULL);
 }
 
-void tp_index_free(tp_index *ix)
+void tp__index_free(tp_index *ix)
 {
-	tp_htab_free(&ix->tab);
+	tp__htab_free(&ix->tab);
 	ix->hashed = false;
 	ix->of = NULL;
 }
@@ -172,7 +172,7 @@ static void first_repeats_short(const cJSON *arr, const char *key, size_t n,
 
 /* A long list: a key seen once is filed once; at its first repetition it
  * is filed again, so that a third sighting finds two and says nothing. */
-int tp_index_first_repeats(const cJSON *arr, const char *key,
+int tp__index_first_repeats(const cJSON *arr, const char *key,
 			   void (*fn)(void *ctx, const cJSON *item, int i), void *ctx)
 {
 	if (!arr || (arr->type & 0xff) != cJSON_Array)
@@ -191,39 +191,39 @@ int tp_index_first_repeats(const cJSON *arr, const char *key,
 		if (!k)
 			continue;
 		size_t pos = 0, found = 0;
-		uint64_t h = tp_hash_str(k);
-		for (const cJSON *c; found < 2 && (c = tp_htab_next(&seen, h, &pos));)
+		uint64_t h = tp__hash_str(k);
+		for (const cJSON *c; found < 2 && (c = tp__htab_next(&seen, h, &pos));)
 			found += !strcmp(string_key(c, key), k);
 		if (found == 1)
 			fn(ctx, it, i);
 		if (found < 2)
-			rc = tp_htab_put(&seen, h, it);
+			rc = tp__htab_put(&seen, h, it);
 	}
-	tp_htab_free(&seen);
+	tp__htab_free(&seen);
 	return rc;
 }
 
 /* ------------------------------------------------------------ string set */
 
-bool tp_strset_has(const tp_strset *set, const char *s)
+bool tp__strset_has(const tp_strset *set, const char *s)
 {
 	size_t pos = 0;
-	uint64_t h = tp_hash_str(s);
-	for (const char *c; (c = tp_htab_next(&set->tab, h, &pos));)
+	uint64_t h = tp__hash_str(s);
+	for (const char *c; (c = tp__htab_next(&set->tab, h, &pos));)
 		if (!strcmp(c, s))
 			return true;
 	return false;
 }
 
-int tp_strset_add(tp_strset *set, const char *s, bool *added)
+int tp__strset_add(tp_strset *set, const char *s, bool *added)
 {
-	bool fresh = !tp_strset_has(set, s);
+	bool fresh = !tp__strset_has(set, s);
 	if (added)
 		*added = fresh;
-	return fresh ? tp_htab_put(&set->tab, tp_hash_str(s), s) : TP_OK;
+	return fresh ? tp__htab_put(&set->tab, tp__hash_str(s), s) : TP_OK;
 }
 
-void tp_strset_free(tp_strset *set)
+void tp__strset_free(tp_strset *set)
 {
-	tp_htab_free(&set->tab);
+	tp__htab_free(&set->tab);
 }

@@ -44,26 +44,26 @@
 
 /* Kubernetes name rules (apimachinery validation). Each returns NULL when
  * valid, else the upstream detail message (static string). */
-const char *tp_check_dns1035_label(const char *s);
-const char *tp_check_dns1123_label(const char *s);
-const char *tp_check_dns1123_subdomain(const char *s);
-const char *tp_check_label_value(const char *s);
-const char *tp_check_qualified_name(const char *s); /* label keys */
+const char *tp__check_dns1035_label(const char *s);
+const char *tp__check_dns1123_label(const char *s);
+const char *tp__check_dns1123_subdomain(const char *s);
+const char *tp__check_label_value(const char *s);
+const char *tp__check_qualified_name(const char *s); /* label keys */
 /* Every message of IsQualifiedName / IsValidLabelValue for s, in their
  * order (the checks above return the first), into msgs (room for
  * TP_NAME_MSGS_MAX); how many. */
 #define TP_NAME_MSGS_MAX 4
-size_t tp_qualified_name_msgs(const char *s, const char **msgs);
-size_t tp_label_value_msgs(const char *s, const char **msgs);
+size_t tp__qualified_name_msgs(const char *s, const char **msgs);
+size_t tp__label_value_msgs(const char *s, const char **msgs);
 /* k8s IsDomainPrefixedPath: adds errors at path to res; returns how many. */
-int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
+int tp__check_domain_prefixed_path(tp_result *res, const char *path, const char *value);
 
 /* s[0..n) without leading and trailing white space as Go's strings.TrimSpace
  * sees it (ASCII and Unicode spaces): the rest is s[*off .. *off + *len). */
-void tp_go_trim_space(const char *s, size_t n, size_t *off, size_t *len);
+void tp__go_trim_space(const char *s, size_t n, size_t *off, size_t *len);
 
 /* ZeroMQ's Z85 of n bytes (n a multiple of 4, else TP_EINVAL), appended. */
-int tp_z85_encode(const unsigned char *data, size_t n, tp_buf *out);
+int tp__z85_encode(const unsigned char *data, size_t n, tp_buf *out);
 
 /* Strict-profile wording helpers. */
 static inline bool tp_strict(const tp_options *opt)
@@ -83,29 +83,29 @@ static inline bool tp_strict(const tp_options *opt)
  * order: metadata labels/annotations overlaid, spec strategic-merged, the
  * runtime's replicatedJobs order kept. trainjob may be NULL (no patches).
  * TP_EINVAL with a detail in err (may be NULL) when a patch cannot merge. */
-int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
+int tp__runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
 			char *err, size_t errlen);
 
-/* runtime.spec.template itself when tp_runtime_template(runtime, NULL, ...)
+/* runtime.spec.template itself when tp__runtime_template(runtime, NULL, ...)
  * would only copy it: an object, metadata and spec objects when present,
  * labels and annotations too, and no null anywhere (the copy drops nulls).
  * A reader sees the same fields in both; NULL when the copy would differ or
  * fail, so the caller copies. */
-const cJSON *tp_runtime_template_view(const cJSON *runtime);
+const cJSON *tp__runtime_template_view(const cJSON *runtime);
 
 /* Strategic merge patch of a JobSetSpec-shaped tree: patch onto dst in place
  * (dst in the current arena). Lists merged by their Kubernetes patch keys:
  * replicatedJobs/containers/initContainers/volumes/env/imagePullSecrets by
  * name, volumeMounts by mountPath, ports by containerPort; maps merged;
  * tolerations and other lists replaced. A JSON null in patch deletes. */
-int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context);
+int tp__strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context);
 
 /* Upsert helpers with upstream's pkg/apply semantics (patch/upsert.c, for the expansion). */
-int tp_upsert_named(cJSON *arr, const char *key, cJSON *item); /* takes item */
+int tp__upsert_named(cJSON *arr, const char *key, cJSON *item); /* takes item */
 /* A copy of each item of items upserted into arr in turn, through one index
  * of arr (an upsert each, scanning arr, cost 65 s for 100,000 env items).
  * TP_EINVAL for an item without key (those before it are in). */
-int tp_upsert_all(cJSON *arr, const char *key, const cJSON *items);
+int tp__upsert_all(cJSON *arr, const char *key, const cJSON *items);
 
 /* ------------------------------------------------------------- validators
  * Entry points the dispatcher (admission/validate.c) calls; one module each. */
@@ -118,11 +118,11 @@ int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kin
  * Small facts several validators and the expansion need (core/runtime_facts.c). */
 
 /* metadata.labels["trainer.kubeflow.org/support"] == "deprecated". */
-bool tp_runtime_is_deprecated(const cJSON *runtime);
+bool tp__runtime_is_deprecated(const cJSON *runtime);
 /* Upstream's deprecation sentence for a runtime of kind k named name
  * ("ClusterTrainingRuntime \"x\" is deprecated and will be removed ..."),
  * written into res as a warning, with prefix ("" or "Referenced "). */
-int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name);
+int tp__warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name);
 /* A warning that is parts[0..n) end to end, as tp_result_warn(r, "%s%s...")
  * would keep it, without the printf family (a hot path's warnings). */
 int tp__result_warn_parts(tp_result *r, const char *const *parts, size_t n);

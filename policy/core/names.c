@@ -49,7 +49,7 @@ static bool label_shape(const char *s, size_t n, bool first_alpha)
 	return true;
 }
 
-const char *tp_check_dns1035_label(const char *s)
+const char *tp__check_dns1035_label(const char *s)
 {
 	size_t n = strlen(s);
 	if (n > 63)
@@ -57,7 +57,7 @@ const char *tp_check_dns1035_label(const char *s)
 	return label_shape(s, n, true) ? NULL : DNS1035_MSG;
 }
 
-const char *tp_check_dns1123_label(const char *s)
+const char *tp__check_dns1123_label(const char *s)
 {
 	size_t n = strlen(s);
 	if (n > 63)
@@ -80,7 +80,7 @@ static bool subdomain_shape(const char *s, size_t n)
 	}
 }
 
-const char *tp_check_dns1123_subdomain(const char *s)
+const char *tp__check_dns1123_subdomain(const char *s)
 {
 	size_t n = strlen(s);
 	if (n > 253)
@@ -98,7 +98,7 @@ static bool name_part_ok(const char *s, size_t n)
 	return true;
 }
 
-size_t tp_label_value_msgs(const char *s, const char **msgs)
+size_t tp__label_value_msgs(const char *s, const char **msgs)
 {
 	size_t k = 0, n = strlen(s);
 	if (n > 63)
@@ -108,10 +108,10 @@ size_t tp_label_value_msgs(const char *s, const char **msgs)
 	return k;
 }
 
-const char *tp_check_label_value(const char *s)
+const char *tp__check_label_value(const char *s)
 {
 	const char *msgs[TP_NAME_MSGS_MAX];
-	return tp_label_value_msgs(s, msgs) ? msgs[0] : NULL;
+	return tp__label_value_msgs(s, msgs) ? msgs[0] : NULL;
 }
 
 #define QUALIFIED_NAME_WHOLE_MSG                                                                  \
@@ -136,7 +136,7 @@ static size_t prefix_msgs(const char *s, size_t n, const char **msgs)
 	return k;
 }
 
-size_t tp_qualified_name_msgs(const char *s, const char **msgs)
+size_t tp__qualified_name_msgs(const char *s, const char **msgs)
 {
 	const char *slash = strchr(s, '/');
 	if (slash && strchr(slash + 1, '/')) {
@@ -155,10 +155,10 @@ size_t tp_qualified_name_msgs(const char *s, const char **msgs)
 	return k;
 }
 
-const char *tp_check_qualified_name(const char *s)
+const char *tp__check_qualified_name(const char *s)
 {
 	const char *msgs[TP_NAME_MSGS_MAX];
-	return tp_qualified_name_msgs(s, msgs) ? msgs[0] : NULL;
+	return tp__qualified_name_msgs(s, msgs) ? msgs[0] : NULL;
 }
 
 /* apimachinery IsDomainPrefixedPath (k8s.io/apimachinery v0.36.3,
@@ -190,7 +190,7 @@ static bool http_path_ok(const char *s)
 	return *s != '\0';
 }
 
-int tp_check_domain_prefixed_path(tp_result *res, const char *path, const char *value)
+int tp__check_domain_prefixed_path(tp_result *res, const char *path, const char *value)
 {
 	if (!value || !*value) {
 		int rc = tp_result_add(res, TP_FIELD_REQUIRED, path, NULL, "%s", "");

@@ -143,8 +143,8 @@ static bool skipped(const cJSON *m, const char *skip)
 static const cJSON *member_in(const tp_htab *t, const char *name)
 {
 	size_t pos = 0;
-	uint64_t h = tp_hash_str(name);
-	for (const cJSON *c; (c = tp_htab_next(t, h, &pos));)
+	uint64_t h = tp__hash_str(name);
+	for (const cJSON *c; (c = tp__htab_next(t, h, &pos));)
 		if (!strcmp(c->string, name))
 			return c;
 	return NULL;
@@ -156,12 +156,12 @@ static const cJSON *member_in(const tp_htab *t, const char *name)
 static int equal_members_hashed(const cJSON *a, const cJSON *b, const char *skip, size_t nb)
 {
 	tp_htab t = TP_HTAB_INIT;
-	if (tp_htab_reserve(&t, nb))
+	if (tp__htab_reserve(&t, nb))
 		return 0;
 	int rc = 1;
 	for (const cJSON *y = b->child; y && rc; y = y->next)
 		if (y->string && !member_in(&t, y->string) &&
-		    tp_htab_put(&t, tp_hash_str(y->string), y))
+		    tp__htab_put(&t, tp__hash_str(y->string), y))
 			rc = 0;
 	for (const cJSON *x = a->child; x && rc > 0; x = x->next) {
 		if (skipped(x, skip))
@@ -170,7 +170,7 @@ static int equal_members_hashed(const cJSON *a, const cJSON *b, const char *skip
 		if (!y || !equal(x, y, NULL))
 			rc = -1;
 	}
-	tp_htab_free(&t);
+	tp__htab_free(&t);
 	return rc;
 }
 

@@ -133,7 +133,7 @@ static int apply_suffix(const char *suffix, tp_quantity *q)
 	return TP_EINVAL;
 }
 
-int tp_quantity_parse(const char *s, tp_quantity *out)
+int tp__quantity_parse(const char *s, tp_quantity *out)
 {
 	if (!s || !out)
 		return TP_EINVAL;
@@ -161,10 +161,10 @@ int tp_quantity_parse(const char *s, tp_quantity *out)
 	return TP_OK;
 }
 
-int tp_quantity_from_json(const cJSON *v, tp_quantity *out)
+int tp__quantity_from_json(const cJSON *v, tp_quantity *out)
 {
 	if (cJSON_IsString(v))
-		return tp_quantity_parse(v->valuestring, out);
+		return tp__quantity_parse(v->valuestring, out);
 	if (!cJSON_IsNumber(v))
 		return TP_EINVAL;
 	/* A YAML number: render it as the string the API server would see. */
@@ -176,12 +176,12 @@ int tp_quantity_from_json(const cJSON *v, tp_quantity *out)
 		snprintf(buf, sizeof(buf), "%.15g", v->valuedouble);
 	if (strchr(buf, 'e') || strchr(buf, 'n') || strchr(buf, 'i'))
 		return TP_EINVAL; /* 1e+20, inf, nan: not a quantity we keep */
-	return tp_quantity_parse(buf, out);
+	return tp__quantity_parse(buf, out);
 }
 
 /* ------------------------------------------------------------- arithmetic */
 
-bool tp_quantity_is_zero(const tp_quantity *q)
+bool tp__quantity_is_zero(const tp_quantity *q)
 {
 	return q->value == 0;
 }
@@ -193,7 +193,7 @@ static bool rescale(int64_t v, int32_t from, int32_t to, int64_t *out)
 	return pow10_64(from - to, &p) && mul64(v, p, out);
 }
 
-int tp_quantity_add(tp_quantity *acc, const tp_quantity *q)
+int tp__quantity_add(tp_quantity *acc, const tp_quantity *q)
 {
 	if (q->value == 0)
 		return TP_OK;
@@ -211,7 +211,7 @@ int tp_quantity_add(tp_quantity *acc, const tp_quantity *q)
 	return TP_OK;
 }
 
-int tp_quantity_cmp(const tp_quantity *a, const tp_quantity *b)
+int tp__quantity_cmp(const tp_quantity *a, const tp_quantity *b)
 {
 	int32_t scale = a->scale < b->scale ? a->scale : b->scale;
 	int64_t x, y;
@@ -227,7 +227,7 @@ int tp_quantity_cmp(const tp_quantity *a, const tp_quantity *b)
 	return (dx > dy) - (dx < dy);
 }
 
-int tp_quantity_mul(tp_quantity *q, int64_t n)
+int tp__quantity_mul(tp_quantity *q, int64_t n)
 {
 	if (!mul64(q->value, n, &q->value))
 		return TP_ELIMIT;
@@ -236,7 +236,7 @@ int tp_quantity_mul(tp_quantity *q, int64_t n)
 	return TP_OK;
 }
 
-int tp_quantity_ceil(const tp_quantity *q, int64_t *out)
+int tp__quantity_ceil(const tp_quantity *q, int64_t *out)
 {
 	if (q->scale >= 0)
 		return rescale(q->value, q->scale, 0, out) ? TP_OK : TP_ELIMIT;
@@ -308,7 +308,7 @@ static int format_binary(int64_t bytes, char *buf, size_t n)
 	return emit(buf, n, bytes, units[k], 0);
 }
 
-int tp_quantity_format(const tp_quantity *q, char *buf, size_t n)
+int tp__quantity_format(const tp_quantity *q, char *buf, size_t n)
 {
 	if (!q || !buf || !n)
 		return TP_EINVAL;

@@ -24,21 +24,21 @@ typedef struct tp_quantity {
 } tp_quantity;
 
 /* TP_EINVAL when s is not a quantity, TP_ELIMIT when it does not fit. */
-int tp_quantity_parse(const char *s, tp_quantity *out);
+int tp__quantity_parse(const char *s, tp_quantity *out);
 /* A quantity from JSON: a string, or a number (YAML "gpu: 2"). */
-int tp_quantity_from_json(const cJSON *v, tp_quantity *out);
+int tp__quantity_from_json(const cJSON *v, tp_quantity *out);
 /* acc += q. The sum takes the format of the first non-zero operand, as
  * Quantity.Add does. TP_ELIMIT on overflow. */
-int tp_quantity_add(tp_quantity *acc, const tp_quantity *q);
+int tp__quantity_add(tp_quantity *acc, const tp_quantity *q);
 /* q *= n. TP_ELIMIT on overflow. */
-int tp_quantity_mul(tp_quantity *q, int64_t n);
-bool tp_quantity_is_zero(const tp_quantity *q);
+int tp__quantity_mul(tp_quantity *q, int64_t n);
+bool tp__quantity_is_zero(const tp_quantity *q);
 /* <0, 0, >0 as a is less than, equal to or greater than b. */
-int tp_quantity_cmp(const tp_quantity *a, const tp_quantity *b);
+int tp__quantity_cmp(const tp_quantity *a, const tp_quantity *b);
 /* Rounded up to a whole number (Quantity.Value); TP_ELIMIT past int64. */
-int tp_quantity_ceil(const tp_quantity *q, int64_t *out);
+int tp__quantity_ceil(const tp_quantity *q, int64_t *out);
 /* Canonical text ("1500m", "12Gi", "3"); TP_ELIMIT when buf is too small. */
-int tp_quantity_format(const tp_quantity *q, char *buf, size_t n);
+int tp__quantity_format(const tp_quantity *q, char *buf, size_t n);
 
 #define TP_QUANTITY_MAX_TEXT 48
 

@@ -294,7 +294,7 @@ static int repetition(struct re_tr *t, size_t len)
 	return rc;
 }
 
-int tp_regex_translate(const char *pattern, tp_buf *out, char *why, size_t whylen)
+int tp__regex_translate(const char *pattern, tp_buf *out, char *why, size_t whylen)
 {
 	struct re_tr t = { .p = pattern, .out = out, .why = why, .whylen = whylen };
 	int rc = 0;
@@ -346,13 +346,13 @@ int tp_regex_translate(const char *pattern, tp_buf *out, char *why, size_t whyle
 	return rc;
 }
 
-int tp_regex_compile(const char *pattern, tp_regex **out, char *why, size_t whylen)
+int tp__regex_compile(const char *pattern, tp_regex **out, char *why, size_t whylen)
 {
 	if (!pattern || !out)
 		return TP_EINVAL;
 	*out = NULL;
 	tp_buf b = TP_BUF_INIT(1 << 20);
-	int rc = tp_regex_translate(pattern, &b, why, whylen);
+	int rc = tp__regex_translate(pattern, &b, why, whylen);
 	if (!rc)
 		rc = tp_buf_addc(&b, '\0');
 	if (rc) {
@@ -397,7 +397,7 @@ int tp_regex_compile(const char *pattern, tp_regex **out, char *why, size_t whyl
 	return TP_OK;
 }
 
-int tp_regex_match(const tp_regex *re, const char *s, size_t n)
+int tp__regex_match(const tp_regex *re, const char *s, size_t n)
 {
 	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
 	if (!md)
@@ -411,7 +411,7 @@ int tp_regex_match(const tp_regex *re, const char *s, size_t n)
 	return rc == PCRE2_ERROR_NOMEMORY ? TP_ENOMEM : TP_ELIMIT;
 }
 
-void tp_regex_free(tp_regex *re)
+void tp__regex_free(tp_regex *re)
 {
 	if (!re)
 		return;

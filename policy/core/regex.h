@@ -18,14 +18,14 @@ typedef struct tp_regex tp_regex;
 
 /* Compile an RE2-syntax pattern. TP_OK and *out, or TP_EPARSE with Go's
  * words in why ("missing closing ): `(a`"), or TP_ENOMEM. */
-int tp_regex_compile(const char *pattern, tp_regex **out, char *why, size_t whylen);
+int tp__regex_compile(const char *pattern, tp_regex **out, char *why, size_t whylen);
 /* Unanchored search of s[0..n) (Go's MatchString): 1 found, 0 not found,
  * TP_ELIMIT when the match gave up (PCRE2's backtracking limits), TP_ENOMEM. */
-int tp_regex_match(const tp_regex *re, const char *s, size_t n);
-void tp_regex_free(tp_regex *re);
+int tp__regex_match(const tp_regex *re, const char *s, size_t n);
+void tp__regex_free(tp_regex *re);
 
 /* The PCRE2 pattern a RE2 pattern becomes (tests, diagnostics). TP_OK and
  * the text appended to out, or TP_EPARSE with why. */
-int tp_regex_translate(const char *pattern, tp_buf *out, char *why, size_t whylen);
+int tp__regex_translate(const char *pattern, tp_buf *out, char *why, size_t whylen);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-bool tp_runtime_is_deprecated(const cJSON *runtime)
+bool tp__runtime_is_deprecated(const cJSON *runtime)
 {
 	const char *v = tp_meta_label(runtime, TP_LABEL_SUPPORT);
 	return v && !strcmp(v, TP_SUPPORT_DEPRECATED);
@@ -14,7 +14,7 @@ bool tp_runtime_is_deprecated(const cJSON *runtime)
 
 /* Upstream's text, pkg/util/trainingruntime: the kind, quoted name, and the
  * deprecation-policy URL. OME kinds are named without their "OME " prefix. */
-int tp_warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name)
+int tp__warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const char *name)
 {
 	const char *kind = (k == TP_KIND_TRAINING_RUNTIME || k == TP_KIND_OME_TRAINING_RUNTIME)
 				   ? "TrainingRuntime"

@@ -27,7 +27,7 @@ static size_t space_at(const unsigned char *p, const unsigned char *end)
 	return 0;
 }
 
-void tp_go_trim_space(const char *s, size_t n, size_t *off, size_t *len)
+void tp__go_trim_space(const char *s, size_t n, size_t *off, size_t *len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	size_t k;

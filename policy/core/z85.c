@@ -5,7 +5,7 @@
  */
 #include "policy/core/internal.h"
 
-int tp_z85_encode(const unsigned char *data, size_t n, tp_buf *out)
+int tp__z85_encode(const unsigned char *data, size_t n, tp_buf *out)
 {
 	static const char abc[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
 				  "XYZ.-:+=^!/*?&<>()[]{}@%$#";

@@ -62,7 +62,7 @@ static void report(struct checker *c, const char *path, const cJSON *v, const ch
 {
 	char d[160];
 	snprintf(d, sizeof(d), "%s%s", detail, c->where);
-	(void)tp_x_fail(c->x, path, v, d);
+	(void)tp__x_fail(c->x, path, v, d);
 	c->errors++;
 }
 
@@ -237,7 +237,7 @@ static void check_runtime(struct checker *c, const cJSON *rt)
 	check_ml_policy(c, field(c, rt, "", "spec", W_OBJECT));
 }
 
-int tp_expand_check_inputs(tp_expansion *x)
+int tp__expand_check_inputs(tp_expansion *x)
 {
 	struct checker c = { x, "", 0 };
 	check_trainjob(&c, x->trainjob);
@@ -308,7 +308,7 @@ static void job(struct checker *c, const cJSON *j, const char *path)
 	field(c, ps, p, "overhead", W_OBJECT);
 }
 
-int tp_expand_check_template(tp_expansion *x)
+int tp__expand_check_template(tp_expansion *x)
 {
 	struct checker c = { x, " (in the runtime template with runtimePatches applied)", 0 };
 	const cJSON *spec = tp_get(x->tmpl, "spec");

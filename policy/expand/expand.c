@@ -25,10 +25,10 @@ static cJSON *jobset_metadata(tp_expansion *x)
 					       { "annotations", "metadata.annotations" } };
 	for (int i = 0; i < 2; i++) {
 		const cJSON *m = tp_get_object(x->tmpl, maps[i][1]);
-		if (m && m->child && tp_x_set(meta, maps[i][0], cJSON_Duplicate(m, 1)))
+		if (m && m->child && tp__x_set(meta, maps[i][0], cJSON_Duplicate(m, 1)))
 			goto oom;
 	}
-	if (tp_x_set(meta, "ownerReferences", tp_x_owner_refs(x)))
+	if (tp__x_set(meta, "ownerReferences", tp__x_owner_refs(x)))
 		goto oom;
 	return meta;
 oom:
@@ -41,7 +41,7 @@ static cJSON *jobset(tp_expansion *x)
 	cJSON *js = cJSON_CreateObject();
 	if (!js || !cJSON_AddStringToObject(js, "apiVersion", TP_APIVERSION_JOBSET) ||
 	    !cJSON_AddStringToObject(js, "kind", "JobSet") ||
-	    tp_x_set(js, "metadata", jobset_metadata(x)))
+	    tp__x_set(js, "metadata", jobset_metadata(x)))
 		goto oom;
 	/* The spec moves over whole: the pod sets that point into it are done. */
 	cJSON *spec = cJSON_DetachItemFromObjectCaseSensitive(x->tmpl, "spec");
@@ -89,7 +89,7 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 	*out_list = NULL;
 	tp_expansion x = { .opt = opt, .trainjob = trainjob, .runtime = runtime,
 			.keys = keys ? keys : &no_keys, .res = res };
-	if (tp_expand_check_inputs(&x))
+	if (tp__expand_check_inputs(&x))
 		return TP_EINVAL;
 	x.name = tp_meta_name(trainjob);
 	x.ns = tp_meta_namespace(trainjob);
@@ -107,14 +107,14 @@ int tp_expand_with_runtime(const tp_options *opt, const cJSON *trainjob, const c
 	}
 	if (!(x.companions = cJSON_CreateArray()))
 		return TP_ENOMEM;
-	int rc = tp_expand_info(&x);
+	int rc = tp__expand_info(&x);
 	if (rc == TP_OK)
-		rc = tp_plugins_expand(&x);
+		rc = tp__plugins_expand(&x);
 	if (rc == TP_OK)
 		rc = assemble(&x, out_list);
 	if (rc == TP_ENOMEM && tp_result_error_count(res) == 0)
 		tp_result_add(res, TP_FIELD_INTERNAL, "spec", NULL, "out of memory");
-	tp_expand_info_free(&x);
+	tp__expand_info_free(&x);
 	cJSON_Delete(x.companions);
 	if ((rc = tp__deadline_status(rc)) == TP_ETIMEDOUT) {
 		cJSON_Delete(*out_list); /* a list built after the deadline is no answer either */

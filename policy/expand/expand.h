@@ -68,13 +68,13 @@ typedef struct tp_expansion {
 
 /* Type checks of everything the expansion reads (expand/check.c). Adds
  * errors to res; returns their number. */
-int tp_expand_check_inputs(tp_expansion *x);
-int tp_expand_check_template(tp_expansion *x);
+int tp__expand_check_inputs(tp_expansion *x);
+int tp__expand_check_template(tp_expansion *x);
 
 /* Runtime info (expand/info.c): template, pod sets, counts, resources
  * merge and the trainer's image/command/args. */
-int tp_expand_info(tp_expansion *x);
-void tp_expand_info_free(tp_expansion *x);
+int tp__expand_info(tp_expansion *x);
+void tp__expand_info_free(tp_expansion *x);
 
 /* The TrainJob's runtime snapshot (expand/snapshot.c): TP_OK and *out (the
  * caller's), TP_ENOTFOUND when there is none (use the live runtime), or an
@@ -88,68 +88,68 @@ int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_field_
 
 /* ------------------------------------------------------------ lookups */
 
-tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name);
-tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor);
+tp_podset *tp__x_podset_by_name(tp_expansion *x, const char *name);
+tp_podset *tp__x_podset_by_ancestor(tp_expansion *x, const char *ancestor);
 /* Regular container of a pod set by name, or NULL. */
-cJSON *tp_x_container(const tp_podset *ps, const char *name);
+cJSON *tp__x_container(const tp_podset *ps, const char *name);
 /* Container, then initContainer, by name. */
-cJSON *tp_x_any_container(const tp_podset *ps, const char *name);
+cJSON *tp__x_any_container(const tp_podset *ps, const char *name);
 /* The TrainJob's trainer.numNodes when set (clamped to >= 1). */
-bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out);
+bool tp__x_trainjob_num_nodes(const tp_expansion *x, long long *out);
 /* The trainer pod set (*ps, NULL when the runtime has none) with the
  * TrainJob's numNodes applied, and its `node` container (NULL when absent). */
-cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps);
+cJSON *tp__x_trainer_node(tp_expansion *x, tp_podset **ps);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
-const cJSON *tp_x_resources_per_node(const tp_expansion *x);
-/* GPU and CPU counts: tp_gpu_count / tp_cpu_count (plugins/plugin.h). */
+const cJSON *tp__x_resources_per_node(const tp_expansion *x);
+/* GPU and CPU counts: tp__gpu_count / tp__cpu_count (plugins/plugin.h). */
 
 /* ------------------------------------------------------------ writing
  * All take ownership of the cJSON item they are given, also on failure, and
  * return TP_OK or TP_ENOMEM (TP_EINVAL for a target of the wrong type). */
 
 /* obj[name] = v, in place when present, else appended. */
-int tp_x_set(cJSON *obj, const char *name, cJSON *v);
-int tp_x_set_string(cJSON *obj, const char *name, const char *s);
-int tp_x_set_number(cJSON *obj, const char *name, double n);
+int tp__x_set(cJSON *obj, const char *name, cJSON *v);
+int tp__x_set_string(cJSON *obj, const char *name, const char *s);
+int tp__x_set_number(cJSON *obj, const char *name, double n);
 /* obj[name] as an object/array, created when absent. NULL when it holds
  * another type or memory ran out. */
-cJSON *tp_x_object(cJSON *obj, const char *name);
-cJSON *tp_x_array(cJSON *obj, const char *name);
+cJSON *tp__x_object(cJSON *obj, const char *name);
+cJSON *tp__x_array(cJSON *obj, const char *name);
 /* Upstream apply.UpsertEnvVars / UpsertVolumes / UpsertVolumeMounts /
  * UpsertPort on a container or pod spec. */
-int tp_x_env(cJSON *container, const char *name, const char *value);
-int tp_x_env_field(cJSON *container, const char *name, const char *field_path);
-int tp_x_env_copy(cJSON *container, const cJSON *env_list); /* upsert each item */
-int tp_x_port(cJSON *container, long long port);
-int tp_x_mount(cJSON *container, const char *name, const char *mount_path);
-int tp_x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only);
-int tp_x_volume(cJSON *pod_spec, cJSON *volume);
+int tp__x_env(cJSON *container, const char *name, const char *value);
+int tp__x_env_field(cJSON *container, const char *name, const char *field_path);
+int tp__x_env_copy(cJSON *container, const cJSON *env_list); /* upsert each item */
+int tp__x_port(cJSON *container, long long port);
+int tp__x_mount(cJSON *container, const char *name, const char *mount_path);
+int tp__x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only);
+int tp__x_volume(cJSON *pod_spec, cJSON *volume);
 /* data[key] = base64 of text (a Secret's data; TP_ELIMIT past 1 MiB). */
-int tp_x_data_base64(cJSON *data, const char *key, const char *text);
+int tp__x_data_base64(cJSON *data, const char *key, const char *text);
 /* label/annotation on every pod template of the JobSet. */
-int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value);
+int tp__x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value);
 /* ownerReferences naming the TrainJob as controller. */
-cJSON *tp_x_owner_refs(const tp_expansion *x);
+cJSON *tp__x_owner_refs(const tp_expansion *x);
 /* A new companion object {apiVersion, kind, metadata{name, namespace,
  * ownerReferences}} appended to x->companions; NULL on out of memory. */
-cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name);
+cJSON *tp__x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name);
 /* "<tj>-node-0-0.<tj>" with optional ":<port>" (port 0: none). */
-int tp_x_master_addr(const tp_expansion *x, int port, char *buf, size_t n);
+int tp__x_master_addr(const tp_expansion *x, int port, char *buf, size_t n);
 /* Σ count and Σ count × single-pod requests over every pod set, with the
  * quantities rendered canonically and keys sorted (upstream's ResourceList). */
-int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources);
+int tp__x_total_resources(tp_expansion *x, long long *members, cJSON **resources);
 
 /* The DNS name of pod pod_idx of Job replica_idx of a pod set:
  * "<tj>-<job>-<replica>-<pod>.<subdomain>", subdomain = the template's
  * network.subdomain or the TrainJob's name (plugins/jobset.c). */
-int tp_x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
+int tp__x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
 		  long long pod_idx, tp_buf *out);
 /* Jobs (replicas) a pod set's replicated job runs, at least 1. */
-long long tp_x_replicas(const tp_podset *ps);
+long long tp__x_replicas(const tp_podset *ps);
 
 /* Errors: Invalid at path with detail; returns TP_EINVAL (TP_ENOMEM when
  * the result could not take the error). */
-int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail);
+int tp__x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail);
 
 #endif

@@ -28,10 +28,10 @@ static bool mpi_launcher_as_node(const tp_expansion *x)
  * pod set has somewhere to write. */
 static cJSON *pod_spec_of(cJSON *job)
 {
-	cJSON *t = tp_x_object(job, "template");
-	t = t ? tp_x_object(t, "spec") : NULL;
-	t = t ? tp_x_object(t, "template") : NULL;
-	return t ? tp_x_object(t, "spec") : NULL;
+	cJSON *t = tp__x_object(job, "template");
+	t = t ? tp__x_object(t, "spec") : NULL;
+	t = t ? tp__x_object(t, "template") : NULL;
+	return t ? tp__x_object(t, "spec") : NULL;
 }
 
 static int build_podsets(tp_expansion *x)
@@ -74,7 +74,7 @@ static cJSON *canonical_value(const cJSON *v)
 {
 	tp_quantity q;
 	char buf[TP_QUANTITY_MAX_TEXT];
-	if (!tp_quantity_from_json(v, &q) && !tp_quantity_format(&q, buf, sizeof(buf)))
+	if (!tp__quantity_from_json(v, &q) && !tp__quantity_format(&q, buf, sizeof(buf)))
 		return cJSON_CreateString(buf);
 	return cJSON_Duplicate(v, 1);
 }
@@ -124,7 +124,7 @@ static int canonical_list(cJSON *resources, const char *name)
 		}
 	}
 	free(v);
-	return tp_x_set(resources, name, sorted);
+	return tp__x_set(resources, name, sorted);
 }
 
 static int merge_resources(tp_expansion *x, cJSON *container)
@@ -132,12 +132,12 @@ static int merge_resources(tp_expansion *x, cJSON *container)
 	const cJSON *want = tp_get_object(x->trainer, "resourcesPerNode");
 	if (!want || !container)
 		return TP_OK;
-	cJSON *r = tp_x_object(container, "resources");
+	cJSON *r = tp__x_object(container, "resources");
 	if (!r)
 		return TP_ENOMEM;
-	int rc = tp_strategic_merge(r, want, NULL);
+	int rc = tp__strategic_merge(r, want, NULL);
 	if (rc == TP_EINVAL)
-		return tp_x_fail(x, "spec.trainer.resourcesPerNode", NULL,
+		return tp__x_fail(x, "spec.trainer.resourcesPerNode", NULL,
 				 "does not merge with the runtime's node container resources");
 	if (rc == TP_OK && (rc = canonical_list(r, "limits")) == TP_OK)
 		rc = canonical_list(r, "requests");
@@ -151,7 +151,7 @@ static int copy_member(cJSON *container, const cJSON *trainer, const char *membe
 	const cJSON *v = tp_get(trainer, member);
 	if (!v || cJSON_IsNull(v))
 		return TP_OK;
-	return tp_x_set(container, member, cJSON_Duplicate(v, 1));
+	return tp__x_set(container, member, cJSON_Duplicate(v, 1));
 }
 
 static int apply_trainer(tp_expansion *x, cJSON *container)
@@ -161,7 +161,7 @@ static int apply_trainer(tp_expansion *x, cJSON *container)
 	    (rc = copy_member(container, x->trainer, "command")) ||
 	    (rc = copy_member(container, x->trainer, "args")))
 		return rc;
-	return tp_x_env_copy(container, tp_get_array(x->trainer, "env"));
+	return tp__x_env_copy(container, tp_get_array(x->trainer, "env"));
 }
 
 static int remember_command(tp_expansion *x, const cJSON *container)
@@ -186,7 +186,7 @@ static int apply_trainjob(tp_expansion *x)
 {
 	for (size_t i = 0; i < x->npodsets; i++) {
 		tp_podset *ps = &x->podsets[i];
-		cJSON *node = tp_x_container(ps, TP_CONTAINER_NODE);
+		cJSON *node = tp__x_container(ps, TP_CONTAINER_NODE);
 		bool trainer = is(ps->ancestor, TP_ANCESTOR_TRAINER);
 		bool mpi_node = mpi_launcher_as_node(x) && is(ps->name, TP_JOB_NODE);
 		if (!node || !(trainer || mpi_node))
@@ -199,29 +199,29 @@ static int apply_trainjob(tp_expansion *x)
 		if (!x->trainer)
 			continue;
 		rc = trainer ? apply_trainer(x, node)
-			     : tp_x_env_copy(node, tp_get_array(x->trainer, "env"));
+			     : tp__x_env_copy(node, tp_get_array(x->trainer, "env"));
 		if (rc)
 			return rc;
 	}
 	return TP_OK;
 }
 
-int tp_expand_info(tp_expansion *x)
+int tp__expand_info(tp_expansion *x)
 {
 	char err[512];
-	int rc = tp_runtime_template(x->runtime, x->trainjob, &x->tmpl, err, sizeof(err));
+	int rc = tp__runtime_template(x->runtime, x->trainjob, &x->tmpl, err, sizeof(err));
 	if (rc == TP_EINVAL)
-		return tp_x_fail(x, "spec.runtimePatches", NULL, err);
+		return tp__x_fail(x, "spec.runtimePatches", NULL, err);
 	if (rc)
 		return rc;
-	if (tp_expand_check_template(x))
+	if (tp__expand_check_template(x))
 		return TP_EINVAL;
 	if ((rc = build_podsets(x)))
 		return rc;
 	return apply_trainjob(x);
 }
 
-void tp_expand_info_free(tp_expansion *x)
+void tp__expand_info_free(tp_expansion *x)
 {
 	for (size_t i = 0; i < x->npodsets; i++)
 		cJSON_Delete(x->podsets[i].node_args);

@@ -43,7 +43,7 @@ static struct ritem *rlist_slot(struct rlist *l, const char *name)
 static int rlist_add(struct rlist *l, const char *name, const tp_quantity *q)
 {
 	struct ritem *it = rlist_slot(l, name);
-	return it ? tp_quantity_add(&it->q, q) : TP_ENOMEM;
+	return it ? tp__quantity_add(&it->q, q) : TP_ENOMEM;
 }
 
 static int rlist_add_all(struct rlist *l, const struct rlist *o)
@@ -62,7 +62,7 @@ static int rlist_max(struct rlist *l, const struct rlist *o)
 		struct ritem *it = rlist_slot(l, o->items[i].name);
 		if (!it)
 			return TP_ENOMEM;
-		if (tp_quantity_cmp(&o->items[i].q, &it->q) > 0)
+		if (tp__quantity_cmp(&o->items[i].q, &it->q) > 0)
 			it->q = o->items[i].q;
 	}
 	return TP_OK;
@@ -75,7 +75,7 @@ static int rlist_add_json(struct rlist *l, const cJSON *list)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, list) {
 		tp_quantity q;
-		if (!r->string || tp_quantity_from_json(r, &q))
+		if (!r->string || tp__quantity_from_json(r, &q))
 			continue;
 		int rc = rlist_add(l, r->string, &q);
 		if (rc)
@@ -130,7 +130,7 @@ static int render(struct rlist *l, cJSON **out)
 		return TP_ENOMEM;
 	for (size_t i = 0; i < l->n; i++) {
 		char buf[TP_QUANTITY_MAX_TEXT];
-		int rc = tp_quantity_format(&l->items[i].q, buf, sizeof(buf));
+		int rc = tp__quantity_format(&l->items[i].q, buf, sizeof(buf));
 		if (rc == TP_OK && !cJSON_AddStringToObject(o, l->items[i].name, buf))
 			rc = TP_ENOMEM;
 		if (rc) {
@@ -142,7 +142,7 @@ static int render(struct rlist *l, cJSON **out)
 	return TP_OK;
 }
 
-int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources)
+int tp__x_total_resources(tp_expansion *x, long long *members, cJSON **resources)
 {
 	struct rlist total = { 0 }, pod = { 0 };
 	long long n = 0;
@@ -155,14 +155,14 @@ int tp_x_total_resources(tp_expansion *x, long long *members, cJSON **resources)
 			break;
 		for (size_t k = 0; k < pod.n && rc == TP_OK; k++) {
 			tp_quantity q = pod.items[k].q;
-			if ((rc = tp_quantity_mul(&q, ps->count)) == TP_OK)
+			if ((rc = tp__quantity_mul(&q, ps->count)) == TP_OK)
 				rc = rlist_add(&total, pod.items[k].name, &q);
 		}
 	}
 	if (rc == TP_OK)
 		rc = render(&total, resources);
 	if (rc == TP_ELIMIT)
-		rc = tp_x_fail(x, "spec.trainer.resourcesPerNode", NULL,
+		rc = tp__x_fail(x, "spec.trainer.resourcesPerNode", NULL,
 			       "the PodGroup's total resource requests do not fit in 64 bits");
 	free(total.items);
 	free(pod.items);

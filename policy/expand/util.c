@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------ lookups */
 
-tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name)
+tp_podset *tp__x_podset_by_name(tp_expansion *x, const char *name)
 {
 	for (size_t i = 0; i < x->npodsets; i++)
 		if (!strcmp(x->podsets[i].name, name))
@@ -22,7 +22,7 @@ tp_podset *tp_x_podset_by_name(tp_expansion *x, const char *name)
 	return NULL;
 }
 
-tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor)
+tp_podset *tp__x_podset_by_ancestor(tp_expansion *x, const char *ancestor)
 {
 	for (size_t i = 0; i < x->npodsets; i++)
 		if (x->podsets[i].ancestor && !strcmp(x->podsets[i].ancestor, ancestor))
@@ -30,18 +30,18 @@ tp_podset *tp_x_podset_by_ancestor(tp_expansion *x, const char *ancestor)
 	return NULL;
 }
 
-cJSON *tp_x_container(const tp_podset *ps, const char *name)
+cJSON *tp__x_container(const tp_podset *ps, const char *name)
 {
 	return (cJSON *)tp_find_named(tp_get(ps->pod_spec, "containers"), "name", name);
 }
 
-cJSON *tp_x_any_container(const tp_podset *ps, const char *name)
+cJSON *tp__x_any_container(const tp_podset *ps, const char *name)
 {
-	cJSON *c = tp_x_container(ps, name);
+	cJSON *c = tp__x_container(ps, name);
 	return c ? c : (cJSON *)tp_find_named(tp_get(ps->pod_spec, "initContainers"), "name", name);
 }
 
-bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out)
+bool tp__x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 {
 	long long n;
 	if (!tp_get_int(x->trainer, "numNodes", &n))
@@ -55,7 +55,7 @@ bool tp_x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 
 /* ------------------------------------------------------------ writing */
 
-int tp_x_set(cJSON *obj, const char *name, cJSON *v)
+int tp__x_set(cJSON *obj, const char *name, cJSON *v)
 {
 	if (!v || !cJSON_IsObject(obj)) {
 		cJSON_Delete(v);
@@ -71,14 +71,14 @@ int tp_x_set(cJSON *obj, const char *name, cJSON *v)
 	return TP_OK;
 }
 
-int tp_x_set_string(cJSON *obj, const char *name, const char *s)
+int tp__x_set_string(cJSON *obj, const char *name, const char *s)
 {
-	return tp_x_set(obj, name, cJSON_CreateString(s));
+	return tp__x_set(obj, name, cJSON_CreateString(s));
 }
 
-int tp_x_set_number(cJSON *obj, const char *name, double n)
+int tp__x_set_number(cJSON *obj, const char *name, double n)
 {
-	return tp_x_set(obj, name, cJSON_CreateNumber(n));
+	return tp__x_set(obj, name, cJSON_CreateNumber(n));
 }
 
 static cJSON *member_of_type(cJSON *obj, const char *name, bool array)
@@ -87,30 +87,30 @@ static cJSON *member_of_type(cJSON *obj, const char *name, bool array)
 	if (v && !cJSON_IsNull(v))
 		return (array ? cJSON_IsArray(v) : cJSON_IsObject(v)) ? v : NULL;
 	v = array ? cJSON_CreateArray() : cJSON_CreateObject();
-	return tp_x_set(obj, name, v) == TP_OK ? v : NULL;
+	return tp__x_set(obj, name, v) == TP_OK ? v : NULL;
 }
 
-cJSON *tp_x_object(cJSON *obj, const char *name)
+cJSON *tp__x_object(cJSON *obj, const char *name)
 {
 	return member_of_type(obj, name, false);
 }
 
-cJSON *tp_x_array(cJSON *obj, const char *name)
+cJSON *tp__x_array(cJSON *obj, const char *name)
 {
 	return member_of_type(obj, name, true);
 }
 
 static int upsert(cJSON *parent, const char *list, const char *key, cJSON *item)
 {
-	cJSON *arr = item ? tp_x_array(parent, list) : NULL;
+	cJSON *arr = item ? tp__x_array(parent, list) : NULL;
 	if (!arr) {
 		cJSON_Delete(item);
 		return item ? TP_EINVAL : TP_ENOMEM;
 	}
-	return tp_upsert_named(arr, key, item);
+	return tp__upsert_named(arr, key, item);
 }
 
-int tp_x_env(cJSON *container, const char *name, const char *value)
+int tp__x_env(cJSON *container, const char *name, const char *value)
 {
 	cJSON *e = cJSON_CreateObject();
 	if (!e || !cJSON_AddStringToObject(e, "name", name) ||
@@ -121,7 +121,7 @@ int tp_x_env(cJSON *container, const char *name, const char *value)
 	return upsert(container, "env", "name", e);
 }
 
-int tp_x_env_field(cJSON *container, const char *name, const char *field_path)
+int tp__x_env_field(cJSON *container, const char *name, const char *field_path)
 {
 	cJSON *e = cJSON_CreateObject();
 	cJSON *ref = NULL;
@@ -135,15 +135,15 @@ int tp_x_env_field(cJSON *container, const char *name, const char *field_path)
 	return upsert(container, "env", "name", e);
 }
 
-int tp_x_env_copy(cJSON *container, const cJSON *env_list)
+int tp__x_env_copy(cJSON *container, const cJSON *env_list)
 {
 	if (!env_list || !env_list->child)
 		return TP_OK;
-	cJSON *arr = tp_x_array(container, "env");
-	return arr ? tp_upsert_all(arr, "name", env_list) : TP_EINVAL;
+	cJSON *arr = tp__x_array(container, "env");
+	return arr ? tp__upsert_all(arr, "name", env_list) : TP_EINVAL;
 }
 
-int tp_x_port(cJSON *container, long long port)
+int tp__x_port(cJSON *container, long long port)
 {
 	cJSON *p = cJSON_CreateObject();
 	if (!p || !cJSON_AddNumberToObject(p, "containerPort", (double)port)) {
@@ -153,13 +153,13 @@ int tp_x_port(cJSON *container, long long port)
 	return upsert(container, "ports", "containerPort", p);
 }
 
-int tp_x_mount(cJSON *container, const char *name, const char *mount_path)
+int tp__x_mount(cJSON *container, const char *name, const char *mount_path)
 {
-	return tp_x_mount_as(container, name, mount_path, false);
+	return tp__x_mount_as(container, name, mount_path, false);
 }
 
 /* Members in Go's VolumeMount order: name, readOnly, mountPath. */
-int tp_x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only)
+int tp__x_mount_as(cJSON *container, const char *name, const char *mount_path, bool read_only)
 {
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddStringToObject(m, "name", name) ||
@@ -171,12 +171,12 @@ int tp_x_mount_as(cJSON *container, const char *name, const char *mount_path, bo
 	return upsert(container, "volumeMounts", "mountPath", m);
 }
 
-int tp_x_volume(cJSON *pod_spec, cJSON *volume)
+int tp__x_volume(cJSON *pod_spec, cJSON *volume)
 {
 	return upsert(pod_spec, "volumes", "name", volume);
 }
 
-int tp_x_data_base64(cJSON *data, const char *key, const char *text)
+int tp__x_data_base64(cJSON *data, const char *key, const char *text)
 {
 	tp_buf b = TP_BUF_INIT(1u << 20);
 	int rc = tp_base64_encode(text, strlen(text), &b);
@@ -186,22 +186,22 @@ int tp_x_data_base64(cJSON *data, const char *key, const char *text)
 	return rc;
 }
 
-int tp_x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value)
+int tp__x_pod_metadata(tp_expansion *x, const char *map, const char *key, const char *value)
 {
 	for (size_t i = 0; i < x->npodsets; i++) {
 		cJSON *t = (cJSON *)tp_get(x->podsets[i].job, "template.spec.template");
-		cJSON *m = t ? tp_x_object(t, "metadata") : NULL;
-		cJSON *kv = m ? tp_x_object(m, map) : NULL;
+		cJSON *m = t ? tp__x_object(t, "metadata") : NULL;
+		cJSON *kv = m ? tp__x_object(m, map) : NULL;
 		if (!kv)
 			return TP_ENOMEM;
-		int rc = tp_x_set_string(kv, key, value);
+		int rc = tp__x_set_string(kv, key, value);
 		if (rc)
 			return rc;
 	}
 	return TP_OK;
 }
 
-cJSON *tp_x_owner_refs(const tp_expansion *x)
+cJSON *tp__x_owner_refs(const tp_expansion *x)
 {
 	const char *uid = tp_get_str(x->trainjob, "metadata.uid");
 	cJSON *refs = cJSON_CreateArray();
@@ -224,7 +224,7 @@ cJSON *tp_x_owner_refs(const tp_expansion *x)
 	return refs;
 }
 
-cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name)
+cJSON *tp__x_companion(tp_expansion *x, const char *api_version, const char *kind, const char *name)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *meta = NULL;
@@ -237,19 +237,19 @@ cJSON *tp_x_companion(tp_expansion *x, const char *api_version, const char *kind
 	    !(meta = cJSON_AddObjectToObject(o, "metadata")) ||
 	    !cJSON_AddStringToObject(meta, "name", name) ||
 	    (*x->ns && !cJSON_AddStringToObject(meta, "namespace", x->ns)) ||
-	    tp_x_set(meta, "ownerReferences", tp_x_owner_refs(x)))
+	    tp__x_set(meta, "ownerReferences", tp__x_owner_refs(x)))
 		return NULL;
 	return o;
 }
 
-int tp_x_master_addr(const tp_expansion *x, int port, char *buf, size_t n)
+int tp__x_master_addr(const tp_expansion *x, int port, char *buf, size_t n)
 {
 	int w = port ? snprintf(buf, n, "%s-%s-0-0.%s:%d", x->name, TP_JOB_NODE, x->name, port)
 		     : snprintf(buf, n, "%s-%s-0-0.%s", x->name, TP_JOB_NODE, x->name);
 	return w < 0 || (size_t)w >= n ? TP_ELIMIT : TP_OK;
 }
 
-int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail)
+int tp__x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail)
 {
 	const char *v = value ? tp_result_value(x->res, value) : NULL;
 	if (tp_result_add(x->res, TP_FIELD_INVALID, path, v, "%s", detail))
@@ -257,17 +257,17 @@ int tp_x_fail(tp_expansion *x, const char *path, const cJSON *value, const char 
 	return TP_EINVAL;
 }
 
-const cJSON *tp_x_resources_per_node(const tp_expansion *x)
+const cJSON *tp__x_resources_per_node(const tp_expansion *x)
 {
-	return tp_trainer_resources(x->trainer, x->runtime);
+	return tp__trainer_resources(x->trainer, x->runtime);
 }
 
-cJSON *tp_x_trainer_node(tp_expansion *x, tp_podset **ps_out)
+cJSON *tp__x_trainer_node(tp_expansion *x, tp_podset **ps_out)
 {
-	tp_podset *ps = tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
+	tp_podset *ps = tp__x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
 	*ps_out = ps;
 	if (!ps)
 		return NULL;
-	tp_x_trainjob_num_nodes(x, &ps->count);
-	return tp_x_container(ps, TP_CONTAINER_NODE);
+	tp__x_trainjob_num_nodes(x, &ps->count);
+	return tp__x_container(ps, TP_CONTAINER_NODE);
 }

@@ -178,10 +178,10 @@ int tp__key_is_new(const cJSON *obj, size_t count, tp_strset *ks, const char *ke
 	}
 	if (ks->tab.count == 0)
 		for (const cJSON *c = obj->child; c; c = c->next)
-			if (c->string && tp_strset_add(ks, c->string, NULL))
+			if (c->string && tp__strset_add(ks, c->string, NULL))
 				return TP_ENOMEM;
 	bool fresh;
-	return tp_strset_add(ks, key, &fresh) ? TP_ENOMEM : fresh;
+	return tp__strset_add(ks, key, &fresh) ? TP_ENOMEM : fresh;
 }
 
 int tp__load_late(tp_loader *ld)

@@ -452,7 +452,7 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			rc = unexpected(p);
 		p->i++;
 	}
-	tp_strset_free(&ks);
+	tp__strset_free(&ks);
 	return rc;
 }
 

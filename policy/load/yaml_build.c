@@ -60,7 +60,7 @@ void tp__yaml_frame_release(frame *f)
 		cJSON_free(f->key);
 	free(f->anchor);
 	free(f->key_lines);
-	tp_strset_free(&f->ks);
+	tp__strset_free(&f->ks);
 	for (size_t i = 0; i < f->nmerges; i++)
 		if (f->merges[i].owned)
 			cJSON_Delete((cJSON *)f->merges[i].node);

@@ -93,23 +93,23 @@ static int diff_member(struct differ *d, const char *name, const char *op, const
 static int diff_object(struct differ *d, const cJSON *a, const cJSON *b)
 {
 	tp_index ia, ib;
-	int rc = tp_index_members(&ib, b);
+	int rc = tp__index_members(&ib, b);
 	if (!rc)
-		rc = tp_index_members(&ia, a);
+		rc = tp__index_members(&ia, a);
 	else
-		tp_index_members(&ia, NULL);
+		tp__index_members(&ia, NULL);
 	for (const cJSON *x = a->child; x && !rc; x = x->next) {
 		if (!x->string || (rc = tp__tick(1)))
 			continue;
-		const cJSON *y = tp_index_member(&ib, x->string);
+		const cJSON *y = tp__index_member(&ib, x->string);
 		rc = y ? diff_member(d, x->string, NULL, x, y)
 		       : diff_member(d, x->string, "remove", NULL, NULL);
 	}
 	for (const cJSON *y = b->child; y && !rc; y = y->next)
-		if (y->string && !(rc = tp__tick(1)) && !tp_index_member(&ia, y->string))
+		if (y->string && !(rc = tp__tick(1)) && !tp__index_member(&ia, y->string))
 			rc = diff_member(d, y->string, "add", NULL, y);
-	tp_index_free(&ia);
-	tp_index_free(&ib);
+	tp__index_free(&ia);
+	tp__index_free(&ib);
 	return rc;
 }
 

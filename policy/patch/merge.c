@@ -313,7 +313,7 @@ static int merge_list(struct merge *m, cJSON *dst, const cJSON *patch, const cha
 
 /* ------------------------------------------------------------ public */
 
-int tp_strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context)
+int tp__strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context)
 {
 	if (!dst || !patch)
 		return TP_EINVAL;
@@ -485,7 +485,7 @@ static bool absent_or_object(const cJSON *obj, const char *name)
 	return !v || cJSON_IsObject(v);
 }
 
-const cJSON *tp_runtime_template_view(const cJSON *runtime)
+const cJSON *tp__runtime_template_view(const cJSON *runtime)
 {
 	const cJSON *t = tp_get(runtime, "spec.template");
 	if (!cJSON_IsObject(t) || !absent_or_object(t, "metadata") || !absent_or_object(t, "spec"))
@@ -496,7 +496,7 @@ const cJSON *tp_runtime_template_view(const cJSON *runtime)
 	return has_null(t) ? NULL : t;
 }
 
-int tp_runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
+int tp__runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
 			char *err, size_t errlen)
 {
 	if (err && errlen)

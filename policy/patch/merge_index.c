@@ -22,10 +22,10 @@ void tp__merge_index_free(tp__merge_index *mi)
 {
 	for (struct tp__merge_lookup *l = mi->all, *next; l; l = next) {
 		next = l->next;
-		tp_index_free(&l->ix);
+		tp__index_free(&l->ix);
 		free(l);
 	}
-	tp_htab_free(&mi->by_container);
+	tp__htab_free(&mi->by_container);
 	cJSON_Delete(mi->graveyard);
 	*mi = (tp__merge_index){ .by_container = TP_HTAB_INIT };
 }
@@ -42,7 +42,7 @@ static struct tp__merge_lookup *cached(const tp__merge_index *mi, const cJSON *o
 	size_t pos = 0;
 	uint64_t h = address_hash(of);
 	for (struct tp__merge_lookup *l;
-	     (l = (struct tp__merge_lookup *)tp_htab_next(&mi->by_container, h, &pos));)
+	     (l = (struct tp__merge_lookup *)tp__htab_next(&mi->by_container, h, &pos));)
 		if (l->of == of)
 			return l;
 	return NULL;
@@ -58,9 +58,9 @@ static tp_index *index_of(tp__merge_index *mi, const cJSON *of, const char *key,
 		return NULL;
 	}
 	l->of = of;
-	int irc = key ? tp_index_items(&l->ix, of, key) : tp_index_members(&l->ix, of);
-	if (irc || tp_htab_put(&mi->by_container, address_hash(of), l)) {
-		tp_index_free(&l->ix);
+	int irc = key ? tp__index_items(&l->ix, of, key) : tp__index_members(&l->ix, of);
+	if (irc || tp__htab_put(&mi->by_container, address_hash(of), l)) {
+		tp__index_free(&l->ix);
 		free(l);
 		*rc = irc == TP_ETIMEDOUT ? irc : TP_ENOMEM;
 		return NULL;
@@ -77,12 +77,12 @@ cJSON *tp__merge_member(tp__merge_index *mi, cJSON *obj, const char *name, int *
 {
 	struct tp__merge_lookup *l = cached(mi, obj);
 	if (l)
-		return (cJSON *)tp_index_member(&l->ix, name);
+		return (cJSON *)tp__index_member(&l->ix, name);
 	size_t n = 0;
 	for (cJSON *c = obj->child; c; c = c->next) {
 		if (++n > TP_INDEX_SCAN_MAX) {
 			tp_index *ix = index_of(mi, obj, NULL, rc);
-			return ix ? (cJSON *)tp_index_member(ix, name) : NULL;
+			return ix ? (cJSON *)tp__index_member(ix, name) : NULL;
 		}
 		if (c->string && !strcmp(c->string, name))
 			return c;
@@ -95,12 +95,12 @@ cJSON *tp__merge_item(tp__merge_index *mi, cJSON *arr, const char *key, const cJ
 {
 	struct tp__merge_lookup *l = cached(mi, arr);
 	if (l)
-		return (cJSON *)tp_index_item(&l->ix, value);
+		return (cJSON *)tp__index_item(&l->ix, value);
 	size_t n = 0;
 	for (cJSON *e = arr->child; e; e = e->next) {
 		if (++n > TP_INDEX_SCAN_MAX) {
 			tp_index *ix = index_of(mi, arr, key, rc);
-			return ix ? (cJSON *)tp_index_item(ix, value) : NULL;
+			return ix ? (cJSON *)tp__index_item(ix, value) : NULL;
 		}
 		if (cJSON_IsObject(e) && tp_json_equal(tp_member(e, key), value))
 			return e;
@@ -111,21 +111,21 @@ cJSON *tp__merge_item(tp__merge_index *mi, cJSON *arr, const char *key, const cJ
 int tp__merge_added(tp__merge_index *mi, const cJSON *of, const cJSON *e)
 {
 	struct tp__merge_lookup *l = cached(mi, of);
-	return l ? tp_index_add(&l->ix, e) : TP_OK;
+	return l ? tp__index_add(&l->ix, e) : TP_OK;
 }
 
 void tp__merge_swapped(tp__merge_index *mi, const cJSON *of, const cJSON *old, const cJSON *now)
 {
 	struct tp__merge_lookup *l = cached(mi, of);
 	if (l)
-		tp_index_swap(&l->ix, old, now);
+		tp__index_swap(&l->ix, old, now);
 }
 
 void tp__merge_bury(tp__merge_index *mi, cJSON *of, cJSON *e)
 {
 	struct tp__merge_lookup *l = cached(mi, of);
 	if (l)
-		tp_index_remove(&l->ix, e);
+		tp__index_remove(&l->ix, e);
 	cJSON_DetachItemViaPointer(of, e);
 	if (!mi->graveyard)
 		mi->graveyard = cJSON_CreateArray();

@@ -21,7 +21,7 @@ static int lay_over(cJSON *parent, const char *key, const cJSON *from)
 		return TP_OK;
 	cJSON *to = cJSON_GetObjectItemCaseSensitive(parent, key);
 	if (cJSON_IsObject(to) && cJSON_IsObject(from))
-		return tp_strategic_merge(to, from, NULL);
+		return tp__strategic_merge(to, from, NULL);
 	cJSON *copy = cJSON_Duplicate(from, 1);
 	if (!copy)
 		return TP_ENOMEM;
@@ -37,11 +37,11 @@ static int lay_over(cJSON *parent, const char *key, const cJSON *from)
  * built job before). */
 static int file_jobs(const cJSON *jobs, tp_htab *t)
 {
-	int rc = tp_htab_reserve(t, (size_t)cJSON_GetArraySize(jobs));
+	int rc = tp__htab_reserve(t, (size_t)cJSON_GetArraySize(jobs));
 	for (const cJSON *j = jobs->child; j && !rc; j = j->next) {
 		const char *name = tp_get_str(j, "name");
 		if (name)
-			rc = tp_htab_put(t, tp_hash_str(name), j);
+			rc = tp__htab_put(t, tp__hash_str(name), j);
 	}
 	return rc;
 }
@@ -49,10 +49,10 @@ static int file_jobs(const cJSON *jobs, tp_htab *t)
 static cJSON *take_job(tp_htab *t, const char *name)
 {
 	size_t pos = 0;
-	uint64_t h = tp_hash_str(name);
-	for (const cJSON *j; (j = tp_htab_next(t, h, &pos));)
+	uint64_t h = tp__hash_str(name);
+	for (const cJSON *j; (j = tp__htab_next(t, h, &pos));)
 		if (!strcmp(tp_get_str(j, "name"), name)) {
-			tp_htab_replace(t, h, j, NULL);
+			tp__htab_replace(t, h, j, NULL);
 			return (cJSON *)j;
 		}
 	return NULL;
@@ -84,7 +84,7 @@ static int order_jobs_as_built(cJSON *spec, const cJSON *built_spec)
 			tail->next = j, j->prev = tail, front->prev = j;
 		tail = j;
 	}
-	tp_htab_free(&by_name);
+	tp__htab_free(&by_name);
 	if (!front)
 		return rc;
 	/* front..tail, then what is left of jobs, in cJSON's list shape. */

@@ -8,7 +8,7 @@
 #include "policy/core/index.h"
 #include "policy/core/internal.h"
 
-int tp_upsert_named(cJSON *arr, const char *key, cJSON *item)
+int tp__upsert_named(cJSON *arr, const char *key, cJSON *item)
 {
 	const cJSON *kv = key && cJSON_IsObject(item) ? tp_member(item, key) : NULL;
 	if (!cJSON_IsArray(arr) || !kv) {
@@ -28,31 +28,31 @@ int tp_upsert_named(cJSON *arr, const char *key, cJSON *item)
 	return TP_OK;
 }
 
-int tp_upsert_all(cJSON *arr, const char *key, const cJSON *items)
+int tp__upsert_all(cJSON *arr, const char *key, const cJSON *items)
 {
 	tp_index ix;
 	if (!cJSON_IsArray(arr) || !key)
 		return TP_EINVAL;
-	int rc = tp_index_items(&ix, arr, key);
+	int rc = tp__index_items(&ix, arr, key);
 	for (const cJSON *e = items ? items->child : NULL; e && !rc; e = e->next) {
 		cJSON *item = (rc = tp__tick(1)) ? NULL : cJSON_Duplicate(e, 1);
 		const cJSON *kv = cJSON_IsObject(item) ? tp_member(item, key) : NULL;
-		cJSON *old = kv ? (cJSON *)tp_index_item(&ix, kv) : NULL;
+		cJSON *old = kv ? (cJSON *)tp__index_item(&ix, kv) : NULL;
 		if (rc) {
 			break;
 		} else if (!kv) {
 			rc = item ? TP_EINVAL : TP_ENOMEM;
 			cJSON_Delete(item);
 		} else if (old) {
-			tp_index_swap(&ix, old, item);
+			tp__index_swap(&ix, old, item);
 			cJSON_ReplaceItemViaPointer(arr, old, item);
 		} else if (!cJSON_AddItemToArray(arr, item)) {
 			cJSON_Delete(item);
 			rc = TP_ENOMEM;
 		} else {
-			rc = tp_index_add(&ix, item);
+			rc = tp__index_add(&ix, item);
 		}
 	}
-	tp_index_free(&ix);
+	tp__index_free(&ix);
 	return rc;
 }

@@ -44,7 +44,7 @@ struct tp__jc_entry {
 
 static uint64_t jc_hash(const char *job, const char *name)
 {
-	return tp_hash_str(job) * 0x9e3779b97f4a7c15ull + tp_hash_str(name);
+	return tp__hash_str(job) * 0x9e3779b97f4a7c15ull + tp__hash_str(name);
 }
 
 /* Calls fn for each container, then each init container, of the first job
@@ -57,7 +57,7 @@ static size_t jc_walk(tp__job_containers *t, const cJSON *jobs, tp_strset *seen,
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !*rc; j = j->next) {
 		const char *job = tp_get_str(j, "name");
 		bool fresh = false;
-		if (!job || (*rc = tp_strset_add(seen, job, &fresh)) || !fresh)
+		if (!job || (*rc = tp__strset_add(seen, job, &fresh)) || !fresh)
 			continue;
 		for (int k = 0; k < 2; k++) {
 			const cJSON *c;
@@ -69,7 +69,7 @@ static size_t jc_walk(tp__job_containers *t, const cJSON *jobs, tp_strset *seen,
 				}
 				struct tp__jc_entry *e = &t->entries[t->n++];
 				*e = (struct tp__jc_entry){ job, name, (cJSON *)c };
-				if ((*rc = tp_htab_put(&t->tab, jc_hash(job, name), e)))
+				if ((*rc = tp__htab_put(&t->tab, jc_hash(job, name), e)))
 					return n;
 			}
 		}
@@ -83,14 +83,14 @@ int tp__job_containers_init(tp__job_containers *t, const cJSON *jobs)
 	tp_strset seen = TP_STRSET_INIT;
 	int rc = TP_OK;
 	size_t n = jc_walk(t, jobs, &seen, false, &rc);
-	tp_strset_free(&seen);
+	tp__strset_free(&seen);
 	if (rc || !n)
 		return rc;
-	if (!(t->entries = calloc(n, sizeof(*t->entries))) || tp_htab_reserve(&t->tab, n))
+	if (!(t->entries = calloc(n, sizeof(*t->entries))) || tp__htab_reserve(&t->tab, n))
 		return TP_ENOMEM;
 	seen = (tp_strset)TP_STRSET_INIT;
 	jc_walk(t, jobs, &seen, true, &rc);
-	tp_strset_free(&seen);
+	tp__strset_free(&seen);
 	return rc;
 }
 
@@ -99,7 +99,7 @@ cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, cons
 	if (!job || !name || !t->n)
 		return NULL;
 	size_t pos = 0;
-	for (const struct tp__jc_entry *e; (e = tp_htab_next(&t->tab, jc_hash(job, name), &pos));)
+	for (const struct tp__jc_entry *e; (e = tp__htab_next(&t->tab, jc_hash(job, name), &pos));)
 		if (!strcmp(e->job, job) && !strcmp(e->name, name))
 			return e->container;
 	return NULL;
@@ -107,7 +107,7 @@ cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, cons
 
 void tp__job_containers_free(tp__job_containers *t)
 {
-	tp_htab_free(&t->tab);
+	tp__htab_free(&t->tab);
 	free(t->entries);
 	*t = (tp__job_containers){ .tab = TP_HTAB_INIT };
 }
@@ -169,7 +169,7 @@ int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n)
 
 /* ------------------------------------------------------ resources */
 
-const cJSON *tp_trainer_resources(const cJSON *trainer, const cJSON *runtime)
+const cJSON *tp__trainer_resources(const cJSON *trainer, const cJSON *runtime)
 {
 	const cJSON *r = tp_get_object(trainer, "resourcesPerNode");
 	if (r)
@@ -204,12 +204,12 @@ static long long ceil_of(const cJSON *v)
 {
 	tp_quantity q;
 	int64_t n;
-	if (tp_quantity_from_json(v, &q) || tp_quantity_ceil(&q, &n) || n < 0)
+	if (tp__quantity_from_json(v, &q) || tp__quantity_ceil(&q, &n) || n < 0)
 		return 0;
 	return n;
 }
 
-long long tp_gpu_count(const cJSON *resources)
+long long tp__gpu_count(const cJSON *resources)
 {
 	static const char *const lists[] = { "requests", "limits" };
 	for (int i = 0; i < 2; i++) {
@@ -221,7 +221,7 @@ long long tp_gpu_count(const cJSON *resources)
 	return 0;
 }
 
-long long tp_cpu_count(const cJSON *resources)
+long long tp__cpu_count(const cJSON *resources)
 {
 	const cJSON *cpu = tp_get(resources, "requests.cpu");
 	if (!cpu)

@@ -69,7 +69,7 @@ static int enforce_pod_group_policy(tp_expansion *x)
 {
 	if (!policy(x))
 		return TP_OK;
-	return tp_x_pod_metadata(x, "labels", TP_LABEL_COSCHEDULING, x->name);
+	return tp__x_pod_metadata(x, "labels", TP_LABEL_COSCHEDULING, x->name);
 }
 
 static int build(tp_expansion *x)
@@ -79,10 +79,10 @@ static int build(tp_expansion *x)
 	long long members = 0, timeout = 60;
 	tp_get_int(policy(x), "scheduleTimeoutSeconds", &timeout);
 	cJSON *resources = NULL;
-	int rc = tp_x_total_resources(x, &members, &resources);
+	int rc = tp__x_total_resources(x, &members, &resources);
 	if (rc)
 		return rc;
-	cJSON *pg = tp_x_companion(x, "scheduling.x-k8s.io/v1alpha1", "PodGroup", x->name);
+	cJSON *pg = tp__x_companion(x, "scheduling.x-k8s.io/v1alpha1", "PodGroup", x->name);
 	cJSON *spec = pg ? cJSON_AddObjectToObject(pg, "spec") : NULL;
 	/* Go's PodGroupSpec order: minMember, minResources, scheduleTimeoutSeconds. */
 	if (!spec || !cJSON_AddNumberToObject(spec, "minMember", (double)members)) {
@@ -90,13 +90,13 @@ static int build(tp_expansion *x)
 		return TP_ENOMEM;
 	}
 	/* always, an empty list too: upstream sets the map it summed */
-	rc = tp_x_set(spec, "minResources", resources);
+	rc = tp__x_set(spec, "minResources", resources);
 	if (rc == TP_OK && !cJSON_AddNumberToObject(spec, "scheduleTimeoutSeconds", (double)timeout))
 		rc = TP_ENOMEM;
 	return rc;
 }
 
-const tp_plugin tp_plugin_coscheduling = {
+const tp_plugin tp__plugin_coscheduling = {
 	.name = "coscheduling",
 	.check_pod_group_policy = check_pod_group_policy,
 	.enforce_pod_group_policy = enforce_pod_group_policy,

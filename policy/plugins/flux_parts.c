@@ -109,7 +109,7 @@ static int add_volumes(cJSON *pod_spec, const char *cm, const char *secret)
 	int rc = TP_OK;
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		if (!rc)
-			rc = v[i] ? tp_x_volume(pod_spec, v[i]) : TP_ENOMEM;
+			rc = v[i] ? tp__x_volume(pod_spec, v[i]) : TP_ENOMEM;
 		else
 			cJSON_Delete(v[i]);
 	}
@@ -121,7 +121,7 @@ static int add_installer(cJSON *pod_spec, const tp__flux_settings *s, const char
 {
 	if (tp_find_named(tp_get_array(pod_spec, "initContainers"), "name", TP_FLUX_INSTALLER))
 		return TP_ECONFLICT;
-	cJSON *inits = tp_x_array(pod_spec, "initContainers");
+	cJSON *inits = tp__x_array(pod_spec, "initContainers");
 	cJSON *c = cJSON_CreateObject(), *cmd = NULL;
 	if (!inits || !c || !cJSON_AddItemToArray(inits, c)) {
 		cJSON_Delete(c);
@@ -133,19 +133,19 @@ static int add_installer(cJSON *pod_spec, const tp__flux_settings *s, const char
 	    !cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/bash")) ||
 	    !cJSON_AddItemToArray(cmd, cJSON_CreateString(TP_FLUX_CONFIG_PATH "/init.sh")))
 		return TP_ENOMEM;
-	int rc = tp_x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false);
-	return rc ? rc : tp_x_mount_as(c, cm, TP_FLUX_CONFIG_PATH, true);
+	int rc = tp__x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false);
+	return rc ? rc : tp__x_mount_as(c, cm, TP_FLUX_CONFIG_PATH, true);
 }
 
 static int mount_node(cJSON *c, const char *cm)
 {
 	int rc;
-	if ((rc = tp_x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false)) ||
-	    (rc = tp_x_mount_as(c, SPACK_VOLUME, SPACK_PATH, false)) ||
-	    (rc = tp_x_mount_as(c, cm, TP_FLUX_CONFIG_PATH, true)) ||
-	    (rc = tp_x_mount_as(c, CURVE_VOLUME, CURVE_PATH, true)))
+	if ((rc = tp__x_mount_as(c, INSTALL_VOLUME, INSTALL_PATH, false)) ||
+	    (rc = tp__x_mount_as(c, SPACK_VOLUME, SPACK_PATH, false)) ||
+	    (rc = tp__x_mount_as(c, cm, TP_FLUX_CONFIG_PATH, true)) ||
+	    (rc = tp__x_mount_as(c, CURVE_VOLUME, CURVE_PATH, true)))
 		return rc;
-	return tp_x_mount_as(c, MEMORY_VOLUME, MEMORY_PATH, true);
+	return tp__x_mount_as(c, MEMORY_VOLUME, MEMORY_PATH, true);
 }
 
 int tp__flux_write_parts(cJSON *pod_spec, cJSON *node, const tp__flux_settings *s,

@@ -139,7 +139,7 @@ static int file_names(tp_strset *set, const cJSON *pod, const char *list)
 	cJSON_ArrayForEach(c, tp_get_array(pod, list))
 	{
 		const char *n = tp_get_str(c, "name");
-		if (n && (rc = tp_strset_add(set, n, NULL)))
+		if (n && (rc = tp__strset_add(set, n, NULL)))
 			break;
 	}
 	return rc;
@@ -151,16 +151,16 @@ static const tp_strset *job_names(struct runtime_names *rn, const cJSON *rjob, i
 {
 	uint64_t h = tp_hash_bytes(&rjob, sizeof(rjob));
 	size_t pos = 0;
-	for (const struct job_names *j; (j = tp_htab_next(&rn->containers, h, &pos));)
+	for (const struct job_names *j; (j = tp__htab_next(&rn->containers, h, &pos));)
 		if (j->job == rjob)
 			return &j->names;
 	struct job_names *j = calloc(1, sizeof(*j));
 	const cJSON *pod = tp__tj_pod_spec(rjob);
 	if (!j || (*rc = file_names(&j->names, pod, "initContainers")) ||
 	    (*rc = file_names(&j->names, pod, "containers")) ||
-	    (*rc = tp_htab_put(&rn->containers, h, j))) {
+	    (*rc = tp__htab_put(&rn->containers, h, j))) {
 		if (j)
-			tp_strset_free(&j->names);
+			tp__strset_free(&j->names);
 		free(j);
 		*rc = TP_ENOMEM;
 		return NULL;
@@ -175,11 +175,11 @@ static void runtime_names_free(struct runtime_names *rn)
 {
 	for (struct job_names *j = rn->all, *next; j; j = next) {
 		next = j->next;
-		tp_strset_free(&j->names);
+		tp__strset_free(&j->names);
 		free(j);
 	}
-	tp_htab_free(&rn->containers);
-	tp_index_free(&rn->jobs);
+	tp__htab_free(&rn->containers);
+	tp__index_free(&rn->jobs);
 }
 
 static bool is_reserved_container(const char *name)
@@ -211,7 +211,7 @@ static int check_job_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON
 			cn = cn ? cn : "";
 			if ((rc = tp__tick(1)))
 				break;
-			if (!tp_strset_has(names, cn)) {
+			if (!tp__strset_has(names, cn)) {
 				snprintf(d, sizeof(d), "must not have %s that doesn't exist in the "
 					 "runtime job %s", l ? "container" : "initContainer", jname);
 				rc = invalid_patch(ctx, cn, d);
@@ -228,14 +228,14 @@ static int check_job_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON
 static int check_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON *patch)
 {
 	const char *mgr = tp_get_str(patch, "manager");
-	if (tp_check_domain_prefixed_path(ctx->res, PATCHES ".manager", mgr ? mgr : "") < 0)
+	if (tp__check_domain_prefixed_path(ctx->res, PATCHES ".manager", mgr ? mgr : "") < 0)
 		return TP_ENOMEM;
 	const cJSON *jobs = tp_get_array(patch, "trainingRuntimeSpec.template.spec.replicatedJobs");
 	int rc = TP_OK;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next) {
 		const char *jname = tp_get_str(j, "name");
 		jname = jname ? jname : "";
-		const cJSON *rjob = tp_index_named(&rn->jobs, jname);
+		const cJSON *rjob = tp__index_named(&rn->jobs, jname);
 		if (!rjob)
 			rc = invalid_patch(ctx, jname, "must not have replicated job that doesn't "
 					   "exist in the runtime job template");
@@ -255,9 +255,9 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	const cJSON *patches = tp_get_array(ctx->job, PATCHES);
 	struct runtime_names rn = { .containers = TP_HTAB_INIT };
 	if (!rc && patches && patches->child)
-		rc = tp_index_items(&rn.jobs, tp_get_array(ctx->base, "spec.replicatedJobs"), "name");
+		rc = tp__index_items(&rn.jobs, tp_get_array(ctx->base, "spec.replicatedJobs"), "name");
 	else
-		tp_index_items(&rn.jobs, NULL, "name");
+		tp__index_items(&rn.jobs, NULL, "name");
 	for (const cJSON *p = patches ? patches->child : NULL; p && !rc; p = p->next)
 		rc = check_patch(ctx, &rn, p);
 	runtime_names_free(&rn);
@@ -266,12 +266,12 @@ static int check_trainjob(tp_tj_ctx *ctx)
 
 /* ------------------------------------------------------ the expansion */
 
-long long tp_x_replicas(const tp_podset *ps)
+long long tp__x_replicas(const tp_podset *ps)
 {
 	return ps->replicas;
 }
 
-int tp_x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
+int tp__x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
 		  long long pod_idx, tp_buf *out)
 {
 	const char *sub = tp_get_str(x->tmpl, "spec.network.subdomain");
@@ -286,8 +286,8 @@ static int pre_build(tp_expansion *x)
 		tp_podset *ps = &x->podsets[i];
 		cJSON *spec = (cJSON *)tp_get(ps->job, "template.spec");
 		int rc;
-		if ((rc = tp_x_set_number(spec, "parallelism", (double)ps->count)) ||
-		    (rc = tp_x_set_number(spec, "completions", (double)ps->count)))
+		if ((rc = tp__x_set_number(spec, "parallelism", (double)ps->count)) ||
+		    (rc = tp__x_set_number(spec, "completions", (double)ps->count)))
 			return rc;
 	}
 	return TP_OK;
@@ -296,7 +296,7 @@ static int pre_build(tp_expansion *x)
 /* envFrom: [{secretRef: {name}}], once however often expansion runs. */
 static int add_env_from_secret(cJSON *container, const char *secret)
 {
-	cJSON *list = tp_x_array(container, "envFrom");
+	cJSON *list = tp__x_array(container, "envFrom");
 	if (!list)
 		return TP_EINVAL;
 	const cJSON *e;
@@ -329,13 +329,13 @@ static int initializer(tp_expansion *x, const char *step, const char *which)
 	const char *secret = tp_get_str(init, "secretRef.name");
 	for (size_t i = 0; i < x->npodsets; i++) {
 		tp_podset *ps = &x->podsets[i];
-		cJSON *c = ps->ancestor && !strcmp(ps->ancestor, step) ? tp_x_container(ps, step)
+		cJSON *c = ps->ancestor && !strcmp(ps->ancestor, step) ? tp__x_container(ps, step)
 								       : NULL;
 		if (!c)
 			continue;
 		int rc;
-		if ((uri && (rc = tp_x_env(c, "STORAGE_URI", uri))) ||
-		    (rc = tp_x_env_copy(c, tp_get_array(init, "env"))))
+		if ((uri && (rc = tp__x_env(c, "STORAGE_URI", uri))) ||
+		    (rc = tp__x_env_copy(c, tp_get_array(init, "env"))))
 			return rc;
 		if (secret && (rc = add_env_from_secret(c, secret)))
 			return rc;
@@ -354,7 +354,7 @@ static int build(tp_expansion *x)
 	for (size_t i = 0; i < x->npodsets; i++) {
 		if (!one_job_step(x->podsets[i].ancestor))
 			continue;
-		int rc = tp_x_set_number(x->podsets[i].job, "replicas", 1);
+		int rc = tp__x_set_number(x->podsets[i].job, "replicas", 1);
 		if (rc)
 			return rc;
 	}
@@ -363,10 +363,10 @@ static int build(tp_expansion *x)
 	    (rc = initializer(x, TP_ANCESTOR_MODEL, "model")))
 		return rc;
 	cJSON *spec = (cJSON *)tp_get(x->tmpl, "spec");
-	return tp_x_set(spec, "suspend", cJSON_CreateBool(tp_get_true(x->trainjob, "spec.suspend")));
+	return tp__x_set(spec, "suspend", cJSON_CreateBool(tp_get_true(x->trainjob, "spec.suspend")));
 }
 
-const tp_plugin tp_plugin_jobset = {
+const tp_plugin tp__plugin_jobset = {
 	.name = "jobset",
 	.check_trainjob = check_trainjob,
 	.pre_build = pre_build,

@@ -168,15 +168,15 @@ static int launcher_env(tp_expansion *x, cJSON *c)
 	char slots[32];
 	snprintf(slots, sizeof(slots), "%lld", x->mpi_slots);
 	int rc;
-	if ((rc = tp_x_env_copy(c, tp_get_array(x->trainer, "env"))))
+	if ((rc = tp__x_env_copy(c, tp_get_array(x->trainer, "env"))))
 		return rc;
 	if (!is_openmpi(x))
 		return TP_OK;
-	if ((rc = tp_x_env(c, "OMPI_MCA_orte_default_hostfile", HOSTFILE_DIR "/hostfile")) ||
-	    (rc = tp_x_env(c, "OMPI_MCA_orte_keep_fqdn_hostnames", "true")) ||
-	    (rc = tp_x_env(c, "OMPI_MCA_orte_set_default_slots", slots)))
+	if ((rc = tp__x_env(c, "OMPI_MCA_orte_default_hostfile", HOSTFILE_DIR "/hostfile")) ||
+	    (rc = tp__x_env(c, "OMPI_MCA_orte_keep_fqdn_hostnames", "true")) ||
+	    (rc = tp__x_env(c, "OMPI_MCA_orte_set_default_slots", slots)))
 		return rc;
-	return tp_x_env(c, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10");
+	return tp__x_env(c, "OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10");
 }
 
 static const char *ssh_mount_path(const cJSON *ml)
@@ -193,17 +193,17 @@ static int write_parts(cJSON *pod_spec, cJSON *c, const char *tj, const char *ss
 		       bool launcher)
 {
 	int rc;
-	if ((rc = tp_x_volume(pod_spec, ssh_volume(tj))) ||
-	    (launcher && (rc = tp_x_volume(pod_spec, hostfile_volume(tj)))))
+	if ((rc = tp__x_volume(pod_spec, ssh_volume(tj))) ||
+	    (launcher && (rc = tp__x_volume(pod_spec, hostfile_volume(tj)))))
 		return rc;
-	if (!c || (rc = tp_x_mount(c, SSH_VOLUME, ssh_path)))
+	if (!c || (rc = tp__x_mount(c, SSH_VOLUME, ssh_path)))
 		return rc;
-	return launcher ? tp_x_mount(c, HOSTFILE_VOLUME, HOSTFILE_DIR) : TP_OK;
+	return launcher ? tp__x_mount(c, HOSTFILE_VOLUME, HOSTFILE_DIR) : TP_OK;
 }
 
 static int wire_podset(tp_expansion *x, tp_podset *ps, bool launcher)
 {
-	cJSON *c = tp_x_container(ps, TP_CONTAINER_NODE);
+	cJSON *c = tp__x_container(ps, TP_CONTAINER_NODE);
 	int rc = write_parts(ps->pod_spec, c, x->name, ssh_mount_path(x->ml), launcher);
 	return rc || !c || !launcher ? rc : launcher_env(x, c);
 }
@@ -220,7 +220,7 @@ static long long slots_per_node(const tp_expansion *x, const cJSON *mpi)
 		return n;
 	n = 1;
 	tp_get_int(mpi, "numProcPerNode", &n);
-	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
+	long long gpu = tp__gpu_count(tp__x_resources_per_node(x));
 	return n == 1 && gpu > 1 ? gpu : n;
 }
 
@@ -231,11 +231,11 @@ static long long slots_per_node(const tp_expansion *x, const cJSON *mpi)
  * the runtime's numNodes the same way and runs one launcher pod. */
 static void count_pods(tp_expansion *x)
 {
-	tp_podset *node = tp_x_podset_by_name(x, TP_JOB_NODE);
-	tp_podset *launcher = tp_x_podset_by_name(x, TP_JOB_LAUNCHER);
+	tp_podset *node = tp__x_podset_by_name(x, TP_JOB_NODE);
+	tp_podset *launcher = tp__x_podset_by_name(x, TP_JOB_LAUNCHER);
 	bool strict = tp_strict(x->opt);
 	long long nodes = 1;
-	bool given = tp_x_trainjob_num_nodes(x, &nodes);
+	bool given = tp__x_trainjob_num_nodes(x, &nodes);
 	if (!given && strict && tp_get_int(x->ml, "numNodes", &nodes))
 		nodes = nodes < 1 ? 1 : nodes;
 	if (node && (given || strict))
@@ -381,10 +381,10 @@ static int hostfile(tp_expansion *x, tp_buf *out)
 		const tp_podset *ps = &x->podsets[i];
 		if (strcmp(ps->name, TP_JOB_NODE) && !(lan && !strcmp(ps->name, TP_JOB_LAUNCHER)))
 			continue;
-		for (long long r = 0; r < tp_x_replicas(ps); r++)
+		for (long long r = 0; r < tp__x_replicas(ps); r++)
 			for (long long p = 0; p < ps->count; p++) {
 				int rc;
-				if ((rc = tp_x_endpoint(x, ps, r, p, out)) ||
+				if ((rc = tp__x_endpoint(x, ps, r, p, out)) ||
 				    (rc = tp_buf_addf(out, " slots=%lld\n", x->mpi_slots)))
 					return rc;
 			}
@@ -398,14 +398,14 @@ static int config_map(tp_expansion *x)
 	snprintf(name, sizeof(name), "%s-mpi-hostfile", x->name);
 	tp_buf text = TP_BUF_INIT(1u << 20);
 	int rc = hostfile(x, &text);
-	cJSON *cm = rc ? NULL : tp_x_companion(x, "v1", "ConfigMap", name);
+	cJSON *cm = rc ? NULL : tp__x_companion(x, "v1", "ConfigMap", name);
 	cJSON *data = cm ? cJSON_AddObjectToObject(cm, "data") : NULL;
 	if (rc == TP_OK && (!data || !cJSON_AddStringToObject(data, "hostfile",
 							       text.data ? text.data : "")))
 		rc = TP_ENOMEM;
 	tp_buf_free(&text);
 	if (rc == TP_ELIMIT)
-		return tp_x_fail(x, "spec.trainer.numNodes", NULL, "makes an MPI hostfile over 1 MiB");
+		return tp__x_fail(x, "spec.trainer.numNodes", NULL, "makes an MPI hostfile over 1 MiB");
 	return rc;
 }
 
@@ -414,14 +414,14 @@ static int secret(tp_expansion *x)
 {
 	char name[300];
 	snprintf(name, sizeof(name), "%s-mpi-ssh-auth", x->name);
-	cJSON *s = tp_x_companion(x, "v1", "Secret", name);
+	cJSON *s = tp__x_companion(x, "v1", "Secret", name);
 	cJSON *data = NULL;
 	if (!s || !cJSON_AddBoolToObject(s, "immutable", 1) ||
 	    !(data = cJSON_AddObjectToObject(s, "data")))
 		return TP_ENOMEM;
 	int rc;
-	if ((rc = tp_x_data_base64(data, "ssh-privatekey", x->keys->ssh->private_pem)) ||
-	    (rc = tp_x_data_base64(data, "ssh-publickey", x->keys->ssh->public_line)))
+	if ((rc = tp__x_data_base64(data, "ssh-privatekey", x->keys->ssh->private_pem)) ||
+	    (rc = tp__x_data_base64(data, "ssh-publickey", x->keys->ssh->public_line)))
 		return rc;
 	return cJSON_AddStringToObject(s, "type", "kubernetes.io/ssh-auth") ? TP_OK : TP_ENOMEM;
 }
@@ -434,7 +434,7 @@ static int build(tp_expansion *x)
 	return rc || !x->keys->ssh ? rc : secret(x);
 }
 
-const tp_plugin tp_plugin_mpi = {
+const tp_plugin tp__plugin_mpi = {
 	.name = "mpi",
 	.check_ml_policy = check_ml_policy,
 	.check_trainjob = check_trainjob,

@@ -12,14 +12,14 @@ static int enforce_ml_policy(tp_expansion *x)
 	for (size_t i = 0; i < sizeof(frameworks) / sizeof(frameworks[0]); i++)
 		if (tp_get_object(x->ml, frameworks[i]))
 			return TP_OK;
-	tp_podset *ps = tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
+	tp_podset *ps = tp__x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
 	long long n;
-	if (ps && tp_x_trainjob_num_nodes(x, &n))
+	if (ps && tp__x_trainjob_num_nodes(x, &n))
 		ps->count = n;
 	return TP_OK;
 }
 
-const tp_plugin tp_plugin_plainml = {
+const tp_plugin tp__plugin_plainml = {
 	.name = "plainml",
 	.enforce_ml_policy = enforce_ml_policy,
 };

@@ -4,7 +4,7 @@
  * one fixed table (registry.c), and the runners the runtime validator, the
  * TrainJob validator and the expansion call.
  *
- * Adding a framework is one file (plugins/<name>.c defining tp_plugin_<name>)
+ * Adding a framework is one file (plugins/<name>.c defining tp__plugin_<name>)
  * and one line in registry.c's PLUGINS list. Upstream keeps its plugins in a Go map, so its
  * order is unspecified; the table's order is the one order every answer and
  * every JobSet here comes in.
@@ -116,15 +116,15 @@ typedef struct tp_plugin {
 } tp_plugin;
 
 /* The table, NULL-terminated (registry.c). */
-extern const tp_plugin *const tp_plugins[];
+extern const tp_plugin *const tp__plugins[];
 
 /* Each runs one phase (or, for the expansion, every phase in order) over
  * the table. */
-int tp_plugins_check_ml_policy(const tp_rt_ctx *rc);
-int tp_plugins_check_pod_group_policy(const tp_rt_ctx *rc);
-int tp_plugins_check_trainjob(tp_tj_ctx *ctx);
-int tp_plugins_pod_parts(tp_pod_parts *pp);
-int tp_plugins_expand(tp_expansion *x);
+int tp__plugins_check_ml_policy(const tp_rt_ctx *rc);
+int tp__plugins_check_pod_group_policy(const tp_rt_ctx *rc);
+int tp__plugins_check_trainjob(tp_tj_ctx *ctx);
+int tp__plugins_pod_parts(tp_pod_parts *pp);
+int tp__plugins_expand(tp_expansion *x);
 
 /* ------------------------------------------------ what plugins share
  * (common.c) */
@@ -166,11 +166,11 @@ bool tp__listed(const char *const *list, size_t n, const char *s);
 
 /* Resources per node: trainer.resourcesPerNode when set, else the runtime's
  * trainer node container's (job `node` or the trainer-ancestor job). */
-const cJSON *tp_trainer_resources(const cJSON *trainer, const cJSON *runtime);
+const cJSON *tp__trainer_resources(const cJSON *trainer, const cJSON *runtime);
 /* GPUs per node: the first resource whose name contains "gpu" (any case) in
  * requests, else in limits, rounded up; 0 when none. */
-long long tp_gpu_count(const cJSON *resources);
+long long tp__gpu_count(const cJSON *resources);
 /* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
-long long tp_cpu_count(const cJSON *resources);
+long long tp__cpu_count(const cJSON *resources);
 
 #endif /* TP_PLUGIN_H */

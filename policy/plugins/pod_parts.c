@@ -25,9 +25,9 @@ cJSON *tp__parts_pod_spec(tp_pod_parts *pp)
 			return NULL;
 	}
 	/* as the expansion's pod sets: somewhere to write, always */
-	cJSON *t = tp_x_object(pp->copy, "spec");
-	t = t ? tp_x_object(t, "template") : NULL;
-	return t ? tp_x_object(t, "spec") : NULL;
+	cJSON *t = tp__x_object(pp->copy, "spec");
+	t = t ? tp__x_object(t, "template") : NULL;
+	return t ? tp__x_object(t, "spec") : NULL;
 }
 
 const char *tp__parts_tj_name(tp_pod_parts *pp)

@@ -16,7 +16,7 @@
  */
 #include "policy/plugins/plugin.h"
 
-/* One line per plugin (plugins/<name>.c defines tp_plugin_<name>). */
+/* One line per plugin (plugins/<name>.c defines tp__plugin_<name>). */
 #define PLUGINS(X)        \
 	X(jobset)         \
 	X(torch)          \
@@ -28,17 +28,17 @@
 	X(coscheduling)   \
 	X(volcano)
 
-#define DECLARE(name) extern const tp_plugin tp_plugin_##name;
+#define DECLARE(name) extern const tp_plugin tp__plugin_##name;
 PLUGINS(DECLARE)
 
-#define ENTRY(name) &tp_plugin_##name,
-const tp_plugin *const tp_plugins[] = { PLUGINS(ENTRY) NULL };
+#define ENTRY(name) &tp__plugin_##name,
+const tp_plugin *const tp__plugins[] = { PLUGINS(ENTRY) NULL };
 
 /* One runtime-check phase over the table: the ML policy's or the pod
  * group policy's. */
 static int check_runtime(const tp_rt_ctx *rc, bool pod_group)
 {
-	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+	for (const tp_plugin *const *p = tp__plugins; *p; p++) {
 		int (*fn)(const tp_rt_ctx *) =
 			pod_group ? (*p)->check_pod_group_policy : (*p)->check_ml_policy;
 		int err = fn ? fn(rc) : TP_OK;
@@ -48,19 +48,19 @@ static int check_runtime(const tp_rt_ctx *rc, bool pod_group)
 	return TP_OK;
 }
 
-int tp_plugins_check_ml_policy(const tp_rt_ctx *rc)
+int tp__plugins_check_ml_policy(const tp_rt_ctx *rc)
 {
 	return check_runtime(rc, false);
 }
 
-int tp_plugins_check_pod_group_policy(const tp_rt_ctx *rc)
+int tp__plugins_check_pod_group_policy(const tp_rt_ctx *rc)
 {
 	return check_runtime(rc, true);
 }
 
-int tp_plugins_check_trainjob(tp_tj_ctx *ctx)
+int tp__plugins_check_trainjob(tp_tj_ctx *ctx)
 {
-	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+	for (const tp_plugin *const *p = tp__plugins; *p; p++) {
 		int rc = (*p)->check_trainjob ? (*p)->check_trainjob(ctx) : TP_OK;
 		if (rc)
 			return rc;
@@ -68,9 +68,9 @@ int tp_plugins_check_trainjob(tp_tj_ctx *ctx)
 	return TP_OK;
 }
 
-int tp_plugins_pod_parts(tp_pod_parts *pp)
+int tp__plugins_pod_parts(tp_pod_parts *pp)
 {
-	for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+	for (const tp_plugin *const *p = tp__plugins; *p; p++) {
 		int rc = (*p)->pod_parts ? (*p)->pod_parts(pp) : TP_OK;
 		if (rc)
 			return rc;
@@ -92,10 +92,10 @@ static int (*phase_fn(const tp_plugin *p, enum phase ph))(tp_expansion *)
 	return NULL;
 }
 
-int tp_plugins_expand(tp_expansion *x)
+int tp__plugins_expand(tp_expansion *x)
 {
 	for (int ph = 0; ph < PHASES; ph++)
-		for (const tp_plugin *const *p = tp_plugins; *p; p++) {
+		for (const tp_plugin *const *p = tp__plugins; *p; p++) {
 			int (*fn)(tp_expansion *) = phase_fn(*p, (enum phase)ph);
 			int rc = fn ? fn(x) : TP_OK;
 			if (rc)

@@ -183,8 +183,8 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	if (!rc)
 		rc = tp__tj_reserved_envs(ctx, pet_reserved,
 					  sizeof(pet_reserved) / sizeof(pet_reserved[0]));
-	if (!rc && tp_torchtune_is_command(tp_get_array(ctx->job, "spec.trainer.command")))
-		rc = tp_torchtune_check(ctx);
+	if (!rc && tp__torchtune_is_command(tp_get_array(ctx->job, "spec.trainer.command")))
+		rc = tp__torchtune_check(ctx);
 	return rc;
 }
 
@@ -199,17 +199,17 @@ static int pet_env(tp_expansion *x, cJSON *c, long long nodes, const char *nproc
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%lld", nodes);
 	int rc;
-	if ((rc = tp_x_env(c, "PET_NNODES", buf)) || (rc = tp_x_env(c, "PET_NPROC_PER_NODE", nproc)) ||
-	    (rc = tp_x_env_field(c, "PET_NODE_RANK", TP_ENV_COMPLETION_INDEX)))
+	if ((rc = tp__x_env(c, "PET_NNODES", buf)) || (rc = tp__x_env(c, "PET_NPROC_PER_NODE", nproc)) ||
+	    (rc = tp__x_env_field(c, "PET_NODE_RANK", TP_ENV_COMPLETION_INDEX)))
 		return rc;
 	if (!master)
 		return TP_OK;
 	char addr[600];
-	if ((rc = tp_x_master_addr(x, 0, addr, sizeof(addr))))
-		return tp_x_fail(x, "metadata.name", NULL, "is too long for a master address");
-	if ((rc = tp_x_env(c, "PET_MASTER_ADDR", addr)))
+	if ((rc = tp__x_master_addr(x, 0, addr, sizeof(addr))))
+		return tp__x_fail(x, "metadata.name", NULL, "is too long for a master address");
+	if ((rc = tp__x_env(c, "PET_MASTER_ADDR", addr)))
 		return rc;
-	return tp_x_env(c, "PET_MASTER_PORT", PORT_TEXT);
+	return tp__x_env(c, "PET_MASTER_PORT", PORT_TEXT);
 }
 
 /* Side containers the runtime names get the same rendezvous settings,
@@ -229,7 +229,7 @@ static int inject(tp_expansion *x, const tp__job_containers *jc, const cJSON *ta
 				char d[600];
 				snprintf(d, sizeof(d), "envInjection target podSet \"%s\" container \"%s\" "
 					 "not found in runtime template", job ? job : "", name->valuestring);
-				return tp_x_fail(x, "spec.runtimeRef", NULL, d);
+				return tp__x_fail(x, "spec.runtimeRef", NULL, d);
 			}
 			int rc = pet_env(x, c, nodes, nproc, true);
 			if (rc)
@@ -257,28 +257,28 @@ static int enforce_ml_policy(tp_expansion *x)
 	const cJSON *torch = tp_get_object(x->ml, "torch");
 	if (!torch)
 		return TP_OK;
-	tp_podset *ps = tp_x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
+	tp_podset *ps = tp__x_podset_by_ancestor(x, TP_ANCESTOR_TRAINER);
 	long long nodes = ps ? ps->count : 1;
-	if (tp_x_trainjob_num_nodes(x, &nodes) && ps)
+	if (tp__x_trainjob_num_nodes(x, &nodes) && ps)
 		ps->count = nodes;
-	const cJSON *resources = tp_x_resources_per_node(x);
-	long long gpu = tp_gpu_count(resources);
+	const cJSON *resources = tp__x_resources_per_node(x);
+	long long gpu = tp__gpu_count(resources);
 	char nproc[64];
-	tp_torch_nproc(x->trainer, torch, resources, gpu, nproc, sizeof(nproc));
+	tp__torch_nproc(x->trainer, torch, resources, gpu, nproc, sizeof(nproc));
 
-	cJSON *node = x->trainer && ps ? tp_x_container(ps, TP_CONTAINER_NODE) : NULL;
+	cJSON *node = x->trainer && ps ? tp__x_container(ps, TP_CONTAINER_NODE) : NULL;
 	if (node) {
-		bool tune = tp_torchtune_is_command(tp_get(x->trainer, "command"));
+		bool tune = tp__torchtune_is_command(tp_get(x->trainer, "command"));
 		int rc;
 		if ((rc = pet_env(x, node, nodes, nproc, !tune)) ||
-		    (tune && (rc = tp_torchtune_command(x, node, nodes, nproc, gpu))) ||
-		    (rc = tp_x_port(node, TP_CONTAINER_PORT)))
+		    (tune && (rc = tp__torchtune_command(x, node, nodes, nproc, gpu))) ||
+		    (rc = tp__x_port(node, TP_CONTAINER_PORT)))
 			return rc;
 	}
 	return env_injection(x, torch, nodes, nproc);
 }
 
-const tp_plugin tp_plugin_torch = {
+const tp_plugin tp__plugin_torch = {
 	.name = "torch",
 	.check_ml_policy = check_ml_policy,
 	.check_trainjob = check_trainjob,

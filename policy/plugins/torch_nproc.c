@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void tp_torch_nproc(const cJSON *trainer, const cJSON *torch, const cJSON *resources,
+void tp__torch_nproc(const cJSON *trainer, const cJSON *torch, const cJSON *resources,
 		    long long gpu, char *out, size_t n)
 {
 	const cJSON *v = tp_get(trainer, "numProcPerNode");
@@ -27,7 +27,7 @@ void tp_torch_nproc(const cJSON *trainer, const cJSON *torch, const cJSON *resou
 	else
 		snprintf(out, n, "auto");
 	if ((!strcmp(out, "auto") && gpu == 0) || !strcmp(out, "cpu")) {
-		long long cpu = tp_cpu_count(resources);
+		long long cpu = tp__cpu_count(resources);
 		snprintf(out, n, "%lld", cpu < 1 ? 1 : cpu);
 	}
 }

@@ -22,7 +22,7 @@ static const char *const immutable_keys[] = {
 	"output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file",
 };
 
-bool tp_torchtune_is_command(const cJSON *command)
+bool tp__torchtune_is_command(const cJSON *command)
 {
 	return cJSON_GetArraySize(command) == 2 &&
 	       cJSON_IsString(cJSON_GetArrayItem(command, 0)) &&
@@ -54,16 +54,16 @@ static int push(cJSON *arr, const char *s)
 	return TP_OK;
 }
 
-int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes, const char *nproc,
+int tp__torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes, const char *nproc,
 			 long long gpu)
 {
 	tp_tune_recipe r;
-	tp_torchtune_recipe(num_nodes, nproc, gpu, tp_get_array(x->trainer, "args"), &r);
+	tp__torchtune_recipe(num_nodes, nproc, gpu, tp_get_array(x->trainer, "args"), &r);
 	char model[256], config[300], rdzv[700], addr[600];
-	tp_torchtune_model(tp_get_str(x->trainjob, "spec.runtimeRef.name"), model, sizeof(model));
+	tp__torchtune_model(tp_get_str(x->trainjob, "spec.runtimeRef.name"), model, sizeof(model));
 	snprintf(config, sizeof(config), "%s%s", model, r.suffix);
-	if (tp_x_master_addr(x, TP_CONTAINER_PORT, addr, sizeof(addr)))
-		return tp_x_fail(x, "metadata.name", NULL, "is too long for a master address");
+	if (tp__x_master_addr(x, TP_CONTAINER_PORT, addr, sizeof(addr)))
+		return tp__x_fail(x, "metadata.name", NULL, "is too long for a master address");
 	snprintf(rdzv, sizeof(rdzv), "--rdzv_endpoint=%s", addr);
 
 	cJSON *cmd = cJSON_CreateArray();
@@ -82,12 +82,12 @@ int tp_torchtune_command(tp_expansion *x, cJSON *container, long long num_nodes,
 			return rc;
 		}
 	}
-	return tp_x_set(container, "command", cmd);
+	return tp__x_set(container, "command", cmd);
 }
 
 /* ------------------------------------------------------ model and recipe */
 
-void tp_torchtune_model(const char *runtime_name, char *out, size_t n)
+void tp__torchtune_model(const char *runtime_name, char *out, size_t n)
 {
 	out[0] = '\0';
 	const char *a = runtime_name ? strchr(runtime_name, '-') : NULL;
@@ -113,7 +113,7 @@ static bool arg_true(const char *arg, const char *part)
 	size_t klen = (size_t)(eq - arg);
 	const char *hit = strstr(arg, part);
 	size_t off, len;
-	tp_go_trim_space(eq + 1, strlen(eq + 1), &off, &len);
+	tp__go_trim_space(eq + 1, strlen(eq + 1), &off, &len);
 	return hit && (size_t)(hit - arg) + strlen(part) <= klen && len == 4 &&
 	       !strncasecmp(eq + 1 + off, "true", 4);
 }
@@ -138,7 +138,7 @@ static void scan_args(const cJSON *args, tp_tune_recipe *t)
 	t->qlora = t->qlora && !dora;
 }
 
-void tp_torchtune_recipe(long long nodes, const char *nproc, long long gpu, const cJSON *args,
+void tp__torchtune_recipe(long long nodes, const char *nproc, long long gpu, const cJSON *args,
 			 tp_tune_recipe *r)
 {
 	bool is_auto = !strcmp(nproc, "auto");
@@ -183,12 +183,12 @@ static bool model_supported(const char *m)
 static void resolve_recipe(const tp_tj_ctx *ctx, long long nodes, tp_tune_recipe *r)
 {
 	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
-	const cJSON *resources = tp_trainer_resources(trainer, ctx->runtime);
-	long long gpu = tp_gpu_count(resources);
+	const cJSON *resources = tp__trainer_resources(trainer, ctx->runtime);
+	long long gpu = tp__gpu_count(resources);
 	char nproc[64];
-	tp_torch_nproc(trainer, tp_get_object(ctx->runtime, "spec.mlPolicy.torch"), resources, gpu,
+	tp__torch_nproc(trainer, tp_get_object(ctx->runtime, "spec.mlPolicy.torch"), resources, gpu,
 		       nproc, sizeof(nproc));
-	tp_torchtune_recipe(nodes, nproc, gpu, tp_get_array(trainer, "args"), r);
+	tp__torchtune_recipe(nodes, nproc, gpu, tp_get_array(trainer, "args"), r);
 }
 
 /* Invalid at path, showing the TrainJob's value there. */
@@ -257,10 +257,10 @@ static int check_args(tp_tj_ctx *ctx)
 	return rc;
 }
 
-int tp_torchtune_check(tp_tj_ctx *ctx)
+int tp__torchtune_check(tp_tj_ctx *ctx)
 {
 	char model[256], cfg[512];
-	tp_torchtune_model(tp_get_str(ctx->job, "spec.runtimeRef.name"), model, sizeof(model));
+	tp__torchtune_model(tp_get_str(ctx->job, "spec.runtimeRef.name"), model, sizeof(model));
 	/* Every rule below is about a known model; one error says it all. */
 	if (!model_supported(model))
 		return invalid(ctx, "spec.runtimeRef.name",

@@ -19,7 +19,7 @@ static void check_name(tp_result *res, const cJSON *parent, const char *key, con
 	char path[PATH_LEN];
 	tp__rt_path(path, sizeof(path), base, key);
 	const cJSON *v = tp__rt_typed(res, parent, key, path, TP_RT_STRING);
-	const char *msg = v ? tp_check_dns1123_subdomain(v->valuestring) : NULL;
+	const char *msg = v ? tp__check_dns1123_subdomain(v->valuestring) : NULL;
 	if (msg)
 		tp_result_add(res, TP_FIELD_INVALID, path, tp_result_quote(res, v->valuestring),
 			      "%s; use a lower-case name such as \"default\"", msg);
@@ -111,7 +111,7 @@ static int enforce_pod_group_policy(tp_expansion *x)
 {
 	if (!policy(x))
 		return TP_OK;
-	return tp_x_pod_metadata(x, "annotations", TP_ANNOT_VOLCANO_GROUP, x->name);
+	return tp__x_pod_metadata(x, "annotations", TP_ANNOT_VOLCANO_GROUP, x->name);
 }
 
 static const char *priority_class(const tp_expansion *x)
@@ -141,9 +141,9 @@ static int fill_spec(tp_expansion *x, cJSON *spec, long long members, cJSON *res
 		return TP_ENOMEM;
 	}
 	/* always, an empty list too: upstream sets the map it summed */
-	int rc = tp_x_set(spec, "minResources", resources);
+	int rc = tp__x_set(spec, "minResources", resources);
 	if (rc == TP_OK && topo)
-		rc = tp_x_set(spec, "networkTopology", cJSON_Duplicate(topo, 1));
+		rc = tp__x_set(spec, "networkTopology", cJSON_Duplicate(topo, 1));
 	return rc;
 }
 
@@ -153,10 +153,10 @@ static int build(tp_expansion *x)
 		return TP_OK;
 	long long members = 0;
 	cJSON *resources = NULL;
-	int rc = tp_x_total_resources(x, &members, &resources);
+	int rc = tp__x_total_resources(x, &members, &resources);
 	if (rc)
 		return rc;
-	cJSON *pg = tp_x_companion(x, "scheduling.volcano.sh/v1beta1", "PodGroup", x->name);
+	cJSON *pg = tp__x_companion(x, "scheduling.volcano.sh/v1beta1", "PodGroup", x->name);
 	cJSON *spec = pg ? cJSON_AddObjectToObject(pg, "spec") : NULL;
 	if (!spec) {
 		cJSON_Delete(resources);
@@ -165,7 +165,7 @@ static int build(tp_expansion *x)
 	return fill_spec(x, spec, members, resources);
 }
 
-const tp_plugin tp_plugin_volcano = {
+const tp_plugin tp__plugin_volcano = {
 	.name = "volcano",
 	.check_pod_group_policy = check_pod_group_policy,
 	.check_trainjob = check_trainjob,

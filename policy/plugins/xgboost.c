@@ -42,29 +42,29 @@ static int enforce_ml_policy(tp_expansion *x)
 	if (!tp_get_object(x->ml, "xgboost"))
 		return TP_OK;
 	tp_podset *ps;
-	cJSON *c = tp_x_trainer_node(x, &ps);
+	cJSON *c = tp__x_trainer_node(x, &ps);
 	/* upstream sets the environment only for a TrainJob with a trainer */
 	if (!c || !x->trainer)
 		return TP_OK;
-	long long gpu = tp_gpu_count(tp_x_resources_per_node(x));
+	long long gpu = tp__gpu_count(tp__x_resources_per_node(x));
 	char workers[32], addr[600];
 	long long nworkers;
 	if (__builtin_mul_overflow(ps->count, gpu > 1 ? gpu : 1, &nworkers))
-		return tp_x_fail(x, "spec.trainer.resourcesPerNode", NULL,
+		return tp__x_fail(x, "spec.trainer.resourcesPerNode", NULL,
 				 "nodes times GPUs per node is too large a worker count");
 	snprintf(workers, sizeof(workers), "%lld", nworkers);
-	if (tp_x_master_addr(x, 0, addr, sizeof(addr)))
-		return tp_x_fail(x, "metadata.name", NULL, "is too long for a tracker address");
+	if (tp__x_master_addr(x, 0, addr, sizeof(addr)))
+		return tp__x_fail(x, "metadata.name", NULL, "is too long for a tracker address");
 	int rc;
-	if ((rc = tp_x_env(c, "DMLC_TRACKER_URI", addr)) ||
-	    (rc = tp_x_env(c, "DMLC_TRACKER_PORT", PORT_TEXT)) ||
-	    (rc = tp_x_env_field(c, "DMLC_TASK_ID", TP_ENV_COMPLETION_INDEX)) ||
-	    (rc = tp_x_env(c, "DMLC_NUM_WORKER", workers)))
+	if ((rc = tp__x_env(c, "DMLC_TRACKER_URI", addr)) ||
+	    (rc = tp__x_env(c, "DMLC_TRACKER_PORT", PORT_TEXT)) ||
+	    (rc = tp__x_env_field(c, "DMLC_TASK_ID", TP_ENV_COMPLETION_INDEX)) ||
+	    (rc = tp__x_env(c, "DMLC_NUM_WORKER", workers)))
 		return rc;
-	return tp_x_port(c, TP_CONTAINER_PORT);
+	return tp__x_port(c, TP_CONTAINER_PORT);
 }
 
-const tp_plugin tp_plugin_xgboost = {
+const tp_plugin tp__plugin_xgboost = {
 	.name = "xgboost",
 	.check_trainjob = check_trainjob,
 	.enforce_ml_policy = enforce_ml_policy,

@@ -34,7 +34,7 @@ static int file_policy(tp_pod_claims *c, const cJSON *p, claim_policy *cp)
 	int rc = TP_OK;
 	for (const cJSON *t = cp->every_job ? NULL : targets->child; t && !rc; t = t->next)
 		if (cJSON_IsString(t))
-			rc = tp_strset_add(&cp->targets, t->valuestring, NULL);
+			rc = tp__strset_add(&cp->targets, t->valuestring, NULL);
 	const cJSON *tmpls = tp__marr(p, "templates");
 	for (const cJSON *t = tmpls ? tmpls->child : NULL; t && !rc; t = t->next) {
 		const char *name = tp_get_str(t, "metadata.name");
@@ -44,7 +44,7 @@ static int file_policy(tp_pod_claims *c, const cJSON *p, claim_policy *cp)
 		if (!k)
 			return TP_ENOMEM;
 		*k = (claim){ name, cp };
-		rc = tp_htab_put(&c->names, tp_hash_str(name), k);
+		rc = tp__htab_put(&c->names, tp__hash_str(name), k);
 	}
 	return rc;
 }
@@ -75,9 +75,9 @@ bool tp__pod_claims_has(const tp_pod_claims *c, const char *rjob, const char *na
 	if (!c || !c->npolicies || !name)
 		return false;
 	size_t pos = 0;
-	for (const claim *k; (k = tp_htab_next(&c->names, tp_hash_str(name), &pos));)
+	for (const claim *k; (k = tp__htab_next(&c->names, tp__hash_str(name), &pos));)
 		if (!strcmp(k->name, name) &&
-		    (k->policy->every_job || (rjob && tp_strset_has(&k->policy->targets, rjob))))
+		    (k->policy->every_job || (rjob && tp__strset_has(&k->policy->targets, rjob))))
 			return true;
 	return false;
 }
@@ -85,8 +85,8 @@ bool tp__pod_claims_has(const tp_pod_claims *c, const char *rjob, const char *na
 void tp__pod_claims_free(tp_pod_claims *c)
 {
 	for (size_t i = 0; i < c->npolicies; i++)
-		tp_strset_free(&c->policies[i].targets);
-	tp_htab_free(&c->names);
+		tp__strset_free(&c->policies[i].targets);
+	tp__htab_free(&c->names);
 	tp_arena_free(c->arena);
 	*c = (tp_pod_claims){ .names = TP_HTAB_INIT };
 }

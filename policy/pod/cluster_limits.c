@@ -116,7 +116,7 @@ static void rl_add(lim_run *r, rlist *l, const char *name, const tp_quantity *v)
 {
 	bool made;
 	tp_quantity *q = rl_slot(r, l, name, &made);
-	if (q && tp_quantity_add(q, v))
+	if (q && tp__quantity_add(q, v))
 		*q = *v; /* past int64: keep the larger part, never wrap */
 }
 
@@ -124,7 +124,7 @@ static void rl_max(lim_run *r, rlist *l, const char *name, const tp_quantity *v)
 {
 	bool made;
 	tp_quantity *q = rl_slot(r, l, name, &made);
-	if (q && (made || tp_quantity_cmp(v, q) > 0))
+	if (q && (made || tp__quantity_cmp(v, q) > 0))
 		*q = *v;
 }
 
@@ -135,7 +135,7 @@ static void rl_each(lim_run *r, rlist *l, const cJSON *list,
 {
 	for (const cJSON *e = cJSON_IsObject(list) ? list->child : NULL; e; e = e->next) {
 		tp_quantity q;
-		if (e->string && !tp_quantity_from_json(e, &q))
+		if (e->string && !tp__quantity_from_json(e, &q))
 			fn(r, l, e->string, &q);
 	}
 }
@@ -172,7 +172,7 @@ static const char **rl_sorted(lim_run *r, const rlist *l)
 static const char *qtext(lim_run *r, const tp_quantity *q)
 {
 	char buf[TP_QUANTITY_MAX_TEXT];
-	if (tp_quantity_format(q, buf, sizeof(buf)))
+	if (tp__quantity_format(q, buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "?");
 	const char *s = tp_arena_strdup(r->arena, buf);
 	if (!s)
@@ -274,13 +274,13 @@ static void enforced_values(const tp_quantity *req, const tp_quantity *lim,
 	bool milli = true;
 	for (int i = 0; i < 3; i++) {
 		out[i] = 0;
-		if (q[i] && tp_quantity_ceil(q[i], &out[i]))
+		if (q[i] && tp__quantity_ceil(q[i], &out[i]))
 			out[i] = INT64_MAX;
 		milli &= out[i] <= MAX_MILLI_VALUE;
 	}
 	for (int i = 0; milli && i < 3; i++) {
 		tp_quantity m = q[i] ? *q[i] : (tp_quantity){ 0 };
-		if (tp_quantity_mul(&m, 1000) || tp_quantity_ceil(&m, &out[i]))
+		if (tp__quantity_mul(&m, 1000) || tp__quantity_ceil(&m, &out[i]))
 			out[i] = INT64_MAX;
 	}
 }
@@ -356,14 +356,14 @@ static void ratio_constraint(lim_run *r, const constraint *c, tp_buf *errs, int 
 		return;
 	}
 	double observed = (double)v[1] / (double)v[0], shown = observed;
-	if (tp_quantity_ceil(c->enf, &ev))
+	if (tp__quantity_ceil(c->enf, &ev))
 		ev = INT64_MAX;
 	double max = (double)ev;
 	if (ev <= MAX_MILLI_VALUE) {
 		tp_quantity m = *c->enf;
 		int64_t mv;
 		observed *= 1000;
-		max = tp_quantity_mul(&m, 1000) || tp_quantity_ceil(&m, &mv) ? (double)INT64_MAX
+		max = tp__quantity_mul(&m, 1000) || tp__quantity_ceil(&m, &mv) ? (double)INT64_MAX
 									      : (double)mv;
 	}
 	if (observed > max)
@@ -616,7 +616,7 @@ static void pod_usage(lim_run *r, const rlist *req, const rlist *lim, long long 
 	}
 	for (size_t i = 0; i < u.n && !r->rc; i++) {
 		tp_quantity q = *rl_get(&u, u.names[i]);
-		if (!u.names[i] || tp_quantity_mul(&q, pods))
+		if (!u.names[i] || tp__quantity_mul(&q, pods))
 			continue;
 		rl_add(r, usage, u.names[i], &q);
 	}
@@ -655,8 +655,8 @@ static int check_quota(lim_run *r, const cJSON *q, const rlist *usage, long long
 		if (!want)
 			continue;
 		tp_quantity total = *want, *u = rl_get(&used, names[i]);
-		if ((u && tp_quantity_add(&total, u)) ||
-		    tp_quantity_cmp(&total, rl_get(&hard, names[i])) > 0)
+		if ((u && tp__quantity_add(&total, u)) ||
+		    tp__quantity_cmp(&total, rl_get(&hard, names[i])) > 0)
 			rl_set(r, &over, names[i], &total);
 	}
 	if (!over.n || r->rc)
@@ -667,7 +667,7 @@ static int check_quota(lim_run *r, const cJSON *q, const rlist *usage, long long
 	for (size_t i = 0; ex && i < over.n; i++) {
 		tp_quantity d = *rl_get(&over, ex[i]), neg = *rl_get(&hard, ex[i]);
 		neg.value = -neg.value;
-		if (!tp_quantity_add(&d, &neg))
+		if (!tp__quantity_add(&d, &neg))
 			rl_set(r, &short_by, ex[i], &d);
 	}
 	const char *name = tp_meta_name(q);

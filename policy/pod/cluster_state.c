@@ -235,7 +235,7 @@ static int check_priority_value(cs_run *r, const cJSON *rj, const char *pc,
 	if (!tp_get_int(cls, "value", &value) || value >= 0 || node_selector_strategy(r->ctx, rj))
 		return TP_OK;
 	const char *text = tp_arena_printf(r->arena, "%lld", value);
-	const char *msg = text ? tp_check_label_value(text) : NULL;
+	const char *msg = text ? tp__check_label_value(text) : NULL;
 	if (!text)
 		return TP_ENOMEM;
 	if (!msg)

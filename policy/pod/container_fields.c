@@ -151,7 +151,7 @@ static void check_config_key(tp_podv *v, const char *key)
 static void check_key_ref(tp_podv *v, const cJSON *ref)
 {
 	const char *name = tp__mstr(ref, "name");
-	const char *msg = tp_check_dns1123_subdomain(name ? name : "");
+	const char *msg = tp__check_dns1123_subdomain(name ? name : "");
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".name", tp__podv_quote(v, name ? name : ""),
 			     "name the object that holds the key", "%s", msg);
@@ -215,7 +215,7 @@ static void check_subscript(tp_podv *v, bool annotation, const char *sub)
 	char *key = (char *)sub;
 	for (char *p = key; annotation && *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	const char *msg = tp_check_qualified_name(key);
+	const char *msg = tp__check_qualified_name(key);
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, key),
 			     "use a key of the form [prefix/]name", "%s", msg);
@@ -299,8 +299,8 @@ static void check_divisor(tp_podv *v, const char *res, const cJSON *divisor)
 {
 	tp_quantity q;
 	char text[TP_QUANTITY_MAX_TEXT];
-	if (!divisor || tp_quantity_from_json(divisor, &q) || tp_quantity_is_zero(&q) ||
-	    tp_quantity_format(&q, text, sizeof(text)))
+	if (!divisor || tp__quantity_from_json(divisor, &q) || tp__quantity_is_zero(&q) ||
+	    tp__quantity_format(&q, text, sizeof(text)))
 		return; /* unset (zero), or the schema's to report */
 	const char *qres = tp__podv_quote(v, res);
 	const char *hint = "use a divisor the resource supports, or none";
@@ -405,7 +405,7 @@ static void check_env_source(tp_podv *v, const cJSON *src)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the object to read", "%s", "");
 		return;
 	}
-	const char *msg = tp_check_dns1123_subdomain(name);
+	const char *msg = tp__check_dns1123_subdomain(name);
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".name", tp__podv_quote(v, name),
 			     "use the object's name", "%s", msg);

@@ -158,13 +158,13 @@ static bool unset_int(const cJSON *o, const char *k)
 static void set_str(pass *p, cJSON *o, const char *k, const char *s)
 {
 	if (due(p))
-		p->rc = tp_x_set_string(o, k, s);
+		p->rc = tp__x_set_string(o, k, s);
 }
 
 static void set_num(pass *p, cJSON *o, const char *k, double n)
 {
 	if (due(p))
-		p->rc = tp_x_set_number(o, k, n);
+		p->rc = tp__x_set_number(o, k, n);
 }
 
 static void drop(pass *p, cJSON *o, const char *k)
@@ -264,10 +264,10 @@ static void round_list(pass *p, const cJSON *list)
 		next = it->next;
 		tp_quantity q;
 		char text[TP_QUANTITY_MAX_TEXT];
-		if (!maybe_fine(it) || tp_quantity_from_json(it, &q) || !round_milli(&q) || !due(p))
+		if (!maybe_fine(it) || tp__quantity_from_json(it, &q) || !round_milli(&q) || !due(p))
 			continue;
-		if (!tp_quantity_format(&q, text, sizeof(text)))
-			p->rc = tp_x_set_string((cJSON *)list, it->string, text);
+		if (!tp__quantity_format(&q, text, sizeof(text)))
+			p->rc = tp__x_set_string((cJSON *)list, it->string, text);
 	}
 }
 
@@ -373,7 +373,7 @@ static void volumes(pass *p, const cJSON *spec)
 			continue;
 		}
 		if (sourceless(vol) && due(p))
-			p->rc = tp_x_set(vol, "emptyDir", cJSON_CreateObject());
+			p->rc = tp__x_set(vol, "emptyDir", cJSON_CreateObject());
 		downward_items(p, tp__mobj(vol, "downwardAPI"));
 		projected(p, tp__mobj(vol, "projected"));
 	}

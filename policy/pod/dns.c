@@ -130,7 +130,7 @@ static void check_ip(tp_podv *v, const char *suffix, const char *ip)
 /* ValidateDNS1123Subdomain: an Invalid with IsDNS1123Subdomain's message. */
 static void check_subdomain(tp_podv *v, const char *suffix, const char *s, const char *hint)
 {
-	const char *msg = tp_check_dns1123_subdomain(s);
+	const char *msg = tp__check_dns1123_subdomain(s);
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, s), hint, "%s", msg);
 }

@@ -268,7 +268,7 @@ static size_t find(const char **slots, size_t cap, const char *name)
 			i++;
 		return i;
 	}
-	i = (size_t)tp_hash_str(name) & (cap - 1);
+	i = (size_t)tp__hash_str(name) & (cap - 1);
 	while (slots[i] && strcmp(slots[i], name))
 		i = (i + 1) & (cap - 1);
 	return i;

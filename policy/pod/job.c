@@ -150,7 +150,7 @@ static void check_managed_by(tp_podv *v, const cJSON *spec)
 		v->rc = TP_ENOMEM;
 		return;
 	}
-	if (tp_check_domain_prefixed_path(r, "spec.managedBy", by) < 0)
+	if (tp__check_domain_prefixed_path(r, "spec.managedBy", by) < 0)
 		v->rc = TP_ENOMEM;
 	for (size_t i = 0; i < tp_result_error_count(r); i++) {
 		const tp_field_error *e = tp_result_error_at(r, i);
@@ -212,7 +212,7 @@ static void check_requirement(tp_podv *v, const cJSON *req)
 	tp__pod_qualified_name(v, ".key", key ? key : "", SELECTOR_HINT);
 	int j = 0;
 	for (const cJSON *x = values ? values->child : NULL; x; x = x->next, j++) {
-		const char *msg = cJSON_IsString(x) ? tp_check_label_value(x->valuestring) : NULL;
+		const char *msg = cJSON_IsString(x) ? tp__check_label_value(x->valuestring) : NULL;
 		if (msg)
 			tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".values[%d]", j),
 				     tp__podv_quote(v, x->valuestring), SELECTOR_HINT, "%s", msg);

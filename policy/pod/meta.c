@@ -30,7 +30,7 @@
 int tp__pod_qualified_name(tp_podv *v, const char *suffix, const char *name, const char *hint)
 {
 	const char *msgs[TP_NAME_MSGS_MAX];
-	size_t n = tp_qualified_name_msgs(name, msgs);
+	size_t n = tp__qualified_name_msgs(name, msgs);
 	for (size_t i = 0; i < n; i++)
 		tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, name), hint, "%s",
 			     msgs[i]);
@@ -44,7 +44,7 @@ int tp__pod_check_labels(tp_podv *v, const char *suffix, const cJSON *labels)
 	for (const cJSON *l = labels->child; l; l = l->next) {
 		tp__pod_qualified_name(v, suffix, l->string, LABEL_HINT);
 		const char *msgs[TP_NAME_MSGS_MAX];
-		size_t n = cJSON_IsString(l) ? tp_label_value_msgs(l->valuestring, msgs) : 0;
+		size_t n = cJSON_IsString(l) ? tp__label_value_msgs(l->valuestring, msgs) : 0;
 		for (size_t i = 0; i < n; i++)
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, l->valuestring),
 				     LABEL_HINT, "%s", msgs[i]);
@@ -80,7 +80,7 @@ int tp__pod_check_annotations(tp_podv *v, const char *suffix, const cJSON *annot
 	for (const cJSON *a = annotations->child; a && !v->rc; a = a->next) {
 		total += strlen(a->string) + (cJSON_IsString(a) ? strlen(a->valuestring) : 0);
 		const char *key = lower(v, a->string), *msgs[TP_NAME_MSGS_MAX];
-		size_t n = key ? tp_qualified_name_msgs(key, msgs) : 0;
+		size_t n = key ? tp__qualified_name_msgs(key, msgs) : 0;
 		for (size_t i = 0; i < n; i++)
 			tp__podv_add(v, TP_FIELD_INVALID, suffix, tp__podv_quote(v, a->string),
 				     ANNOTATION_HINT, "%s", msgs[i]);

@@ -159,7 +159,7 @@ static int dns1035(const char *s, const char *msg[2])
 	if (n > MAX_LABEL)
 		msg[k++] = TOO_LONG_LABEL;
 	if (!label_shape(s, n, true))
-		msg[k++] = tp_check_dns1035_label("-");
+		msg[k++] = tp__check_dns1035_label("-");
 	return k;
 }
 
@@ -173,7 +173,7 @@ static int dns1123_subdomain(const char *s, const char *msg[2])
 		const char *dot = strchr(p, '.');
 		size_t n = dot ? (size_t)(dot - p) : strlen(p);
 		if (!label_shape(p, n, false)) {
-			msg[k++] = tp_check_dns1123_subdomain("-");
+			msg[k++] = tp__check_dns1123_subdomain("-");
 			break;
 		}
 		if (!dot)
@@ -215,7 +215,7 @@ static void findings(tp_podv *v, const char *js, const job_shape *s, int i, cons
 	for (int k = 0, n = dns1123_subdomain(job, msg); k < n; k++)
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, q, hint, "%s", msg[k]);
 	const char *host = s->indexed ? tp__podv_printf(v, "%s-%lld", job, s->last_pod) : NULL;
-	if (host && tp_check_dns1123_label(host))
+	if (host && tp__check_dns1123_label(host))
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, q, hint, MSG_HOSTNAME, host);
 	tp__podv_pop(v, mark);
 }
@@ -411,7 +411,7 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 	if (!tj || !*tj)
 		return TP_OK;
 	names_run r = { .ctx = ctx, .tj = tj, .longest = MAX_LABEL };
-	bool tj_ok = !tp_check_dns1035_label(tj), any = false;
+	bool tj_ok = !tp__check_dns1035_label(tj), any = false;
 	/* a job only a patch names is refused already (plugins/jobset.c): the
 	 * merge appends it after the runtime's own */
 	size_t own = ctx->base == ctx->tmpl ? SIZE_MAX : count_jobs(ctx->base);
@@ -451,7 +451,7 @@ int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int ind
 			  tp_result *res)
 {
 	const char *rjob = tp__mstr(job, "name");
-	if (!rjob || tp_check_dns1035_label(rjob)) /* admission/runtime_strict.c says so */
+	if (!rjob || tp__check_dns1035_label(rjob)) /* admission/runtime_strict.c says so */
 		return TP_OK;
 	/* the fewest Pods any TrainJob gives the job: the TrainJob's numNodes
 	 * (1 or more) sets a trainer's and MPI's counts */

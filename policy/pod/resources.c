@@ -70,7 +70,7 @@ static bool is_extended(tp_podv *v, const char *name)
 	if (is_native(name) || has_prefix(name, "requests."))
 		return false;
 	const char *quota = tp__podv_printf(v, "requests.%s", name);
-	return quota && !tp_check_qualified_name(quota);
+	return quota && !tp__check_qualified_name(quota);
 }
 
 static void bad_name(tp_podv *v, const char *name, const char *msg)
@@ -84,7 +84,7 @@ static void check_name(tp_podv *v, const char *name)
 	bool domain = strchr(name, '/') != NULL;
 	if (!domain && (!strcmp(name, "cpu") || !strcmp(name, "memory")))
 		return; /* the common case, said at once */
-	const char *msg = tp_check_qualified_name(name);
+	const char *msg = tp__check_qualified_name(name);
 	if (msg)
 		bad_name(v, name, msg);
 	else if (!domain && !is_standard_resource(name))
@@ -110,7 +110,7 @@ static bool integral(const tp_quantity *q)
 static const char *text(tp_podv *v, const tp_quantity *q)
 {
 	char buf[TP_QUANTITY_MAX_TEXT];
-	if (tp_quantity_format(q, buf, sizeof(buf)))
+	if (tp__quantity_format(q, buf, sizeof(buf)))
 		return "?";
 	return tp__podv_printf(v, "%s", buf);
 }
@@ -120,7 +120,7 @@ static const char *text(tp_podv *v, const tp_quantity *q)
 static void check_value(tp_podv *v, const char *name, const tp_quantity *q)
 {
 	tp_quantity zero = { 0, 0, TP_QFMT_DECIMAL_SI };
-	if (tp_quantity_cmp(q, &zero) < 0)
+	if (tp__quantity_cmp(q, &zero) < 0)
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, text(v, q)),
 			     "use a quantity of 0 or more", NEGATIVE);
 	if (is_extended(v, name) && !integral(q))
@@ -130,8 +130,8 @@ static void check_value(tp_podv *v, const char *name, const tp_quantity *q)
 		return;
 	tp_quantity page;
 	int64_t size = 0, n = 0;
-	bool ok = !tp_quantity_parse(name + strlen(HUGEPAGES), &page) && integral(&page) &&
-		  !tp_quantity_ceil(&page, &size) && size > 0 && !tp_quantity_ceil(q, &n) &&
+	bool ok = !tp__quantity_parse(name + strlen(HUGEPAGES), &page) && integral(&page) &&
+		  !tp__quantity_ceil(&page, &size) && size > 0 && !tp__quantity_ceil(q, &n) &&
 		  n % size == 0;
 	if (!ok)
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, text(v, q)),
@@ -145,8 +145,8 @@ static void check_request(tp_podv *v, const char *name, const tp_quantity *q,
 {
 	const cJSON *lim = tp_member(limits, name);
 	tp_quantity l;
-	if (lim && !tp_quantity_from_json(lim, &l)) {
-		int c = tp_quantity_cmp(q, &l);
+	if (lim && !tp__quantity_from_json(lim, &l)) {
+		int c = tp__quantity_cmp(q, &l);
 		if (c && !overcommit_allowed(name))
 			tp__podv_add(v, TP_FIELD_INVALID, ".requests", tp__podv_quote(v, text(v, q)),
 				     tp__podv_printf(v, "set requests[%s] and limits[%s] to the "
@@ -176,7 +176,7 @@ static void check_list(tp_podv *v, const cJSON *list, bool requests, const cJSON
 		check_name(v, it->string);
 		/* a value that is no quantity never gets here: decoding refuses it,
 		 * and the schema layer says so */
-		bool parsed = !tp_quantity_from_json(it, &q);
+		bool parsed = !tp__quantity_from_json(it, &q);
 		if (parsed)
 			check_value(v, it->string, &q);
 		tp__podv_pop(v, mark);

@@ -104,7 +104,7 @@ static void node_field_requirement(tp_podv *v, const cJSON *rq)
 	}
 	int i = 0;
 	for (const cJSON *s = cJSON_IsArray(values) ? values->child : NULL; s; s = s->next, i++) {
-		const char *msg = tp_check_dns1123_subdomain(str_of(s));
+		const char *msg = tp__check_dns1123_subdomain(str_of(s));
 		if (!msg)
 			continue;
 		size_t mark = tp__podv_push_index(v, ".values", i);
@@ -183,7 +183,7 @@ static void selector_requirement(tp_podv *v, const cJSON *rq)
 	label_name(v, ".key", key ? key : "", LABEL_HINT);
 	int i = 0;
 	for (const cJSON *s = n ? values->child : NULL; s; s = s->next, i++) {
-		const char *msg = tp_check_label_value(str_of(s));
+		const char *msg = tp__check_label_value(str_of(s));
 		if (!msg)
 			continue;
 		size_t mark = tp__podv_push_index(v, ".values", i);
@@ -314,7 +314,7 @@ static void pod_term(tp_podv *v, const cJSON *term)
 	label_selector(v, tp__mobj(term, "namespaceSelector"), ".namespaceSelector");
 	const cJSON *nss = tp__marr(term, "namespaces");
 	for (const cJSON *ns = nss ? nss->child : NULL; ns; ns = ns->next) {
-		const char *msg = tp_check_dns1123_label(str_of(ns));
+		const char *msg = tp__check_dns1123_label(str_of(ns));
 		if (msg)
 			tp__podv_add(v, TP_FIELD_INVALID, ".namespace", tp__podv_quote(v, str_of(ns)),
 				     "use a namespace's name", "%s", msg);

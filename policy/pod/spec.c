@@ -43,7 +43,7 @@ static void check_name(tp_podv *v, const cJSON *spec, const char *member, bool s
 		tp__pod_dns_label(v, tp__podv_printf(v, ".%s", member), s, hint);
 		return;
 	}
-	const char *msg = tp_check_dns1123_subdomain(s);
+	const char *msg = tp__check_dns1123_subdomain(s);
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".%s", member),
 			     tp__podv_quote(v, s), hint, "%s", msg);
@@ -60,7 +60,7 @@ static void check_toleration(tp_podv *v, const cJSON *t)
 		op = "";
 	if (!value)
 		value = "";
-	if (key && *key && (msg = tp_check_qualified_name(key)))
+	if (key && *key && (msg = tp__check_qualified_name(key)))
 		tp__podv_add(v, TP_FIELD_INVALID, ".key", tp__podv_quote(v, key), LABEL_HINT, "%s", msg);
 	if ((!key || !*key) && strcmp(op, "Exists"))
 		tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, op),
@@ -73,7 +73,7 @@ static void check_toleration(tp_podv *v, const cJSON *t)
 			     "use effect NoExecute with tolerationSeconds",
 			     "effect must be 'NoExecute' when `tolerationSeconds` is set");
 	if (!*op || !strcmp(op, "Equal")) {
-		if ((msg = tp_check_label_value(value)))
+		if ((msg = tp__check_label_value(value)))
 			tp__podv_add(v, TP_FIELD_INVALID, ".operator", tp__podv_quote(v, value),
 				     LABEL_HINT, "%s", msg);
 	} else if (!strcmp(op, "Exists")) {
@@ -107,7 +107,7 @@ static void check_readiness_gates(tp_podv *v, const cJSON *list)
 	int i = 0;
 	for (const cJSON *g = cJSON_IsArray(list) ? list->child : NULL; g; g = g->next, i++) {
 		const char *type = tp__mstr(g, "conditionType");
-		const char *msg = tp_check_qualified_name(type ? type : "");
+		const char *msg = tp__check_qualified_name(type ? type : "");
 		if (!msg)
 			continue;
 		size_t mark = tp__podv_push_index(v, ".readinessGates", i);
@@ -122,7 +122,7 @@ static void check_readiness_gates(tp_podv *v, const cJSON *list)
 static void check_runtime_class(tp_podv *v, const cJSON *spec)
 {
 	const char *s = tp__mstr(spec, "runtimeClassName");
-	const char *msg = s ? tp_check_dns1123_subdomain(s) : NULL;
+	const char *msg = s ? tp__check_dns1123_subdomain(s) : NULL;
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".runtimeClassName", tp__podv_quote(v, s),
 			     "use a RuntimeClass's name (\"nvidia\")", "%s", msg);

@@ -202,17 +202,17 @@ static int overlay(const tp_tj_ctx *ctx, const cJSON *job, cJSON **out)
 	}
 	int rc = TP_OK;
 	if (want) {
-		cJSON *r = tp_x_object(node, "resources");
-		rc = r ? tp_strategic_merge(r, want, NULL) : TP_EINVAL;
+		cJSON *r = tp__x_object(node, "resources");
+		rc = r ? tp__strategic_merge(r, want, NULL) : TP_EINVAL;
 	}
 	static const char *const members[] = { "image", "command", "args" };
 	for (int k = 0; !rc && trainer_job && k < 3; k++) {
 		const cJSON *v = tp_member(trainer, members[k]);
 		if (v && !cJSON_IsNull(v))
-			rc = tp_x_set(node, members[k], cJSON_Duplicate(v, 1));
+			rc = tp__x_set(node, members[k], cJSON_Duplicate(v, 1));
 	}
 	if (!rc)
-		rc = tp_x_env_copy(node, env);
+		rc = tp__x_env_copy(node, env);
 	if (rc)
 		cJSON_Delete(copy);
 	else
@@ -305,7 +305,7 @@ static int build_job(tj_pods *t, const cJSON *job, tp_podv *since)
 	int rc = overlay(t->ctx, job, &t->parts->copy);
 	pp->shallow = pp->copy != NULL;
 	if (!rc)
-		rc = tp_plugins_pod_parts(t->parts);
+		rc = tp__plugins_pod_parts(t->parts);
 	if (!rc && since)
 		tp__pod_check_since(since, t->ctx->opt,
 				    pp->copy ? pp->copy : tp_member(job, "template"), t->ctx->res);
@@ -530,7 +530,7 @@ static int attribute(tj_pods *t, const cJSON *job, int index, bool copied)
 static void check_initializer_secret(tp_podv *v, const cJSON *initializer)
 {
 	const char *name = tp_get_str(initializer, "secretRef.name");
-	const char *msg = name && *name ? tp_check_dns1123_subdomain(name) : NULL;
+	const char *msg = name && *name ? tp__check_dns1123_subdomain(name) : NULL;
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".secretRef.name", tp__podv_quote(v, name),
 			     "use the Secret's name", "%s", msg);

@@ -94,7 +94,7 @@ static void check_empty_dir(tp_podv *v, const cJSON *src)
 {
 	const cJSON *limit = tp_member(src, "sizeLimit");
 	tp_quantity q, zero = { 0, 0, TP_QFMT_DECIMAL_SI };
-	if (limit && !tp_quantity_from_json(limit, &q) && tp_quantity_cmp(&q, &zero) < 0)
+	if (limit && !tp__quantity_from_json(limit, &q) && tp__quantity_cmp(&q, &zero) < 0)
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".sizeLimit", NULL, "use a size of 0 or more",
 			     "SizeLimit field must be a valid resource quantity");
 }

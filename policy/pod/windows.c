@@ -119,7 +119,7 @@ int tp__pod_check_windows_options(tp_podv *v, const cJSON *wo)
 		return v->rc;
 	size_t mark = tp__podv_push(v, ".windowsOptions");
 	const char *name = tp__mstr(wo, "gmsaCredentialSpecName");
-	const char *msg = name ? tp_check_dns1123_subdomain(name) : NULL;
+	const char *msg = name ? tp__check_dns1123_subdomain(name) : NULL;
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".gmsaCredentialSpecName", tp__podv_quote(v, name),
 			     "name the GMSACredentialSpec resource", "%s", msg);

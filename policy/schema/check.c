@@ -177,7 +177,7 @@ static void type_invalid(tp_sch_walk *w, const char *want, const char *got)
 /* %v of a float64 bound, as fmt prints it. */
 static const char *num(char *buf, size_t n, double d)
 {
-	tp_cel_format_double(d, 21, buf, n);
+	tp__cel_format_double(d, 21, buf, n);
 	return buf;
 }
 
@@ -317,7 +317,7 @@ static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	if (s->min_len >= 0 && (long long)n < s->min_len)
 		invalid(w, v, "should be at least %lld chars long", s->min_len);
 	if (s->pattern &&
-	    tp_regex_match(s->pattern, v->valuestring, strlen(v->valuestring)) != 1)
+	    tp__regex_match(s->pattern, v->valuestring, strlen(v->valuestring)) != 1)
 		invalid(w, v, "should match '%s'", s->pattern_text);
 }
 

@@ -91,7 +91,7 @@ static tp_regex *pattern_of(comp *k, const char *text)
 	}
 	char why[256];
 	tp_regex *re = NULL;
-	if (tp_regex_compile(text, &re, why, sizeof(why))) {
+	if (tp__regex_compile(text, &re, why, sizeof(why))) {
 		comp_fail(k, TP_EINVAL, "pattern %s: %s", text, why);
 		return NULL;
 	}
@@ -109,7 +109,7 @@ static int keep_expr(comp *k, tp_cel_expr *e)
 		size_t cap = c->exprs_cap ? c->exprs_cap * 2 : 64;
 		tp_cel_expr **v = realloc(c->exprs, cap * sizeof(*v));
 		if (!v) {
-			tp_cel_release(e);
+			tp__cel_release(e);
 			return comp_fail(k, TP_ENOMEM, "out of memory");
 		}
 		c->exprs = v;
@@ -213,7 +213,7 @@ static void compile_rule(comp *k, tp_sch_rule *r, const cJSON *j)
 	k->c->rules++;
 	if (!r->rule)
 		return;
-	int rc = tp_cel_parse(k->c->arena, r->rule, &r->expr, why, sizeof(why));
+	int rc = tp__cel_parse(k->c->arena, r->rule, &r->expr, why, sizeof(why));
 	if (rc == TP_ENOMEM) {
 		comp_fail(k, rc, "out of memory");
 		return;
@@ -225,9 +225,9 @@ static void compile_rule(comp *k, tp_sch_rule *r, const cJSON *j)
 		return;
 	}
 	keep_expr(k, r->expr);
-	r->transition = tp_cel_uses(r->expr, "oldSelf");
+	r->transition = tp__cel_uses(r->expr, "oldSelf");
 	const char *mx = tp_get_str(j, "messageExpression");
-	if (mx && tp_cel_parse(k->c->arena, mx, &r->message_expr, why, sizeof(why)))
+	if (mx && tp__cel_parse(k->c->arena, mx, &r->message_expr, why, sizeof(why)))
 		r->message_expr = NULL; /* the static message (or the default) stands */
 	else if (mx)
 		keep_expr(k, r->message_expr);
@@ -385,10 +385,10 @@ int tp_crds_new(tp_crds **out)
 static void crds_free(tp_crds *c)
 {
 	for (size_t i = 0; i < c->exprs_n; i++)
-		tp_cel_release(c->exprs[i]);
+		tp__cel_release(c->exprs[i]);
 	free(c->exprs);
 	for (size_t i = 0; i < c->regexes_n; i++)
-		tp_regex_free(c->regexes[i]);
+		tp__regex_free(c->regexes[i]);
 	free(c->regexes);
 	free(c->regex_texts);
 	free(c->memo);

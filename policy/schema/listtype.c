@@ -48,11 +48,11 @@ static bool same(const tp_sch *s, const cJSON *x, const cJSON *y)
 static uint64_t item_hash(const tp_sch *s, const cJSON *item)
 {
 	if (s->list_type != TP_LIST_MAP)
-		return tp_hash_json(item);
+		return tp__hash_json(item);
 	uint64_t h = 0;
 	for (size_t i = 0; i < s->nmap_keys; i++) {
 		const cJSON *f = key_field(s, item, s->map_keys[i]);
-		h = h * 31 + (f ? tp_hash_json(f) : 0x9e3779b97f4a7c15ull);
+		h = h * 31 + (f ? tp__hash_json(f) : 0x9e3779b97f4a7c15ull);
 	}
 	return h;
 }
@@ -73,10 +73,10 @@ static bool first_repeat(const tp_sch *s, const cJSON *list, tp_htab *seen, cons
 	}
 	uint64_t h = item_hash(s, item);
 	size_t pos = 0, found = 0;
-	for (const cJSON *c; found < 2 && (c = tp_htab_next(seen, h, &pos));)
+	for (const cJSON *c; found < 2 && (c = tp__htab_next(seen, h, &pos));)
 		found += same(s, c, item);
 	if (found < 2)
-		*rc |= tp_htab_put(seen, h, item);
+		*rc |= tp__htab_put(seen, h, item);
 	return found == 1;
 }
 
@@ -135,7 +135,7 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 				       tp_result_value(w->res, it), "%s", "");
 		tp__sch_pop(w, len);
 	}
-	tp_htab_free(&seen);
+	tp__htab_free(&seen);
 	w->rc |= rc;
 }
 

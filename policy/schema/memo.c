@@ -32,17 +32,17 @@ static int hash_schema(tp_hasher *h, const cJSON *j);
 static void hash_value(tp_hasher *h, const cJSON *v)
 {
 	unsigned char t = (unsigned char)(v->type & 0xff);
-	tp_hasher_add(h, &t, 1);
+	tp__hasher_add(h, &t, 1);
 	if (cJSON_IsString(v))
-		tp_hasher_add_str(h, v->valuestring); /* the NUL separates neighbours */
+		tp__hasher_add_str(h, v->valuestring); /* the NUL separates neighbours */
 	else if (cJSON_IsNumber(v))
-		tp_hasher_add(h, &v->valuedouble, sizeof(v->valuedouble));
+		tp__hasher_add(h, &v->valuedouble, sizeof(v->valuedouble));
 	for (const cJSON *c = v->child; c; c = c->next) {
 		if (c->string)
-			tp_hasher_add_str(h, c->string);
+			tp__hasher_add_str(h, c->string);
 		hash_value(h, c);
 	}
-	tp_hasher_add(h, "}", 1);
+	tp__hasher_add(h, "}", 1);
 }
 
 int tp__sch_member_kind(const char *k)
@@ -63,30 +63,30 @@ static int hash_schema(tp_hasher *h, const cJSON *j)
 		hash_value(h, j);
 		return 0;
 	}
-	tp_hasher_add(h, "{", 1);
+	tp__hasher_add(h, "{", 1);
 	for (const cJSON *m = j->child; m; m = m->next) {
 		if (!strcmp(m->string, "description") && cJSON_IsString(m))
 			continue;
-		tp_hasher_add_str(h, m->string);
+		tp__hasher_add_str(h, m->string);
 		int kind = tp__sch_member_kind(m->string);
 		if (kind == 1 && cJSON_IsObject(m)) {
 			int sub = hash_schema(h, m) + 1;
 			height = sub > height ? sub : height;
 		} else if (kind == 2 && (cJSON_IsObject(m) || cJSON_IsArray(m))) {
 			unsigned char t = (unsigned char)(m->type & 0xff);
-			tp_hasher_add(h, &t, 1);
+			tp__hasher_add(h, &t, 1);
 			for (const cJSON *c = m->child; c; c = c->next) {
 				if (c->string)
-					tp_hasher_add_str(h, c->string);
+					tp__hasher_add_str(h, c->string);
 				int sub = hash_schema(h, c) + 1;
 				height = sub > height ? sub : height;
 			}
-			tp_hasher_add(h, "]", 1);
+			tp__hasher_add(h, "]", 1);
 		} else {
 			hash_value(h, m);
 		}
 	}
-	tp_hasher_add(h, "}", 1);
+	tp__hasher_add(h, "}", 1);
 	return height;
 }
 
@@ -100,10 +100,10 @@ struct tp_sch_memo {
 void tp__sch_memo_key(const cJSON *j, tp_sch_memo_key *out)
 {
 	tp_hasher h;
-	tp_hasher_init128(&h);
+	tp__hasher_init128(&h);
 	out->height = hash_schema(&h, j);
 	uint64_t ab[2];
-	tp_hasher_end128(&h, ab);
+	tp__hasher_end128(&h, ab);
 	out->a = ab[0];
 	out->b = ab[1];
 }

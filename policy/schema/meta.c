@@ -58,7 +58,7 @@ static const char *subdomain_msg(const char *name, bool prefix)
 		snprintf(buf, sizeof(buf), "%.*sa", (int)(n - 2), name);
 		name = buf;
 	}
-	return tp_check_dns1123_subdomain(name);
+	return tp__check_dns1123_subdomain(name);
 }
 
 static void names(meta_walk *m)
@@ -87,7 +87,7 @@ static void namespace(meta_walk *m, const tp_crd_version *v)
 					      "metadata.namespace: %s is cleared: a %s is cluster-scoped, "
 					      "so the API server ignores its namespace; remove the line",
 					      tp_result_quote(res, ns), v->kind);
-	else if ((why = tp_check_dns1123_label(ns)))
+	else if ((why = tp__check_dns1123_label(ns)))
 		add(m, TP_FIELD_INVALID, "metadata.namespace", tp_result_quote(res, ns), "%s", why);
 }
 
@@ -101,7 +101,7 @@ static void key_msgs(meta_walk *m, const char *path, const char *key, bool lower
 	if (lower && !tp_buf_adds(&low, key))
 		for (char *p = low.data; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
-	size_t n = tp_qualified_name_msgs(low.data ? low.data : key, msgs);
+	size_t n = tp__qualified_name_msgs(low.data ? low.data : key, msgs);
 	for (size_t i = 0; i < n; i++)
 		add(m, TP_FIELD_INVALID, path, tp_result_quote(res, key), "%s", msgs[i]);
 	tp_buf_free(&low);
@@ -134,7 +134,7 @@ static void string_map(meta_walk *m, const char *key, bool labels)
 			continue;
 		}
 		total += strlen(v->string) + strlen(v->valuestring);
-		if (labels && (n = tp_label_value_msgs(v->valuestring, msgs)))
+		if (labels && (n = tp__label_value_msgs(v->valuestring, msgs)))
 			for (size_t i = 0; i < n; i++)
 				add(m, TP_FIELD_INVALID, path, tp_result_quote(res, v->valuestring),
 				    "%s", msgs[i]);
@@ -228,7 +228,7 @@ static void finalizers(meta_walk *m)
 		if (!cJSON_IsString(f))
 			continue;
 		const char *msgs[TP_NAME_MSGS_MAX];
-		size_t n = tp_qualified_name_msgs(f->valuestring, msgs);
+		size_t n = tp__qualified_name_msgs(f->valuestring, msgs);
 		for (size_t i = 0; i < n; i++)
 			add(m, TP_FIELD_INVALID, path, tp_result_quote(res, f->valuestring), "%s",
 			    msgs[i]);

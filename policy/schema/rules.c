@@ -32,7 +32,7 @@ static const char *rule_text(tp_arena *a, const tp_sch_rule *r)
 {
 	const char *s = r->message && *r->message ? r->message : r->rule;
 	size_t off, len;
-	tp_go_trim_space(s, strlen(s), &off, &len);
+	tp__go_trim_space(s, strlen(s), &off, &len);
 	return tp_arena_strndup(a, s + off, len);
 }
 
@@ -79,10 +79,10 @@ static const char *false_detail(rules_walk *rw, const tp_sch_rule *r, const tp_s
 	if (r->message_expr) {
 		tp_cel_val m;
 		long long cost = 0;
-		if (!tp_cel_eval(r->message_expr, rw->a, v, old, s, rw->budget->per_call, &cost, &m) &&
+		if (!tp__cel_eval(r->message_expr, rw->a, v, old, s, rw->budget->per_call, &cost, &m) &&
 		    m.kind == TP_CEL_STRING) {
 			size_t off, len;
-			tp_go_trim_space(m.s, m.n, &off, &len);
+			tp__go_trim_space(m.s, m.n, &off, &len);
 			rw->budget->remaining -= cost;
 			if (len && !memchr(m.s + off, '\n', len))
 				return tp_arena_strndup(rw->a, m.s + off, len);
@@ -152,7 +152,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 	}
 	tp_cel_val out;
 	long long cost = 0;
-	int rc = tp_cel_eval(r->expr, rw->a, v, r->transition || r->optional_old_self ? old : NULL, s,
+	int rc = tp__cel_eval(r->expr, rw->a, v, r->transition || r->optional_old_self ? old : NULL, s,
 			     rw->budget->per_call, &cost, &out);
 	bool ratchet = !r->transition && old && tp_json_equal(v, old);
 	if (rc == TP_ELIMIT) {
@@ -187,7 +187,7 @@ static uint64_t keys_hash(const tp_sch *s, const cJSON *item)
 	uint64_t h = 0;
 	for (size_t k = 0; k < s->nmap_keys; k++) {
 		const cJSON *f = tp_member(item, s->map_keys[k]);
-		h = h * 31 + (f ? tp_hash_json(f) : 0x9e3779b97f4a7c15ull);
+		h = h * 31 + (f ? tp__hash_json(f) : 0x9e3779b97f4a7c15ull);
 	}
 	return h;
 }
@@ -209,10 +209,10 @@ static int file_old_items(const tp_sch *s, const cJSON *old_list, tp_htab *t)
 {
 	if (s->list_type != TP_LIST_MAP || !cJSON_IsArray(old_list))
 		return TP_OK;
-	int rc = tp_htab_reserve(t, (size_t)cJSON_GetArraySize(old_list));
+	int rc = tp__htab_reserve(t, (size_t)cJSON_GetArraySize(old_list));
 	for (const cJSON *o = old_list->child; o && !rc; o = o->next)
 		if (cJSON_IsObject(o))
-			rc = tp_htab_put(t, keys_hash(s, o), o);
+			rc = tp__htab_put(t, keys_hash(s, o), o);
 	return rc;
 }
 
@@ -223,7 +223,7 @@ static const cJSON *old_item(const tp_sch *s, const tp_htab *t, const cJSON *ite
 		return NULL;
 	size_t pos = 0;
 	uint64_t h = keys_hash(s, item);
-	for (const cJSON *o; (o = tp_htab_next(t, h, &pos));)
+	for (const cJSON *o; (o = tp__htab_next(t, h, &pos));)
 		if (same_keys(s, item, o))
 			return o;
 	return NULL;
@@ -252,7 +252,7 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 			walk(rw, s->items, it, old_item(s, &olds, it));
 			tp__sch_pop(w, len);
 		}
-		tp_htab_free(&olds);
+		tp__htab_free(&olds);
 		return;
 	}
 	if (!cJSON_IsObject(v))
@@ -261,7 +261,7 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 	tp_index old_members;
 	bool has_old = cJSON_IsObject(old);
 	if (has_old)
-		w->rc |= tp_index_members(&old_members, old);
+		w->rc |= tp__index_members(&old_members, old);
 	for (const cJSON *m = v->child; m && !rw->stopped; m = m->next) {
 		const tp_sch *p = tp__sch_prop(s, m->string);
 		bool key = !p;
@@ -270,12 +270,12 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 		if (tp__sch_skipped(w, m->string))
 			continue;
 		size_t len = key ? tp__sch_push_key(w, m->string) : tp__sch_push_name(w, m->string);
-		walk(rw, p, m, has_old && p->rules_below ? tp_index_member(&old_members, m->string)
+		walk(rw, p, m, has_old && p->rules_below ? tp__index_member(&old_members, m->string)
 							    : NULL);
 		tp__sch_pop(w, len);
 	}
 	if (has_old)
-		tp_index_free(&old_members);
+		tp__index_free(&old_members);
 }
 
 void tp__sch_rules(tp_sch_walk *w, const tp_sch *s, const cJSON *v, const cJSON *old,

@@ -148,7 +148,7 @@ int tp__sch_memo_put(tp_crds *c, const tp_sch_memo_key *k, tp_sch *s, size_t rul
  * a slot (each lookup would walk them all). */
 static inline uint32_t tp__sch_hash(const char *name)
 {
-	return (uint32_t)tp_hash_str(name);
+	return (uint32_t)tp__hash_str(name);
 }
 
 /* Up to this many properties a lookup compares names (their first byte

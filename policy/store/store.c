@@ -106,12 +106,12 @@ static const char *key_namespace(tp_kind k, const char *ns)
 static uint64_t key_hash(tp_kind k, const char *ns, const char *name)
 {
 	tp_hasher h;
-	tp_hasher_init(&h);
+	tp__hasher_init(&h);
 	unsigned char kind = (unsigned char)k;
-	tp_hasher_add(&h, &kind, 1);
-	tp_hasher_add_str(&h, ns);
-	tp_hasher_add_str(&h, name);
-	return tp_hasher_end(&h);
+	tp__hasher_add(&h, &kind, 1);
+	tp__hasher_add_str(&h, ns);
+	tp__hasher_add_str(&h, name);
+	return tp__hasher_end(&h);
 }
 
 static struct entry **slot_of(const tp_store *s, uint64_t h, tp_kind k, const char *ns,

@@ -174,17 +174,17 @@ static void object_access(void **state)
 static void names(void **state)
 {
 	(void)state;
-	assert_null(tp_check_dns1035_label("my-job"));
-	assert_non_null(tp_check_dns1035_label("1job"));
-	assert_non_null(tp_check_dns1035_label("Job"));
-	assert_null(tp_check_dns1123_subdomain("acme.io"));
-	assert_non_null(tp_check_dns1123_subdomain("acme..io"));
-	assert_null(tp_check_label_value(""));
-	assert_non_null(tp_check_label_value("-x"));
+	assert_null(tp__check_dns1035_label("my-job"));
+	assert_non_null(tp__check_dns1035_label("1job"));
+	assert_non_null(tp__check_dns1035_label("Job"));
+	assert_null(tp__check_dns1123_subdomain("acme.io"));
+	assert_non_null(tp__check_dns1123_subdomain("acme..io"));
+	assert_null(tp__check_label_value(""));
+	assert_non_null(tp__check_label_value("-x"));
 	tp_result *r;
 	tp_result_new(&r);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "example.io/platform-team"), 0);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "noslash"), 1);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", "example.io/platform-team"), 0);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", "noslash"), 1);
 	assert_true(tt_has_error(r, "m", "must be a domain-prefixed path"));
 	tp_result_free(r);
 }
@@ -196,7 +196,7 @@ static void domain_prefixed_path_texts(void **state)
 	(void)state;
 	tp_result *r;
 	tp_result_new(&r);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "spec.runtimePatches[0].manager",
+	assert_int_equal(tp__check_domain_prefixed_path(r, "spec.runtimePatches[0].manager",
 						       "Acme.io/a b"), 2);
 	tp_buf b = TP_BUF_INIT(0);
 	assert_int_equal(tp_result_format(r, &b), TP_OK);
@@ -214,16 +214,16 @@ static void domain_prefixed_path_texts(void **state)
 	char longhost[300];
 	memset(longhost, 'a', 254);
 	snprintf(longhost + 254, sizeof(longhost) - 254, "/p");
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", longhost), 1);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", longhost), 1);
 	assert_true(tt_has_error(r, "m", "must be no more than 253 characters"));
 	longhost[0] = '-';
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", longhost), 2);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", longhost), 2);
 	tp_result_clear(r);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", ""), 1);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", ""), 1);
 	assert_int_equal(tp_result_error_at(r, 0)->type, TP_FIELD_REQUIRED);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "acme.io/"), 1);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "/x"), 1);
-	assert_int_equal(tp_check_domain_prefixed_path(r, "m", "acme.io/a/b:c~%"), 0);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", "acme.io/"), 1);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", "/x"), 1);
+	assert_int_equal(tp__check_domain_prefixed_path(r, "m", "acme.io/a/b:c~%"), 0);
 	tp_result_free(r);
 }
 

@@ -48,22 +48,22 @@ static void table_keeps_the_order_of_equal_hashes(void **state)
 	/* all under one hash whose home slot is the last one: runs wrap around
 	 * the end, and growing must keep their order */
 	for (int i = 0; i < 200; i++)
-		assert_int_equal(tp_htab_put(&t, (uint64_t)-1, &v[i]), TP_OK);
+		assert_int_equal(tp__htab_put(&t, (uint64_t)-1, &v[i]), TP_OK);
 	size_t pos = 0;
 	for (int i = 0; i < 200; i++)
-		assert_ptr_equal(tp_htab_next(&t, (uint64_t)-1, &pos), &v[i]);
-	assert_null(tp_htab_next(&t, (uint64_t)-1, &pos));
+		assert_ptr_equal(tp__htab_next(&t, (uint64_t)-1, &pos), &v[i]);
+	assert_null(tp__htab_next(&t, (uint64_t)-1, &pos));
 	/* a removed item is passed over, the run is not cut */
-	assert_true(tp_htab_replace(&t, (uint64_t)-1, &v[3], NULL));
-	assert_false(tp_htab_replace(&t, (uint64_t)-1, &v[3], NULL));
+	assert_true(tp__htab_replace(&t, (uint64_t)-1, &v[3], NULL));
+	assert_false(tp__htab_replace(&t, (uint64_t)-1, &v[3], NULL));
 	pos = 0;
-	assert_ptr_equal(tp_htab_next(&t, (uint64_t)-1, &pos), &v[0]);
+	assert_ptr_equal(tp__htab_next(&t, (uint64_t)-1, &pos), &v[0]);
 	for (int i = 1; i < 3; i++)
-		tp_htab_next(&t, (uint64_t)-1, &pos);
-	assert_ptr_equal(tp_htab_next(&t, (uint64_t)-1, &pos), &v[4]);
+		tp__htab_next(&t, (uint64_t)-1, &pos);
+	assert_ptr_equal(tp__htab_next(&t, (uint64_t)-1, &pos), &v[4]);
 	pos = 0;
-	assert_null(tp_htab_next(&t, 12345, &pos));
-	tp_htab_free(&t);
+	assert_null(tp__htab_next(&t, 12345, &pos));
+	tp__htab_free(&t);
 }
 
 /* The hash of bytes given in pieces is the hash of them joined, wherever
@@ -81,11 +81,11 @@ static void hash_in_pieces(void **state)
 		for (size_t a = 0; a <= n; a++)
 			for (size_t b = a; b <= n; b++) {
 				tp_hasher h;
-				tp_hasher_init(&h);
-				tp_hasher_add(&h, text, a);
-				tp_hasher_add(&h, text + a, b - a);
-				tp_hasher_add(&h, text + b, n - b);
-				assert_true(tp_hasher_end(&h) == whole);
+				tp__hasher_init(&h);
+				tp__hasher_add(&h, text, a);
+				tp__hasher_add(&h, text + a, b - a);
+				tp__hasher_add(&h, text + b, n - b);
+				assert_true(tp__hasher_end(&h) == whole);
 			}
 		for (size_t i = 0; i < n; i++) { /* one byte changed: another hash */
 			text[i] ^= 0x40;
@@ -95,25 +95,25 @@ static void hash_in_pieces(void **state)
 		if (n)
 			assert_true(tp_hash_bytes(text, n - 1) != whole); /* the length counts */
 	}
-	assert_true(tp_hash_str("metadata") == tp_hash_bytes("metadata", 8));
+	assert_true(tp__hash_str("metadata") == tp_hash_bytes("metadata", 8));
 
 	tp_hasher x, y;
-	tp_hasher_init(&x);
-	tp_hasher_add_str(&x, "ab");
-	tp_hasher_add_str(&x, "c");
-	tp_hasher_init(&y);
-	tp_hasher_add_str(&y, "a");
-	tp_hasher_add_str(&y, "bc");
-	assert_true(tp_hasher_end(&x) != tp_hasher_end(&y));
+	tp__hasher_init(&x);
+	tp__hasher_add_str(&x, "ab");
+	tp__hasher_add_str(&x, "c");
+	tp__hasher_init(&y);
+	tp__hasher_add_str(&y, "a");
+	tp__hasher_add_str(&y, "bc");
+	assert_true(tp__hasher_end(&x) != tp__hasher_end(&y));
 
 	uint64_t w1[2], w2[2];
-	tp_hasher_init128(&x);
-	tp_hasher_add(&x, text, sizeof(text));
-	tp_hasher_end128(&x, w1);
-	tp_hasher_init128(&y);
-	tp_hasher_add(&y, text, 13);
-	tp_hasher_add(&y, text + 13, sizeof(text) - 13);
-	tp_hasher_end128(&y, w2);
+	tp__hasher_init128(&x);
+	tp__hasher_add(&x, text, sizeof(text));
+	tp__hasher_end128(&x, w1);
+	tp__hasher_init128(&y);
+	tp__hasher_add(&y, text, 13);
+	tp__hasher_add(&y, text + 13, sizeof(text) - 13);
+	tp__hasher_end128(&y, w2);
 	assert_true(w1[0] == w2[0] && w1[1] == w2[1]);
 	assert_true(w1[0] != w1[1] && w1[0] != tp_hash_bytes(text, sizeof(text)));
 }
@@ -125,9 +125,9 @@ static void json_hash_follows_equality(void **state)
 	cJSON *b = tt_json("{\"z\":2.0,\"y\":0,\"x\":[1.0,\"s\",{\"q\":null,\"p\":true}]}");
 	cJSON *c = tt_json("{\"z\":2,\"y\":0,\"x\":[\"s\",1,{\"q\":null,\"p\":true}]}");
 	assert_true(tp_json_equal(a, b));
-	assert_int_equal(tp_hash_json(a), tp_hash_json(b));
+	assert_int_equal(tp__hash_json(a), tp__hash_json(b));
 	assert_false(tp_json_equal(a, c));
-	assert_int_not_equal(tp_hash_json(a), tp_hash_json(c)); /* list order counts */
+	assert_int_not_equal(tp__hash_json(a), tp__hash_json(c)); /* list order counts */
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	cJSON_Delete(c);
@@ -143,35 +143,35 @@ static void item_index_answers_as_a_scan(void **state)
 		int n = sizes[s];
 		cJSON *arr = named_list(n, n / 2 + 1);
 		tp_index ix;
-		assert_int_equal(tp_index_items(&ix, arr, "name"), TP_OK);
+		assert_int_equal(tp__index_items(&ix, arr, "name"), TP_OK);
 		for (int k = 0; k <= n; k++) {
 			char name[32];
 			snprintf(name, sizeof(name), "n%d", k);
-			assert_ptr_equal(tp_index_named(&ix, name), scan_named(arr, name));
+			assert_ptr_equal(tp__index_named(&ix, name), scan_named(arr, name));
 		}
 		/* appended: found, but never before an earlier item of its name */
 		cJSON *extra = cJSON_CreateObject();
 		cJSON_AddStringToObject(extra, "name", "fresh");
 		cJSON_AddItemToArray(arr, extra);
-		assert_int_equal(tp_index_add(&ix, extra), TP_OK);
-		assert_ptr_equal(tp_index_named(&ix, "fresh"), extra);
+		assert_int_equal(tp__index_add(&ix, extra), TP_OK);
+		assert_ptr_equal(tp__index_named(&ix, "fresh"), extra);
 		cJSON *again = cJSON_CreateObject();
 		cJSON_AddStringToObject(again, "name", "n0");
 		cJSON_AddItemToArray(arr, again);
-		assert_int_equal(tp_index_add(&ix, again), TP_OK);
-		assert_ptr_equal(tp_index_named(&ix, "n0"), scan_named(arr, "n0"));
+		assert_int_equal(tp__index_add(&ix, again), TP_OK);
+		assert_ptr_equal(tp__index_named(&ix, "n0"), scan_named(arr, "n0"));
 		/* replaced where it stands */
-		cJSON *first = (cJSON *)tp_index_named(&ix, "n1");
+		cJSON *first = (cJSON *)tp__index_named(&ix, "n1");
 		cJSON *repl = cJSON_CreateObject();
 		cJSON_AddStringToObject(repl, "name", "n1");
-		tp_index_swap(&ix, first, repl);
+		tp__index_swap(&ix, first, repl);
 		cJSON_ReplaceItemViaPointer(arr, first, repl);
-		assert_ptr_equal(tp_index_named(&ix, "n1"), repl);
+		assert_ptr_equal(tp__index_named(&ix, "n1"), repl);
 		/* a key of another type is another key */
 		cJSON *num = cJSON_CreateNumber(1);
-		assert_null(tp_index_item(&ix, num));
+		assert_null(tp__index_item(&ix, num));
 		cJSON_Delete(num);
-		tp_index_free(&ix);
+		tp__index_free(&ix);
 		cJSON_Delete(arr);
 	}
 }
@@ -186,14 +186,14 @@ static void item_index_keys_of_any_type(void **state)
 	strcat(text, ",{\"containerPort\":{\"a\":1,\"b\":[2]}},{\"other\":1}]");
 	cJSON *arr = tt_json(text);
 	tp_index ix;
-	assert_int_equal(tp_index_items(&ix, arr, "containerPort"), TP_OK);
+	assert_int_equal(tp__index_items(&ix, arr, "containerPort"), TP_OK);
 	cJSON *port = tt_json("8005.0"); /* 8005 == 8005.0, as tp_json_equal has it */
-	assert_ptr_equal(tp_index_item(&ix, port), cJSON_GetArrayItem(arr, 5));
+	assert_ptr_equal(tp__index_item(&ix, port), cJSON_GetArrayItem(arr, 5));
 	cJSON *obj = tt_json("{\"b\":[2],\"a\":1}");
-	assert_ptr_equal(tp_index_item(&ix, obj), cJSON_GetArrayItem(arr, 40));
+	assert_ptr_equal(tp__index_item(&ix, obj), cJSON_GetArrayItem(arr, 40));
 	cJSON_Delete(port);
 	cJSON_Delete(obj);
-	tp_index_free(&ix);
+	tp__index_free(&ix);
 	cJSON_Delete(arr);
 }
 
@@ -207,23 +207,23 @@ static void member_index_answers_as_tp_member(void **state)
 		cJSON_AddNumberToObject(obj, k, i);
 	}
 	tp_index ix;
-	assert_int_equal(tp_index_members(&ix, obj), TP_OK);
+	assert_int_equal(tp__index_members(&ix, obj), TP_OK);
 	assert_true(ix.hashed);
 	for (int i = 0; i < 310; i++) {
 		char k[16];
 		snprintf(k, sizeof(k), "k%d", i);
-		assert_ptr_equal(tp_index_member(&ix, k), tp_member(obj, k));
+		assert_ptr_equal(tp__index_member(&ix, k), tp_member(obj, k));
 	}
-	cJSON *gone = (cJSON *)tp_index_member(&ix, "k7");
-	tp_index_remove(&ix, gone);
+	cJSON *gone = (cJSON *)tp__index_member(&ix, "k7");
+	tp__index_remove(&ix, gone);
 	cJSON_Delete(cJSON_DetachItemViaPointer(obj, gone));
-	assert_null(tp_index_member(&ix, "k7"));
-	assert_ptr_equal(tp_index_member(&ix, "k8"), tp_member(obj, "k8"));
-	tp_index_free(&ix);
+	assert_null(tp__index_member(&ix, "k7"));
+	assert_ptr_equal(tp__index_member(&ix, "k8"), tp_member(obj, "k8"));
+	tp__index_free(&ix);
 	/* not an object: nothing, and nothing to free */
-	assert_int_equal(tp_index_members(&ix, NULL), TP_OK);
-	assert_null(tp_index_member(&ix, "k1"));
-	tp_index_free(&ix);
+	assert_int_equal(tp__index_members(&ix, NULL), TP_OK);
+	assert_null(tp__index_member(&ix, "k1"));
+	tp__index_free(&ix);
 	cJSON_Delete(obj);
 }
 
@@ -242,7 +242,7 @@ static void first_repeats_short_and_long(void **state)
 	cJSON *small = tt_json("[{\"name\":\"a\"},{\"name\":\"a\"},{\"name\":\"b\"},{},{\"name\":\"a\"},"
 			       "{\"name\":\"b\"},{\"name\":7},7,{\"name\":\"c\"}]");
 	tp_buf b = TP_BUF_INIT(0);
-	assert_int_equal(tp_index_first_repeats(small, "name", record, &b), TP_OK);
+	assert_int_equal(tp__index_first_repeats(small, "name", record, &b), TP_OK);
 	assert_string_equal(b.data, "1,5,");
 	tp_buf_free(&b);
 	/* the same names with padding past TP_INDEX_SCAN_MAX, then again */
@@ -256,7 +256,7 @@ static void first_repeats_short_and_long(void **state)
 	}
 	cJSON_AddItemToArray(big, cJSON_Duplicate(cJSON_GetArrayItem(small, 8), 1));
 	tp_buf_init(&b, 0);
-	assert_int_equal(tp_index_first_repeats(big, "name", record, &b), TP_OK);
+	assert_int_equal(tp__index_first_repeats(big, "name", record, &b), TP_OK);
 	assert_string_equal(b.data, "1,5,49,");
 	tp_buf_free(&b);
 	cJSON_Delete(small);
@@ -271,12 +271,12 @@ static void string_set(void **state)
 	bool added;
 	for (int i = 0; i < 100; i++) {
 		snprintf(names[i], sizeof(names[i]), "s%d", i % 60);
-		assert_int_equal(tp_strset_add(&s, names[i], &added), TP_OK);
+		assert_int_equal(tp__strset_add(&s, names[i], &added), TP_OK);
 		assert_int_equal(added, i < 60);
 	}
-	assert_true(tp_strset_has(&s, "s59"));
-	assert_false(tp_strset_has(&s, "s60"));
-	tp_strset_free(&s);
+	assert_true(tp__strset_has(&s, "s59"));
+	assert_false(tp__strset_has(&s, "s60"));
+	tp__strset_free(&s);
 }
 
 /* Large objects compare through a table; the answers are a scan's. */

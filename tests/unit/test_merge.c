@@ -42,7 +42,7 @@ static cJSON *merged(const char *tmpl, const char *patches, int want_rc, char *e
 		tj = js(buf);
 	}
 	cJSON *out = NULL;
-	assert_int_equal(tp_runtime_template(rt, tj, &out, err, n), want_rc);
+	assert_int_equal(tp__runtime_template(rt, tj, &out, err, n), want_rc);
 	cJSON_Delete(rt);
 	cJSON_Delete(tj);
 	return out;
@@ -70,7 +70,7 @@ static void no_patches_copies_template(void **state)
 	cJSON_Delete(t);
 	cJSON *rt = js("{'spec':{}}");
 	cJSON *out = NULL;
-	assert_int_equal(tp_runtime_template(rt, NULL, &out, NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, NULL, &out, NULL, 0), TP_OK);
 	assert_json(out, "{'metadata':{},'spec':{}}");
 	cJSON_Delete(out);
 	cJSON_Delete(rt);
@@ -101,7 +101,7 @@ static void template_view_only_when_no_copy_differs(void **state)
 		char buf[512];
 		snprintf(buf, sizeof(buf), "{'spec':{'template':%s}}", cases[i].tmpl);
 		cJSON *rt = js(buf);
-		const cJSON *view = tp_runtime_template_view(rt);
+		const cJSON *view = tp__runtime_template_view(rt);
 		/* 10 * case + 1 for a view: a failure names its case */
 		assert_int_equal(10 * i + (view != NULL), 10 * i + cases[i].view);
 		if (!view) {
@@ -110,7 +110,7 @@ static void template_view_only_when_no_copy_differs(void **state)
 		}
 		assert_ptr_equal(view, tp_get(rt, "spec.template"));
 		cJSON *copy = NULL;
-		assert_int_equal(tp_runtime_template(rt, NULL, &copy, NULL, 0), TP_OK);
+		assert_int_equal(tp__runtime_template(rt, NULL, &copy, NULL, 0), TP_OK);
 		const char *paths[] = { "spec.replicatedJobs", "metadata.labels", "metadata.annotations" };
 		for (size_t k = 0; k < 3; k++) {
 			const cJSON *a = tp_get(view, paths[k]), *b = tp_get(copy, paths[k]);
@@ -119,7 +119,7 @@ static void template_view_only_when_no_copy_differs(void **state)
 		cJSON_Delete(copy);
 		cJSON_Delete(rt);
 	}
-	assert_null(tp_runtime_template_view(NULL));
+	assert_null(tp__runtime_template_view(NULL));
 }
 
 #define JOBS_TMPL                                                                          \
@@ -272,7 +272,7 @@ static void result_lives_in_the_current_arena(void **state)
 	assert_int_equal(tp_arena_new(&a, 0), TP_OK);
 	tp_arena *prev = tp_arena_enter(a);
 	cJSON *out = NULL;
-	assert_int_equal(tp_runtime_template(rt, tj, &out, NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, tj, &out, NULL, 0), TP_OK);
 	assert_true(tp_arena_owns(a, out));
 	assert_true(tp_arena_owns(a, tp_get(node_pod(out), "nodeSelector.b")));
 	tp_arena_leave(prev);
@@ -289,12 +289,12 @@ static void strategic_merge_on_lists_and_maps(void **state)
 	(void)state;
 	cJSON *ports = js("[{'containerPort':1,'name':'a'},{'containerPort':2}]");
 	cJSON *p = js("[{'containerPort':2,'name':'b'},{'containerPort':3}]");
-	assert_int_equal(tp_strategic_merge(ports, p, "ports"), TP_OK);
+	assert_int_equal(tp__strategic_merge(ports, p, "ports"), TP_OK);
 	assert_json(ports, "[{'containerPort':1,'name':'a'},{'containerPort':2,'name':'b'},"
 			   "{'containerPort':3}]");
 	cJSON_Delete(p);
 	p = js("[{'containerPort':9}]");
-	assert_int_equal(tp_strategic_merge(ports, p, "args"), TP_OK); /* atomic list */
+	assert_int_equal(tp__strategic_merge(ports, p, "args"), TP_OK); /* atomic list */
 	assert_json(ports, "[{'containerPort':9}]");
 	cJSON_Delete(p);
 	cJSON_Delete(ports);
@@ -302,12 +302,12 @@ static void strategic_merge_on_lists_and_maps(void **state)
 	cJSON *res = js("{'limits':{'cpu':'1','memory':'1Gi'},'claims':[{'name':'gpu'}]}");
 	p = js("{'limits':{'cpu':'2'},'requests':{'cpu':'1'},'claims':[{'name':'gpu','request':'r'},"
 	       "{'name':'x'}]}");
-	assert_int_equal(tp_strategic_merge(res, p, NULL), TP_OK);
+	assert_int_equal(tp__strategic_merge(res, p, NULL), TP_OK);
 	assert_json(res, "{'limits':{'cpu':'2','memory':'1Gi'},'requests':{'cpu':'1'},"
 			 "'claims':[{'name':'gpu','request':'r'},{'name':'x'}]}");
 	cJSON_Delete(p);
 	p = js("[1]");
-	assert_int_equal(tp_strategic_merge(res, p, NULL), TP_EINVAL);
+	assert_int_equal(tp__strategic_merge(res, p, NULL), TP_EINVAL);
 	cJSON_Delete(p);
 	cJSON_Delete(res);
 }
@@ -316,13 +316,13 @@ static void upsert_named_replaces_or_appends(void **state)
 {
 	(void)state;
 	cJSON *env = js("[{'name':'A','value':'1'},{'name':'B','value':'2'}]");
-	assert_int_equal(tp_upsert_named(env, "name", js("{'name':'A','value':'x'}")), TP_OK);
-	assert_int_equal(tp_upsert_named(env, "name", js("{'name':'C','value':'3'}")), TP_OK);
+	assert_int_equal(tp__upsert_named(env, "name", js("{'name':'A','value':'x'}")), TP_OK);
+	assert_int_equal(tp__upsert_named(env, "name", js("{'name':'C','value':'3'}")), TP_OK);
 	assert_json(env, "[{'name':'A','value':'x'},{'name':'B','value':'2'},{'name':'C','value':'3'}]");
 	assert_string_equal(tp_get_str(cJSON_GetArrayItem(env, 0), "value"), "x");
 	/* the item is taken even when refused (ASan would report a leak) */
-	assert_int_equal(tp_upsert_named(env, "name", js("{'value':'nameless'}")), TP_EINVAL);
-	assert_int_equal(tp_upsert_named(NULL, "name", js("{'name':'A'}")), TP_EINVAL);
+	assert_int_equal(tp__upsert_named(env, "name", js("{'value':'nameless'}")), TP_EINVAL);
+	assert_int_equal(tp__upsert_named(NULL, "name", js("{'name':'A'}")), TP_EINVAL);
 	assert_int_equal(cJSON_GetArraySize(env), 3);
 	cJSON_Delete(env);
 }
@@ -382,7 +382,7 @@ static void large_lists_merge_as_short_ones(void **state)
 		       "{'manager':'a.io/2','trainingRuntimeSpec':{'template':{'spec':{'replicatedJobs':["
 		       "{'name':'jnew','replicas':3},{'name':'j39','replicas':4}]}}}}]}}");
 	cJSON *t = NULL;
-	assert_int_equal(tp_runtime_template(runtime, tj, &t, NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(runtime, tj, &t, NULL, 0), TP_OK);
 	const cJSON *jobs = tp_get_array(t, "spec.replicatedJobs");
 	assert_int_equal(cJSON_GetArraySize(jobs), 41);
 	assert_string_equal(tp_get_str(cJSON_GetArrayItem(jobs, 40), "name"), "jnew");
@@ -402,7 +402,7 @@ static void large_lists_merge_as_short_ones(void **state)
 	cJSON_Delete(runtime);
 }
 
-/* tp_upsert_all: one index for all the items; the same as an upsert each. */
+/* tp__upsert_all: one index for all the items; the same as an upsert each. */
 static void upsert_all_as_upsert_each(void **state)
 {
 	(void)state;
@@ -417,12 +417,12 @@ static void upsert_all_as_upsert_each(void **state)
 			  "{'name':'E29','value':'new'}]");
 	const cJSON *it;
 	cJSON_ArrayForEach(it, items)
-		assert_int_equal(tp_upsert_named(one, "name", cJSON_Duplicate(it, 1)), TP_OK);
-	assert_int_equal(tp_upsert_all(all, "name", items), TP_OK);
+		assert_int_equal(tp__upsert_named(one, "name", cJSON_Duplicate(it, 1)), TP_OK);
+	assert_int_equal(tp__upsert_all(all, "name", items), TP_OK);
 	assert_true(tp_json_equal(one, all));
 	assert_int_equal(cJSON_GetArraySize(all), 31);
 	cJSON *bad = js("[{'name':'G'},{'value':'no name'}]");
-	assert_int_equal(tp_upsert_all(all, "name", bad), TP_EINVAL);
+	assert_int_equal(tp__upsert_all(all, "name", bad), TP_EINVAL);
 	cJSON_Delete(bad);
 	cJSON_Delete(items);
 	cJSON_Delete(one);

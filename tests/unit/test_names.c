@@ -35,7 +35,7 @@ static char *repeat(char c, size_t n, const char *tail)
 static void qualified(const char *s, const char *const *want)
 {
 	const char *got[TP_NAME_MSGS_MAX];
-	size_t n = tp_qualified_name_msgs(s, got), k = 0;
+	size_t n = tp__qualified_name_msgs(s, got), k = 0;
 	for (; want[k]; k++) {
 		if (k >= n)
 			fail_msg("%s: message %zu missing: %s", s, k, want[k]);
@@ -43,9 +43,9 @@ static void qualified(const char *s, const char *const *want)
 	}
 	assert_int_equal(n, k);
 	if (k)
-		assert_string_equal(tp_check_qualified_name(s), want[0]);
+		assert_string_equal(tp__check_qualified_name(s), want[0]);
 	else
-		assert_null(tp_check_qualified_name(s));
+		assert_null(tp__check_qualified_name(s));
 }
 
 /* TestIsQualifiedName's successCases. */
@@ -118,23 +118,23 @@ static void label_values(void **state)
 	const char *ok[] = { "simple", "now-with-dashes", "1-starts-with-num", "end-with-num-1",
 			     "1234", "" };
 	for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++) {
-		assert_int_equal(tp_label_value_msgs(ok[i], msgs), 0);
-		assert_null(tp_check_label_value(ok[i]));
+		assert_int_equal(tp__label_value_msgs(ok[i], msgs), 0);
+		assert_null(tp__check_label_value(ok[i]));
 	}
-	assert_int_equal(tp_label_value_msgs(repeat('a', 63, ""), msgs), 0);
+	assert_int_equal(tp__label_value_msgs(repeat('a', 63, ""), msgs), 0);
 	const char *bad[] = { "nospecialchars%^=@", "Tama-nui-te-rā.is.Māori.sun",
 			      "\\backslashes\\are\\bad", "-starts-with-dash", "ends-with-dash-",
 			      ".starts.with.dot", "ends.with.dot." };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		assert_int_equal(tp_label_value_msgs(bad[i], msgs), 1);
+		assert_int_equal(tp__label_value_msgs(bad[i], msgs), 1);
 		assert_string_equal(msgs[0], LABEL_VALUE_RE);
 	}
-	assert_int_equal(tp_label_value_msgs(repeat('a', 64, ""), msgs), 1);
+	assert_int_equal(tp__label_value_msgs(repeat('a', 64, ""), msgs), 1);
 	assert_string_equal(msgs[0], "must be no more than 63 characters");
-	assert_int_equal(tp_label_value_msgs(repeat('a', 64, "-"), msgs), 2);
+	assert_int_equal(tp__label_value_msgs(repeat('a', 64, "-"), msgs), 2);
 	assert_string_equal(msgs[0], "must be no more than 63 characters");
 	assert_string_equal(msgs[1], LABEL_VALUE_RE);
-	assert_string_equal(tp_check_label_value(repeat('a', 64, "-")),
+	assert_string_equal(tp__check_label_value(repeat('a', 64, "-")),
 			    "must be no more than 63 characters");
 }
 

@@ -168,8 +168,8 @@ static const cJSON *checked_pod(checked *c, const cJSON *rt, cJSON *tj)
 	assert_int_equal(tp_result_new(&c->res), TP_OK);
 	c->ctx = (tp_tj_ctx){ .opt = &strict, .op = TP_OP_CREATE, .job = tj, .runtime = rt,
 			      .res = c->res };
-	assert_int_equal(tp_runtime_template(rt, NULL, &c->ctx.owned[0], NULL, 0), TP_OK);
-	assert_int_equal(tp_runtime_template(rt, tj, &c->ctx.owned[1], NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, NULL, &c->ctx.owned[0], NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, tj, &c->ctx.owned[1], NULL, 0), TP_OK);
 	c->ctx.base = c->ctx.owned[0];
 	c->ctx.tmpl = c->ctx.owned[1];
 	assert_int_equal(tp__pod_checked_jobs(&c->ctx, &c->jobs, &c->n), TP_OK);

@@ -151,8 +151,8 @@ static int compare(const cJSON *rt, const cJSON *tj)
 		fail_msg("%s does not expand", tp_meta_name(rt));
 	}
 	tp_tj_ctx ctx = { .opt = &strict, .op = TP_OP_CREATE, .job = tj, .runtime = rt, .res = res };
-	assert_int_equal(tp_runtime_template(rt, NULL, &ctx.owned[0], NULL, 0), TP_OK);
-	assert_int_equal(tp_runtime_template(rt, tj, &ctx.owned[1], NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, NULL, &ctx.owned[0], NULL, 0), TP_OK);
+	assert_int_equal(tp__runtime_template(rt, tj, &ctx.owned[1], NULL, 0), TP_OK);
 	ctx.base = ctx.owned[0];
 	ctx.tmpl = ctx.owned[1];
 	tp_pod_checked *jobs;

@@ -17,8 +17,8 @@ static void assert_canonical(const char *in, const char *want)
 {
 	tp_quantity q;
 	char buf[TP_QUANTITY_MAX_TEXT];
-	assert_int_equal(tp_quantity_parse(in, &q), TP_OK);
-	assert_int_equal(tp_quantity_format(&q, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_parse(in, &q), TP_OK);
+	assert_int_equal(tp__quantity_format(&q, buf, sizeof(buf)), TP_OK);
 	if (strcmp(buf, want))
 		print_message("%s -> %s, want %s\n", in, buf, want);
 	assert_string_equal(buf, want);
@@ -58,13 +58,13 @@ static void rejects_malformed(void **state)
 	const char *bad[] = { "", "m", ".", "1.2.3", "1x", "Gi", "1 Gi", "1Gii", "--1",
 			      "1e", "1e+", "1ee3", "abc" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (tp_quantity_parse(bad[i], &q) == TP_OK)
+		if (tp__quantity_parse(bad[i], &q) == TP_OK)
 			print_message("accepted \"%s\"\n", bad[i]);
-		assert_int_not_equal(tp_quantity_parse(bad[i], &q), TP_OK);
+		assert_int_not_equal(tp__quantity_parse(bad[i], &q), TP_OK);
 	}
-	assert_int_equal(tp_quantity_parse("99999999999999999999", &q), TP_ELIMIT);
-	assert_int_equal(tp_quantity_parse("9Ei", &q), TP_ELIMIT);
-	assert_int_equal(tp_quantity_parse(NULL, &q), TP_EINVAL);
+	assert_int_equal(tp__quantity_parse("99999999999999999999", &q), TP_ELIMIT);
+	assert_int_equal(tp__quantity_parse("9Ei", &q), TP_ELIMIT);
+	assert_int_equal(tp__quantity_parse(NULL, &q), TP_EINVAL);
 }
 
 static void arithmetic(void **state)
@@ -73,43 +73,43 @@ static void arithmetic(void **state)
 	tp_quantity a = { 0, 0, TP_QFMT_DECIMAL_SI }, b;
 	char buf[TP_QUANTITY_MAX_TEXT];
 	/* 3 × 500m + 2 = 3500m */
-	assert_int_equal(tp_quantity_parse("500m", &b), TP_OK);
-	assert_int_equal(tp_quantity_mul(&b, 3), TP_OK);
-	assert_int_equal(tp_quantity_add(&a, &b), TP_OK);
-	assert_int_equal(tp_quantity_parse("2", &b), TP_OK);
-	assert_int_equal(tp_quantity_add(&a, &b), TP_OK);
-	assert_int_equal(tp_quantity_format(&a, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_parse("500m", &b), TP_OK);
+	assert_int_equal(tp__quantity_mul(&b, 3), TP_OK);
+	assert_int_equal(tp__quantity_add(&a, &b), TP_OK);
+	assert_int_equal(tp__quantity_parse("2", &b), TP_OK);
+	assert_int_equal(tp__quantity_add(&a, &b), TP_OK);
+	assert_int_equal(tp__quantity_format(&a, buf, sizeof(buf)), TP_OK);
 	assert_string_equal(buf, "3500m");
 	/* the sum keeps the first operand's format: 4Gi × 3 + 512Mi */
 	tp_quantity m = { 0, 0, TP_QFMT_DECIMAL_SI };
-	assert_int_equal(tp_quantity_parse("4Gi", &b), TP_OK);
-	assert_int_equal(tp_quantity_mul(&b, 3), TP_OK);
-	assert_int_equal(tp_quantity_add(&m, &b), TP_OK);
-	assert_int_equal(tp_quantity_parse("512Mi", &b), TP_OK);
-	assert_int_equal(tp_quantity_add(&m, &b), TP_OK);
-	assert_int_equal(tp_quantity_format(&m, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_parse("4Gi", &b), TP_OK);
+	assert_int_equal(tp__quantity_mul(&b, 3), TP_OK);
+	assert_int_equal(tp__quantity_add(&m, &b), TP_OK);
+	assert_int_equal(tp__quantity_parse("512Mi", &b), TP_OK);
+	assert_int_equal(tp__quantity_add(&m, &b), TP_OK);
+	assert_int_equal(tp__quantity_format(&m, buf, sizeof(buf)), TP_OK);
 	assert_string_equal(buf, "12800Mi");
 	int64_t n;
-	assert_int_equal(tp_quantity_parse("2500m", &b), TP_OK);
-	assert_int_equal(tp_quantity_ceil(&b, &n), TP_OK);
+	assert_int_equal(tp__quantity_parse("2500m", &b), TP_OK);
+	assert_int_equal(tp__quantity_ceil(&b, &n), TP_OK);
 	assert_int_equal(n, 3);
-	assert_int_equal(tp_quantity_parse("2", &b), TP_OK);
-	assert_int_equal(tp_quantity_ceil(&b, &n), TP_OK);
+	assert_int_equal(tp__quantity_parse("2", &b), TP_OK);
+	assert_int_equal(tp__quantity_ceil(&b, &n), TP_OK);
 	assert_int_equal(n, 2);
-	assert_int_equal(tp_quantity_parse("1k", &b), TP_OK);
-	assert_int_equal(tp_quantity_ceil(&b, &n), TP_OK);
+	assert_int_equal(tp__quantity_parse("1k", &b), TP_OK);
+	assert_int_equal(tp__quantity_ceil(&b, &n), TP_OK);
 	assert_int_equal(n, 1000);
 	/* comparison across scales and formats */
 	tp_quantity x, y;
-	assert_int_equal(tp_quantity_parse("1Ki", &x), TP_OK);
-	assert_int_equal(tp_quantity_parse("1k", &y), TP_OK);
-	assert_true(tp_quantity_cmp(&x, &y) > 0);
-	assert_int_equal(tp_quantity_parse("1500m", &x), TP_OK);
-	assert_int_equal(tp_quantity_parse("1.5", &y), TP_OK);
-	assert_int_equal(tp_quantity_cmp(&x, &y), 0);
+	assert_int_equal(tp__quantity_parse("1Ki", &x), TP_OK);
+	assert_int_equal(tp__quantity_parse("1k", &y), TP_OK);
+	assert_true(tp__quantity_cmp(&x, &y) > 0);
+	assert_int_equal(tp__quantity_parse("1500m", &x), TP_OK);
+	assert_int_equal(tp__quantity_parse("1.5", &y), TP_OK);
+	assert_int_equal(tp__quantity_cmp(&x, &y), 0);
 	/* overflow is reported, not wrapped */
-	assert_int_equal(tp_quantity_parse("4Ei", &x), TP_OK);
-	assert_int_equal(tp_quantity_mul(&x, 2), TP_ELIMIT);
+	assert_int_equal(tp__quantity_parse("4Ei", &x), TP_OK);
+	assert_int_equal(tp__quantity_mul(&x, 2), TP_ELIMIT);
 }
 
 static void from_json_numbers(void **state)
@@ -118,17 +118,17 @@ static void from_json_numbers(void **state)
 	cJSON *v = tt_json("[2, 1.5, \"250m\", true, 1e30]");
 	tp_quantity q;
 	char buf[TP_QUANTITY_MAX_TEXT];
-	assert_int_equal(tp_quantity_from_json(cJSON_GetArrayItem(v, 0), &q), TP_OK);
-	assert_int_equal(tp_quantity_format(&q, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_from_json(cJSON_GetArrayItem(v, 0), &q), TP_OK);
+	assert_int_equal(tp__quantity_format(&q, buf, sizeof(buf)), TP_OK);
 	assert_string_equal(buf, "2");
-	assert_int_equal(tp_quantity_from_json(cJSON_GetArrayItem(v, 1), &q), TP_OK);
-	assert_int_equal(tp_quantity_format(&q, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_from_json(cJSON_GetArrayItem(v, 1), &q), TP_OK);
+	assert_int_equal(tp__quantity_format(&q, buf, sizeof(buf)), TP_OK);
 	assert_string_equal(buf, "1500m");
-	assert_int_equal(tp_quantity_from_json(cJSON_GetArrayItem(v, 2), &q), TP_OK);
-	assert_int_equal(tp_quantity_format(&q, buf, sizeof(buf)), TP_OK);
+	assert_int_equal(tp__quantity_from_json(cJSON_GetArrayItem(v, 2), &q), TP_OK);
+	assert_int_equal(tp__quantity_format(&q, buf, sizeof(buf)), TP_OK);
 	assert_string_equal(buf, "250m");
-	assert_int_equal(tp_quantity_from_json(cJSON_GetArrayItem(v, 3), &q), TP_EINVAL);
-	assert_int_not_equal(tp_quantity_from_json(cJSON_GetArrayItem(v, 4), &q), TP_OK);
+	assert_int_equal(tp__quantity_from_json(cJSON_GetArrayItem(v, 3), &q), TP_EINVAL);
+	assert_int_not_equal(tp__quantity_from_json(cJSON_GetArrayItem(v, 4), &q), TP_OK);
 	cJSON_Delete(v);
 }
 
@@ -137,8 +137,8 @@ static void small_buffer_is_a_limit(void **state)
 	(void)state;
 	tp_quantity q;
 	char buf[3];
-	assert_int_equal(tp_quantity_parse("1500m", &q), TP_OK);
-	assert_int_equal(tp_quantity_format(&q, buf, sizeof(buf)), TP_ELIMIT);
+	assert_int_equal(tp__quantity_parse("1500m", &q), TP_OK);
+	assert_int_equal(tp__quantity_format(&q, buf, sizeof(buf)), TP_ELIMIT);
 }
 
 int main(void)

@@ -16,12 +16,12 @@ static int match(const char *pattern, const char *s)
 {
 	tp_regex *re = NULL;
 	char why[256] = "";
-	int rc = tp_regex_compile(pattern, &re, why, sizeof(why));
+	int rc = tp__regex_compile(pattern, &re, why, sizeof(why));
 	if (rc != TP_OK)
 		print_message("%s: %s\n", pattern, why);
 	assert_int_equal(rc, TP_OK);
-	int m = tp_regex_match(re, s, strlen(s));
-	tp_regex_free(re);
+	int m = tp__regex_match(re, s, strlen(s));
+	tp__regex_free(re);
 	return m;
 }
 
@@ -29,7 +29,7 @@ static void refused(const char *pattern, const char *want)
 {
 	tp_regex *re = NULL;
 	char why[256] = "";
-	assert_int_equal(tp_regex_compile(pattern, &re, why, sizeof(why)), TP_EPARSE);
+	assert_int_equal(tp__regex_compile(pattern, &re, why, sizeof(why)), TP_EPARSE);
 	assert_null(re);
 	if (strcmp(why, want))
 		print_message("%s: got \"%s\"\n", pattern, why);
@@ -108,7 +108,7 @@ static void translation(void **state)
 	(void)state;
 	tp_buf b = TP_BUF_INIT(0);
 	char why[128];
-	assert_int_equal(tp_regex_translate("\\s\\S", &b, why, sizeof(why)), TP_OK);
+	assert_int_equal(tp__regex_translate("\\s\\S", &b, why, sizeof(why)), TP_OK);
 	assert_string_equal(b.data, "[\\t\\n\\f\\r\\x{20}][^\\t\\n\\f\\r\\x{20}]");
 	tp_buf_free(&b);
 }

@@ -499,7 +499,7 @@ static void m_model(void **state)
 {
 	const char *const *row = *state;
 	char out[64];
-	tp_torchtune_model(row[0], out, sizeof(out));
+	tp__torchtune_model(row[0], out, sizeof(out));
 	assert_string_equal(out, row[1]);
 }
 
@@ -508,7 +508,7 @@ static tp_tune_recipe recipe_of(const char *args, long long nodes, const char *n
 {
 	cJSON *a = args ? tt_jsq(args) : NULL;
 	tp_tune_recipe r;
-	tp_torchtune_recipe(nodes, nproc, gpu, a, &r);
+	tp__torchtune_recipe(nodes, nproc, gpu, a, &r);
 	cJSON_Delete(a);
 	return r;
 }
