@@ -124,7 +124,7 @@ static void build_mode_fetches_nothing(void **state)
 	free(err);
 	err = NULL;
 	assert_int_equal(deps(&f, "bogus", &err), 2);
-	assert_non_null(strstr(err, "usage: sh tests/deps.sh [build|image]"));
+	assert_non_null(strstr(err, "usage: sh tests/deps.sh [build|image|cross|debian11]"));
 	free(err);
 	sp_rmtree(f.dir);
 }
