@@ -152,12 +152,6 @@ int tw_cli_load_store(tw_cli *c)
 	return TP_OK;
 }
 
-const char *tw_cli_cluster_flag(const tw_cli *c, const char *err)
-{
-	return c->context && (!c->kubeconfig || strstr(err, "context")) ? "--context"
-									 : "--kubeconfig";
-}
-
 /* The CRDs of the cluster --kubeconfig (or $KUBECONFIG) and --context name. */
 /* The cluster's Kubernetes release, which the Jobs and Pods are checked as.
  * Unreadable: the newest supported release's checks, and no field refused

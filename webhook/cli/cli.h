@@ -49,10 +49,6 @@ static inline int tw_cli_stop(int took)
 /* "trainer-webhook CMD: <what>" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage(const tw_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The flag a cluster's error is about: --context when it was given alone,
- * or the error names the context; else --kubeconfig. */
-const char *tw_cli_cluster_flag(const tw_cli *c, const char *err);
-
 /* Add a --runtimes path (borrowed: it must outlive c). */
 int tw_cli_add_runtimes(tw_cli *c, const char *path);
 

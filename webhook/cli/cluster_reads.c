@@ -21,6 +21,12 @@ struct tw_cli_reads {
 	tp_lookup lookup; /* the resolver's, with arena entered while it reads */
 };
 
+const char *tw_cli_cluster_flag(const tw_cli *c, const char *err)
+{
+	return c->context && (!c->kubeconfig || strstr(err, "context")) ? "--context"
+									 : "--kubeconfig";
+}
+
 /* The resolver parses the API server's answers into the current arena (a
  * server request's): here the run's, entered around each read only, so
  * that nothing else a command makes lands in it. */

@@ -26,6 +26,9 @@ struct tw_kubeapi;
 /* Keep the connection the cluster's CRDs were read with (both taken; *kc
  * emptied) for the reads, which would otherwise make their own. */
 void tw_cli_reads_keep(struct tw_kube_config *kc, struct tw_kubeapi *api);
+/* The flag a cluster's error is about: --context when it was given alone,
+ * or the error names the context; else --kubeconfig. */
+const char *tw_cli_cluster_flag(const tw_cli *c, const char *err);
 /* Let go of everything read (x may be NULL); c->opt.lookup is NULL again. */
 void tw_cli_reads_close(tw_cli_reads *x, tw_cli *c);
 
