@@ -285,7 +285,27 @@ static void half_hellos_within_memory(void **state)
 	const char *extra[] = { "--runtimes", rtdir, "--threads", "2", "--memory-budget", "32Mi",
 				NULL };
 	sp_stop_checked(&srv);
+	/* An ASan server keeps up to 256 MiB of what it freed in its
+	 * quarantine (ASan's default), memory that is ASan's and not the
+	 * server's: its bound is read with an 8 MiB quarantine, on its growth
+	 * over rest (its shadow memory is not the server's either). */
+	const char *was = getenv("ASAN_OPTIONS");
+	char *asan = NULL;
+	if (sp_slow() > 1)
+		assert_true(asprintf(&asan, "%s%squarantine_size_mb=8", was ? was : "",
+				     was && *was ? ":" : "") > 0);
+	char *saved = was ? strdup(was) : NULL;
+	if (asan)
+		setenv("ASAN_OPTIONS", asan, 1);
 	assert_int_equal(sp_start(&srv, certdir, tmp, extra), 0);
+	if (asan) {
+		if (saved)
+			setenv("ASAN_OPTIONS", saved, 1);
+		else
+			unsetenv("ASAN_OPTIONS");
+	}
+	free(asan);
+	free(saved);
 	assert_true(answers());
 	long rest = rss_kib();
 	static int fds[HALF_HELLO_PEERS];
@@ -305,7 +325,10 @@ static void half_hellos_within_memory(void **state)
 		      metric("trainer_webhook_connections_max"));
 	assert_true(metric("trainer_webhook_connections_max") == 341);
 	assert_true(conns <= 16.0 * 1024 * 1024 + 2 * 48 * 1024); /* half, give or take a thread's */
-	assert_true(held < 64 * 1024);
+	if (sp_slow() == 1)
+		assert_true(held < 64 * 1024);
+	else
+		assert_true(held - rest < 32 * 1024);
 	for (int i = 0; i < HALF_HELLO_PEERS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -313,9 +336,10 @@ static void half_hellos_within_memory(void **state)
 	assert_true(answers());
 	long after = rss_kib();
 	print_message("after they left: VmRSS %ld KiB\n", after);
-	assert_true(after < 64 * 1024);
-	if (sp_slow() == 1) /* a sanitizer's allocator keeps freed memory on purpose */
+	if (sp_slow() == 1) { /* a sanitizer's allocator keeps freed memory on purpose */
+		assert_true(after < 64 * 1024);
 		assert_true(after < rest + 8 * 1024);
+	}
 }
 
 /* Bodies of about 3 MB of tiny values (each a parsed node): every one gets
