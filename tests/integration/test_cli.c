@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "policy/trainpolicy.h"
+#include "tests/support/clicheck.h"
 #include "tests/support/testutil.h"
 
 static char tmp[64];
@@ -41,19 +42,6 @@ static void write_text(const char *name, const char *text)
 	write_file(name, text, strlen(text));
 }
 
-static int run(char **out, char **err, const char *fmt, ...) TP_PRINTF(3, 4);
-static int run(char **out, char **err, const char *fmt, ...)
-{
-	char args[2048], cmd[2300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", tt_bin(), args);
-	return tt_run(cmd, out, err);
-}
-
-static size_t count_of(const char *hay, const char *needle);
 
 static void contains(const char *hay, const char *needle)
 {
@@ -134,7 +122,7 @@ static void validate_crds_positions_text(void **state)
 	(void)state;
 	TT_REQUIRE_SHARED();
 	char *crds = mistakes_folder(), *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "validate --crds %s %s", crds, tpath("m"));
+	int rc = tt_cli_run(&out, &err, "validate --crds %s %s", crds, tpath("m"));
 	assert_int_equal(rc, 1);
 	contains(out, "bad.yaml:9:5: TrainJob/typo: denied: unknown field \"spec.trainer.numProcPerNod\"; "
 		      "did you mean \"numProcPerNode\"?");
@@ -154,13 +142,13 @@ static void validate_crds_positions_text(void **state)
 	write_text("guide.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainingRuntime\n"
 				 "metadata:\n  name: guide\nspec:\n  mlPolicy:\n    torch:\n"
 				 "      numProcPerNode: auto\n");
-	run(&out, &err, "validate --crds %s %s", crds, tpath("guide.yaml"));
+	tt_cli_run(&out, &err, "validate --crds %s %s", crds, tpath("guide.yaml"));
 	contains(out, "guide.yaml:8:7: TrainingRuntime/guide: denied: unknown field "
 		      "\"spec.mlPolicy.torch.numProcPerNode\"; the Trainer of these CRDs takes it");
 	free(out);
 	free(err);
 	/* no flag: the CRDs built in find the same, at the same lines */
-	rc = run(&out, &err, "validate %s", tpath("m"));
+	rc = tt_cli_run(&out, &err, "validate %s", tpath("m"));
 	assert_int_equal(rc, 1);
 	contains(out, "bad.yaml:9:5: TrainJob/typo: denied: unknown field \"spec.trainer.numProcPerNod\"");
 	contains(out, "bad.yaml:12:9: TrainJob/typo: denied: spec.trainer.resourcesPerNode.limits.memory: "
@@ -173,11 +161,11 @@ static void validate_crds_positions_text(void **state)
 	free(out);
 	free(err);
 	/* --crds none: the built-in checks only; with another --crds it makes no sense */
-	rc = run(&out, &err, "validate --crds none %s", tpath("m"));
+	rc = tt_cli_run(&out, &err, "validate --crds none %s", tpath("m"));
 	assert_null(strstr(out, "numProcPerNod"));
 	free(out);
 	free(err);
-	assert_int_equal(run(NULL, &err, "validate --crds none --crds %s %s", crds, tpath("m")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "validate --crds none --crds %s %s", crds, tpath("m")), 2);
 	contains(err, "--crds none turns the CRDs off");
 	free(err);
 	free(crds);
@@ -214,7 +202,7 @@ static void validate_trial_findings(void **state)
 	write_text("trial/dup.yaml", "kind: TrainJob\nmetadata:\n  name: a\n  name: b\n");
 	write_text("trial/tab.yaml", "kind: TrainJob\nmetadata:\n\tname: a\n");
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "validate deploy/runtimes %s", tpath("trial"));
+	int rc = tt_cli_run(&out, &err, "validate deploy/runtimes %s", tpath("trial"));
 	assert_int_equal(rc, 2); /* two files do not load */
 	/* each at its line, the API server's text, then what to write */
 	contains(out, "jobs.yaml:4:3: TrainJob/Bad_Name: denied: metadata.name: Invalid value: "
@@ -232,7 +220,7 @@ static void validate_trial_findings(void **state)
 	contains(out, "\"x\" is no unit of a quantity");
 	contains(out, "jobs.yaml:15:9: ");
 	contains(out, "; did you mean 4Gi?\n");
-	assert_int_equal(count_of(out, "limits.memory"), 2); /* once per field: text and path */
+	assert_int_equal(tt_count_of(out, "limits.memory"), 2); /* once per field: text and path */
 	contains(out, "jobs.yaml:18:1: TrainingJob/wrong-kind: denied: no matches for kind "
 		      "\"TrainingJob\" in version \"trainer.kubeflow.org/v1alpha1\" (served: ");
 	/* a missing name: the Required error at metadata, then the API server's
@@ -241,7 +229,7 @@ static void validate_trial_findings(void **state)
 	contains(out, "jobs.yaml:23:1: TrainJob/team-a/: denied: metadata.name: Required value: ");
 	contains(out, "TrainJob/team-a/: denied: <nil>: Invalid value: \"null\": some validation rules "
 		      "were not checked");
-	assert_int_equal(count_of(out, "TrainJob/team-a/: denied"), 2);
+	assert_int_equal(tt_count_of(out, "TrainJob/team-a/: denied"), 2);
 	assert_null(strstr(out, "no such key"));
 	/* files that do not load: in the same stream, counted */
 	contains(out, "dup.yaml:4:3: unreadable: mapping key \"name\" already defined at line 3");
@@ -251,21 +239,21 @@ static void validate_trial_findings(void **state)
 	free(out);
 	free(err);
 	/* --crds none: the built-in checks, and still no silent skip */
-	run(&out, &err, "validate --crds none %s", tpath("trial/jobs.yaml"));
+	tt_cli_run(&out, &err, "validate --crds none %s", tpath("trial/jobs.yaml"));
 	contains(out, "jobs.yaml:18:1: TrainingJob/wrong-kind: denied: no matches for kind ");
 	free(out);
 	free(err);
 	/* expand says the same of the runtime */
-	assert_int_equal(run(NULL, &err, "expand --runtimes deploy/runtimes %s", tpath("trial/jobs.yaml")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "expand --runtimes deploy/runtimes %s", tpath("trial/jobs.yaml")), 2);
 	free(err);
 	write_text("one.yaml", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
 			       "metadata: {name: one}\nspec:\n  runtimeRef:\n    name: torch-distribted\n");
-	assert_int_equal(run(NULL, &err, "expand --runtimes deploy/runtimes %s", tpath("one.yaml")), 1);
+	assert_int_equal(tt_cli_run(NULL, &err, "expand --runtimes deploy/runtimes %s", tpath("one.yaml")), 1);
 	/* validate's findings, as validate prints them (issue 30: one verdict) */
 	contains(err, "one.yaml:5:3: TrainJob/one: denied: spec.runtimeRef: Invalid value: ");
 	contains(err, "; did you mean \"torch-distributed\"?");
 	free(err);
-	assert_int_equal(run(NULL, &err, "expand %s", tpath("one.yaml")), 1);
+	assert_int_equal(tt_cli_run(NULL, &err, "expand %s", tpath("one.yaml")), 1);
 	contains(err, "give the runtime as well: in the TrainJob's file, or --runtimes DIR");
 	free(err);
 }
@@ -279,7 +267,7 @@ static void validate_quiet_and_summary(void **state)
 	write_text("q/rt.yaml", runtime_yaml);
 	write_text("q/job.yaml", trainjob_yaml);
 	char *out = NULL;
-	assert_int_equal(run(&out, NULL, "validate -o json --quiet %s", tpath("q")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o json --quiet %s", tpath("q")), 1);
 	cJSON *j = tt_json(out);
 	const cJSON *objs = tp_get_array(j, "objects");
 	assert_int_equal(cJSON_GetArraySize(objs), 1);
@@ -288,12 +276,12 @@ static void validate_quiet_and_summary(void **state)
 	assert_true(tp_get_int(j, "summary.allowed", &allowed) && allowed == 1);
 	cJSON_Delete(j);
 	free(out);
-	assert_int_equal(run(&out, NULL, "validate --summary %s", tpath("q")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate --summary %s", tpath("q")), 1);
 	assert_string_equal(out, "2 objects in 2 files: 1 allowed, 1 denied, 0 with warnings, "
 				 "0 skipped\n");
 	free(out);
-	assert_int_equal(run(&out, NULL, "validate -o json --summary %s", tpath("q")), 1);
-	assert_int_equal(count_of(out, "\n"), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o json --summary %s", tpath("q")), 1);
+	assert_int_equal(tt_count_of(out, "\n"), 1);
 	contains(out, "{\"summary\":{\"objects\":2,");
 	free(out);
 }
@@ -309,7 +297,7 @@ static void version_names_release_and_crds(void **state)
 	assert_non_null(vf);
 	assert_int_equal(sscanf(vf, "%63s", release), 1);
 	free(vf);
-	assert_int_equal(run(&out, NULL, "--version"), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "--version"), 0);
 	snprintf(want, sizeof(want), "trainer-webhook %s\n", release);
 	if (strncmp(out, want, strlen(want) - 1) || (out[strlen(want) - 1] != '\n' && out[strlen(want) - 1] != ' '))
 		fail_msg("--version: %s, want \"trainer-webhook %s\" first", out, release);
@@ -330,11 +318,11 @@ static void validate_github_and_sarif(void **state)
 	(void)state;
 	TT_REQUIRE_SHARED();
 	char *crds = mistakes_folder(), *out = NULL;
-	assert_int_equal(run(&out, NULL, "validate -o github --crds %s %s", crds, tpath("m")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o github --crds %s %s", crds, tpath("m")), 1);
 	contains(out, "bad.yaml,line=9,col=5,title=TrainJob/typo::unknown field \"spec.trainer.numProcPerNod\"");
 	contains(out, "::error file=");
 	free(out);
-	assert_int_equal(run(&out, NULL, "validate -o sarif --crds %s %s", crds, tpath("m")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o sarif --crds %s %s", crds, tpath("m")), 1);
 	cJSON *s = tt_json(out);
 	assert_string_equal(tp_get_str(s, "version"), "2.1.0");
 	const cJSON *run0 = cJSON_GetArrayItem(tp_get_array(s, "runs"), 0);
@@ -368,7 +356,7 @@ static void validate_github_and_sarif(void **state)
 	cJSON_Delete(s);
 	free(out);
 	/* inside the repository: paths relative to it, with its base */
-	assert_int_equal(run(&out, NULL, "validate -o sarif deploy/runtimes"), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o sarif deploy/runtimes"), 0);
 	s = tt_json(out);
 	run0 = cJSON_GetArrayItem(tp_get_array(s, "runs"), 0);
 	r = cJSON_GetArrayItem(tp_get_array(run0, "results"), 0);
@@ -391,7 +379,7 @@ static void validate_junit_against_schema(void **state)
 	TT_REQUIRE_SHARED();
 	char *crds = mistakes_folder(), cmd[1024], *junit = NULL;
 	write_text("m/rt.yaml", runtime_yaml);
-	assert_int_equal(run(&junit, NULL, "validate -o junit --crds %s %s", crds, tpath("m")), 1);
+	assert_int_equal(tt_cli_run(&junit, NULL, "validate -o junit --crds %s %s", crds, tpath("m")), 1);
 	write_text("junit.xml", junit);
 	free(junit);
 	char *xsd = realpath("tests/support/junit.xsd", NULL);
@@ -417,7 +405,7 @@ static void validate_json_positions_and_unreadable(void **state)
 	TT_REQUIRE_SHARED();
 	char *crds = mistakes_folder(), *out = NULL;
 	write_text("m/broken.yaml", "kind: [\n");
-	assert_int_equal(run(&out, NULL, "validate -o json --crds %s %s", crds, tpath("m")), 2);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate -o json --crds %s %s", crds, tpath("m")), 2);
 	cJSON *j = tt_json(out);
 	const cJSON *first = cJSON_GetArrayItem(tp_get_array(j, "objects"), 0);
 	const cJSON *e = cJSON_GetArrayItem(tp_get_array(first, "errors"), 0);
@@ -442,34 +430,34 @@ static void validate_filters_and_edges(void **state)
 	write_text("f/chart.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n");
 	char *out = NULL, *err = NULL;
 	/* --quiet: problems only; --exclude and --skip-kinds */
-	assert_int_equal(run(&out, &err, "validate --quiet %s", tpath("f")), 1);
+	assert_int_equal(tt_cli_run(&out, &err, "validate --quiet %s", tpath("f")), 1);
 	assert_null(strstr(out, ": ok"));
 	contains(out, "TrainJob/team-a/mnist: denied");
 	contains(err, "chart.yaml: a Helm template ({{ ... }}): skipped");
 	free(out);
 	free(err);
-	assert_int_equal(run(&out, NULL, "validate --exclude 'job.*' %s", tpath("f")), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate --exclude 'job.*' %s", tpath("f")), 0);
 	assert_null(strstr(out, "mnist"));
 	free(out);
-	assert_int_equal(run(&out, NULL, "validate --skip-kinds TrainJob,Foo %s", tpath("f")), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate --skip-kinds TrainJob,Foo %s", tpath("f")), 0);
 	contains(out, "1 skipped");
 	free(out);
 	/* an input with no manifest at all */
 	mkdir(tpath("empty"), 0755);
 	write_text("empty/notes.yaml", "# nothing here\n");
-	assert_int_equal(run(NULL, &err, "validate %s", tpath("empty")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "validate %s", tpath("empty")), 2);
 	contains(err, "no manifests found");
 	free(err);
-	assert_int_equal(run(&out, NULL, "--version"), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "--version"), 0);
 	contains(out, "trainer-webhook ");
 	free(out);
-	assert_int_equal(run(&out, NULL, "completion bash"), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "completion bash"), 0);
 	contains(out, "complete -o filenames -F _trainer_webhook trainer-webhook");
 	free(out);
-	assert_int_equal(run(&out, NULL, "completion zsh"), 0);
+	assert_int_equal(tt_cli_run(&out, NULL, "completion zsh"), 0);
 	contains(out, "#compdef trainer-webhook");
 	free(out);
-	assert_int_equal(run(NULL, NULL, "completion fish"), 2);
+	assert_int_equal(tt_cli_run(NULL, NULL, "completion fish"), 2);
 }
 
 /* ------------------------------------------------------------ validate */
@@ -478,7 +466,7 @@ static void validate_example_runtimes_pass(void **state)
 {
 	(void)state;
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "validate deploy/runtimes");
+	int rc = tt_cli_run(&out, &err, "validate deploy/runtimes");
 	if (rc != 0)
 		fail_msg("exit %d\n%s%s", rc, out, err);
 	contains(out, "ClusterTrainingRuntime/torch-distributed: ok");
@@ -497,7 +485,7 @@ static void validate_resolves_runtimes_among_inputs(void **state)
 	char *out = NULL, *err = NULL;
 	/* The runtime is found in the other input: the denial is the torch rule,
 	 * not "must be created before". */
-	int rc = run(&out, &err, "validate %s %s", tpath("job.yaml"), tpath("runtime.yaml"));
+	int rc = tt_cli_run(&out, &err, "validate %s %s", tpath("job.yaml"), tpath("runtime.yaml"));
 	assert_int_equal(rc, 1);
 	/* file:line:col of the field the error names (spec.trainer.env) */
 	contains(out, "job.yaml:12:5: TrainJob/team-a/mnist: denied: spec.trainer.env: Invalid value: ");
@@ -506,13 +494,13 @@ static void validate_resolves_runtimes_among_inputs(void **state)
 	free(err);
 	/* Alone, with no source of runtimes at all, its runtimeRef is not
 	 * checked, said once (issue 30, section 3)... */
-	rc = run(&out, &err, "validate --profile kubeflow %s", tpath("job.yaml"));
+	rc = tt_cli_run(&out, &err, "validate --profile kubeflow %s", tpath("job.yaml"));
 	assert_int_equal(rc, 0);
 	contains(err, "runtimes not checked: give --runtimes DIR or --kubeconfig");
 	free(out);
 	free(err);
 	/* ...while runtimes given without its name still deny it. */
-	rc = run(&out, &err, "validate --profile kubeflow --runtimes deploy/runtimes %s",
+	rc = tt_cli_run(&out, &err, "validate --profile kubeflow --runtimes deploy/runtimes %s",
 		 tpath("job.yaml"));
 	assert_int_equal(rc, 1);
 	contains(out, "specified clusterTrainingRuntime must be created before the TrainJob is "
@@ -520,7 +508,7 @@ static void validate_resolves_runtimes_among_inputs(void **state)
 	free(out);
 	free(err);
 	/* --runtimes supplies it as well. */
-	rc = run(&out, &err, "validate --runtimes %s %s", tpath("runtime.yaml"),
+	rc = tt_cli_run(&out, &err, "validate --runtimes %s %s", tpath("runtime.yaml"),
 		 tpath("job.yaml"));
 	assert_int_equal(rc, 1);
 	contains(out, "[PET_NNODES]");
@@ -556,15 +544,15 @@ static void validate_priority_classes_among_inputs(void **state)
 	write_text("pc.yaml", "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
 			      "metadata: {name: batch-high}\nvalue: 1000\n");
 	char *out = NULL;
-	assert_int_equal(run(&out, NULL, "validate --profile kubeflow %s", tpath("volcano-rt.yaml")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate --profile kubeflow %s", tpath("volcano-rt.yaml")), 1);
 	contains(out, "spec.templateSpec.priorityClassName: Invalid value: \"batch-high\": "
 		      "PriorityClass \"batch-high\" doesn't exist: priorityclasses.scheduling.k8s.io "
 		      "\"batch-high\" not found");
 	free(out);
-	assert_int_equal(run(NULL, NULL, "validate --profile kubeflow %s %s", tpath("pc.yaml"),
+	assert_int_equal(tt_cli_run(NULL, NULL, "validate --profile kubeflow %s %s", tpath("pc.yaml"),
 			     tpath("volcano-rt.yaml")),
 			 0);
-	assert_int_equal(run(NULL, NULL, "validate --profile kubeflow --runtimes %s %s",
+	assert_int_equal(tt_cli_run(NULL, NULL, "validate --profile kubeflow --runtimes %s %s",
 			     tpath("pc.yaml"), tpath("volcano-rt.yaml")),
 			 0);
 }
@@ -575,7 +563,7 @@ static void validate_json_output(void **state)
 	write_text("runtime.yaml", runtime_yaml);
 	write_text("job.yaml", trainjob_yaml);
 	char *out = NULL;
-	int rc = run(&out, NULL, "validate -o json %s %s", tpath("runtime.yaml"),
+	int rc = tt_cli_run(&out, NULL, "validate -o json %s %s", tpath("runtime.yaml"),
 		     tpath("job.yaml"));
 	assert_int_equal(rc, 1);
 	cJSON *j = cJSON_Parse(out);
@@ -608,7 +596,7 @@ static void validate_outdated_api_version(void **state)
 	write_text("old.yaml", "apiVersion: kubeflow.org/v2alpha1\nkind: TrainJob\n"
 			       "metadata:\n  name: old\nspec: {}\n");
 	char *out = NULL;
-	assert_int_equal(run(&out, NULL, "validate %s", tpath("old.yaml")), 1);
+	assert_int_equal(tt_cli_run(&out, NULL, "validate %s", tpath("old.yaml")), 1);
 	contains(out, "apiVersion: Invalid value: \"kubeflow.org/v2alpha1\"");
 	contains(out, "trainer.kubeflow.org/v1alpha1");
 	free(out);
@@ -619,7 +607,7 @@ static void validate_outdated_api_version(void **state)
 static void expect_exit2(const char *file, const char *part)
 {
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "validate %s", tpath(file));
+	int rc = tt_cli_run(&out, &err, "validate %s", tpath(file));
 	if (rc != 2)
 		fail_msg("%s: exit %d, want 2\n%s%s", file, rc, out, err);
 	if (!strstr(out, part))
@@ -677,35 +665,27 @@ static void validate_usage_errors_exit_2(void **state)
 {
 	(void)state;
 	char *err = NULL;
-	assert_int_equal(run(NULL, &err, "validate"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "validate"), 2);
 	contains(err, "PATH");
 	free(err);
-	assert_int_equal(run(NULL, &err, "validate --profile loose x.yaml"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "validate --profile loose x.yaml"), 2);
 	contains(err, "--profile");
 	free(err);
-	assert_int_equal(run(NULL, &err, "validate -o xml x.yaml"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "validate -o xml x.yaml"), 2);
 	contains(err, "-o");
 	free(err);
-	assert_int_equal(run(NULL, &err, "nosuchcommand"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "nosuchcommand"), 2);
 	contains(err, "unknown command");
 	free(err);
 	/* serve's timeouts: whole seconds, never 0 (that would be no timeout) */
-	assert_int_equal(run(NULL, &err, "serve --dev --handshake-timeout 0"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "serve --dev --handshake-timeout 0"), 2);
 	contains(err, "--handshake-timeout \"0\": want a whole number from 1 to 3600");
 	free(err);
-	assert_int_equal(run(NULL, &err, "serve --dev --idle-timeout 2m"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "serve --dev --idle-timeout 2m"), 2);
 	contains(err, "--idle-timeout \"2m\": want a whole number from 1 to 86400");
 	free(err);
 }
 
-
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-	for (const char *p = hay; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
-		n++;
-	return n;
-}
 
 /* Every upstream runtime and example, judged as upstream's webhook judges
  * them: all allowed but 05's TrainJob, whose inlined runtime lacks the
@@ -721,12 +701,12 @@ static void serve_refuses_certificate_durations(void **state)
 	const char *base = "serve --manage-certs --kube-server http://127.0.0.1:1 --namespace ns "
 			   "--runtimes /nonexistent/x.yaml --listen 127.0.0.1:0 "
 			   "--metrics-listen 127.0.0.1:0";
-	assert_int_equal(run(NULL, &err, "%s --ca-validity 60s", base), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "%s --ca-validity 60s", base), 2);
 	contains(err, "--cert-validity \"8760h\" (the default) is longer than --ca-validity "
 		      "\"1m\"");
 	contains(err, "--ca-validity \"1m\" is too short for --ca-overlap \"1h\" (the default)");
 	free(err);
-	assert_int_equal(run(NULL, &err, "%s --cert-validity 4s --ca-validity 10s --ca-overlap 1s",
+	assert_int_equal(tt_cli_run(NULL, &err, "%s --cert-validity 4s --ca-validity 10s --ca-overlap 1s",
 			     base), 2);
 	contains(err, "give --cert-validity \"5s\" or more");
 	free(err);
@@ -741,16 +721,16 @@ static void validate_upstream_fixtures_as_upstream(void **state)
 	const char *profiles[] = { "kubeflow", "strict" };
 	for (size_t i = 0; i < 2; i++) {
 		char *out = NULL, *err = NULL;
-		int rc = run(&out, &err, "validate --profile %s %s %s", profiles[i], rt, ex);
+		int rc = tt_cli_run(&out, &err, "validate --profile %s %s %s", profiles[i], rt, ex);
 		if (rc != 1)
 			fail_msg("%s: exit %d\n%s%s", profiles[i], rc, out, err);
-		assert_int_equal(count_of(out, ": denied: "), 1);
+		assert_int_equal(tt_count_of(out, ": denied: "), 1);
 		contains(out, "TrainJob/multi-step-example: denied: spec.runtimeRef: Invalid value: ");
 		contains(out, "must have volumeMount with name - initializer in container "
 			      "dataset-initializer of the dataset-initializer job");
 		/* 9 runtimes, 1 runtime and 4 TrainJobs among the examples, 1 more runtime. */
-		assert_int_equal(count_of(out, ": ok\n"), 15);
-		assert_int_equal(count_of(out, ": skipped: "), 3); /* kustomization.yaml files */
+		assert_int_equal(tt_count_of(out, ": ok\n"), 15);
+		assert_int_equal(tt_count_of(out, ": skipped: "), 3); /* kustomization.yaml files */
 		free(out);
 		free(err);
 	}
@@ -764,7 +744,7 @@ static void review_deny_and_allow(void **state)
 {
 	(void)state;
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "review --runtimes deploy/runtimes "
+	int rc = tt_cli_run(&out, &err, "review --runtimes deploy/runtimes "
 				 "deploy/samples/admissionreview-trainjob.json");
 	if (rc != 0)
 		fail_msg("exit %d\n%s%s", rc, out, err);
@@ -780,7 +760,7 @@ static void review_deny_and_allow(void **state)
 	free(out);
 	free(err);
 	/* Without the runtimes, the same TrainJob is denied: exit 1. */
-	rc = run(&out, &err, "review deploy/samples/admissionreview-trainjob.json");
+	rc = tt_cli_run(&out, &err, "review deploy/samples/admissionreview-trainjob.json");
 	assert_int_equal(rc, 1);
 	contains(out, "\"allowed\":false");
 	contains(out, "must be created before the TrainJob is created");
@@ -805,19 +785,19 @@ static void review_strict_action(void **state)
 	write_text("nolabel.json", rt_json);
 	free(rt_json);
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "review %s", tpath("nolabel.json"));
+	int rc = tt_cli_run(&out, &err, "review %s", tpath("nolabel.json"));
 	assert_int_equal(rc, 1);
 	contains(out, "metadata.labels[trainer.kubeflow.org/framework]: Required value");
 	free(out);
 	free(err);
-	rc = run(&out, &err, "review --strict-action warn %s", tpath("nolabel.json"));
+	rc = tt_cli_run(&out, &err, "review --strict-action warn %s", tpath("nolabel.json"));
 	assert_int_equal(rc, 0);
 	contains(out, "\"allowed\":true");
 	contains(out, "\"strict: metadata.labels[trainer.kubeflow.org/framework]: Required value");
 	contains(out, "\"auditAnnotations\":{\"strict-violations\":");
 	free(out);
 	free(err);
-	rc = run(&out, &err, "review --strict-action maybe %s", tpath("nolabel.json"));
+	rc = tt_cli_run(&out, &err, "review --strict-action maybe %s", tpath("nolabel.json"));
 	assert_int_equal(rc, 2);
 	contains(err, "--strict-action: use deny or warn");
 	free(out);
@@ -852,7 +832,7 @@ static void review_bad_input_exits_2(void **state)
 	const char *says[] = { "no \\\"request\\\"", "request.uid", "empty.json", "missing.json" };
 	for (size_t i = 0; i < 4; i++) {
 		char *out = NULL, *err = NULL;
-		int rc = run(&out, &err, "review %s", tpath(files[i]));
+		int rc = tt_cli_run(&out, &err, "review %s", tpath(files[i]));
 		if (rc != 2)
 			fail_msg("%s: exit %d\n%s%s", files[i], rc, out, err);
 		assert_true(!out || !*out);
@@ -866,7 +846,7 @@ static void review_bad_input_exits_2(void **state)
 		free(err);
 	}
 	char *err = NULL;
-	assert_int_equal(run(NULL, &err, "review --path /nope x.json"), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "review --path /nope x.json"), 2);
 	contains(err, "--path");
 	free(err);
 }
@@ -900,7 +880,7 @@ static void review_replays_fixtures(void **state)
 		char *want_text = tt_read_file(resp, NULL);
 		cJSON *want = cJSON_Parse(want_text);
 		char *out = NULL, *err = NULL;
-		int rc = run(&out, &err, "review --runtimes %s --now 2026-08-21T10:15:30Z %s %s",
+		int rc = tt_cli_run(&out, &err, "review --runtimes %s --now 2026-08-21T10:15:30Z %s %s",
 			     tpath("ctr.json"),
 			     strstr(stems[i], "mutate") ? "--path "
 							  "/mutate-trainer-kubeflow-org-v1alpha1-"
@@ -943,7 +923,7 @@ static void expand_torch_four_nodes(void **state)
 	(void)state;
 	write_text("tj4.yaml", tj4_yaml);
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "expand --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
+	int rc = tt_cli_run(&out, &err, "expand --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
 	if (rc != 0)
 		fail_msg("exit %d\n%s", rc, err);
 	contains(out, "kind: JobSet\n");
@@ -953,7 +933,7 @@ static void expand_torch_four_nodes(void **state)
 	contains(out, "parallelism: 4\n");
 	free(out);
 	free(err);
-	rc = run(&out, &err, "expand -o json --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
+	rc = tt_cli_run(&out, &err, "expand -o json --runtimes deploy/runtimes %s", tpath("tj4.yaml"));
 	assert_int_equal(rc, 0);
 	cJSON *list = cJSON_Parse(out);
 	assert_non_null(list);
@@ -973,17 +953,17 @@ static void expand_refuses_and_reports(void **state)
 	write_text("bad.yaml", trainjob_yaml); /* reserved PET_NNODES env */
 	write_text("runtime.yaml", runtime_yaml);
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "expand --runtimes %s %s", tpath("runtime.yaml"),
+	int rc = tt_cli_run(&out, &err, "expand --runtimes %s %s", tpath("runtime.yaml"),
 		     tpath("bad.yaml"));
 	assert_int_equal(rc, 1);
 	contains(err, "spec.trainer.env: Invalid value");
 	assert_true(!out || !*out);
 	free(out);
 	free(err);
-	assert_int_equal(run(NULL, &err, "expand %s", tpath("nope.yaml")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "expand %s", tpath("nope.yaml")), 2);
 	contains(err, "nope.yaml");
 	free(err);
-	assert_int_equal(run(NULL, &err, "expand -o xml %s", tpath("bad.yaml")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, "expand -o xml %s", tpath("bad.yaml")), 2);
 	free(err);
 }
 
@@ -996,11 +976,11 @@ static void expand_mpi_key_repeatable(void **state)
 		 tpath("key.pem"));
 	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
 	char *a = NULL, *b = NULL, *c = NULL, *err = NULL;
-	assert_int_equal(run(&a, &err, "expand --runtimes deploy/runtimes --ssh-key %s %s",
+	assert_int_equal(tt_cli_run(&a, &err, "expand --runtimes deploy/runtimes --ssh-key %s %s",
 			     tpath("key.pem"), tpath("mpi.yaml")),
 			 0);
 	free(err);
-	assert_int_equal(run(&b, NULL, "expand --runtimes deploy/runtimes --ssh-key %s %s",
+	assert_int_equal(tt_cli_run(&b, NULL, "expand --runtimes deploy/runtimes --ssh-key %s %s",
 			     tpath("key.pem"), tpath("mpi.yaml")),
 			 0);
 	assert_string_equal(a, b); /* the same key: the same bytes */
@@ -1010,7 +990,7 @@ static void expand_mpi_key_repeatable(void **state)
 	contains(a, "kind: ConfigMap\n");
 	contains(a, "pi-node-0-0.pi slots=2");
 	/* Without --ssh-key a fresh key each time: only the Secret differs. */
-	assert_int_equal(run(&c, NULL, "expand --runtimes deploy/runtimes %s", tpath("mpi.yaml")),
+	assert_int_equal(tt_cli_run(&c, NULL, "expand --runtimes deploy/runtimes %s", tpath("mpi.yaml")),
 			 0);
 	contains(c, "ssh-privatekey: ");
 	assert_string_not_equal(a, c);
@@ -1055,22 +1035,22 @@ static void expand_flux_curve_key(void **state)
 	assert_int_equal(tt_run(cmd, NULL, NULL), 0);
 	char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *f = NULL, *err = NULL;
 	const char *with_key = "expand --profile kubeflow --curve-key %s %s";
-	assert_int_equal(run(&a, &err, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
+	assert_int_equal(tt_cli_run(&a, &err, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
 	free(err);
-	assert_int_equal(run(&b, NULL, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
+	assert_int_equal(tt_cli_run(&b, NULL, with_key, tpath("curve.pem"), tpath("flux.yaml")), 0);
 	assert_string_equal(a, b);
 	contains(a, "name: lammps-flux-curve\n");
 	contains(a, "name: lammps-flux-entrypoint\n");
 	contains(a, "- lmp -in in.reaxc.hns\n");
 	/* no key, no uid: a fresh key each time */
-	assert_int_equal(run(&c, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
-	assert_int_equal(run(&d, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
+	assert_int_equal(tt_cli_run(&c, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
+	assert_int_equal(tt_cli_run(&d, NULL, "expand --profile kubeflow %s", tpath("flux.yaml")), 0);
 	assert_string_not_equal(c, d);
 	/* a uid: upstream's key, the same each time */
-	assert_int_equal(run(&e, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
-	assert_int_equal(run(&f, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
+	assert_int_equal(tt_cli_run(&e, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
+	assert_int_equal(tt_cli_run(&f, NULL, "expand --profile kubeflow %s", tpath("flux-uid.yaml")), 0);
 	assert_string_equal(e, f);
-	assert_int_equal(run(NULL, &err, with_key, tpath("flux.yaml"), tpath("flux.yaml")), 2);
+	assert_int_equal(tt_cli_run(NULL, &err, with_key, tpath("flux.yaml"), tpath("flux.yaml")), 2);
 	contains(err, "not an X25519 private key in PEM");
 	free(err);
 	char *all[] = { a, b, c, d, e, f };
@@ -1115,14 +1095,14 @@ static void review_update_reads_snapshot(void **state)
 		   "\"team-a\",\"object\":" RESUME_JOB("false") ",\"oldObject\":" RESUME_JOB("true")
 		   "}}");
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "review --profile kubeflow --runtimes %s %s", tpath("snapshot.yaml"),
+	int rc = tt_cli_run(&out, &err, "review --profile kubeflow --runtimes %s %s", tpath("snapshot.yaml"),
 		     tpath("resume.json"));
 	if (rc != 0)
 		fail_msg("exit %d\n%s%s", rc, out, err);
 	contains(out, "\"allowed\":true");
 	free(out);
 	free(err);
-	rc = run(&out, &err, "review --profile kubeflow %s", tpath("resume.json"));
+	rc = tt_cli_run(&out, &err, "review --profile kubeflow %s", tpath("resume.json"));
 	assert_int_equal(rc, 1);
 	contains(out, "clustertrainingruntimes.trainer.kubeflow.org \\\"retired\\\" not found");
 	free(out);
@@ -1144,7 +1124,7 @@ static void expand_reads_snapshot_among_inputs(void **state)
 	write_text("resume-and-snapshot.yaml", all);
 	free(all);
 	char *out = NULL, *err = NULL;
-	int rc = run(&out, &err, "expand %s", tpath("resume-and-snapshot.yaml"));
+	int rc = tt_cli_run(&out, &err, "expand %s", tpath("resume-and-snapshot.yaml"));
 	if (rc != 0)
 		fail_msg("exit %d\n%s", rc, err);
 	contains(out, "image: from-snapshot\n");
