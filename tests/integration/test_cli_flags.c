@@ -1,6 +1,6 @@
 /*
  * test_cli_flags.c — one source of truth for the flags (webhook/cli/flags.c):
- * the README's synopsis is `trainer-webhook --help`'s, line for line; every
+ * docs/usage.md's synopsis is `trainer-webhook --help`'s, line for line; every
  * flag of the table is in its command's --help and in both completion
  * scripts under its command, and its command's parser takes it; a flag the
  * table does not give a command is refused with the nearest one named.
@@ -42,13 +42,13 @@ static char *run(int *rc, const char *fmt, ...)
 	return both;
 }
 
-/* The README's first block under "## Using it" is --help's synopsis. */
+/* docs/usage.md's first block under "## Synopsis" is --help's synopsis. */
 static void readme_synopsis_is_helps(void **state)
 {
 	(void)state;
-	char *readme = tt_read_file("README.md", NULL);
+	char *readme = tt_read_file("docs/usage.md", NULL);
 	assert_non_null(readme);
-	const char *sec = strstr(readme, "## Using it\n");
+	const char *sec = strstr(readme, "## Synopsis\n");
 	assert_non_null(sec);
 	const char *open = strstr(sec, "```\n"), *close = open ? strstr(open + 4, "```\n") : NULL;
 	assert_non_null(close);
@@ -59,7 +59,7 @@ static void readme_synopsis_is_helps(void **state)
 	assert_non_null(to);
 	size_t hn = (size_t)(to - from - 2) + 1, rn = (size_t)(close - open - 4);
 	if (hn != rn || memcmp(from + 2, open + 4, rn))
-		fail_msg("README.md's synopsis differs from trainer-webhook --help's:\n--- README\n"
+		fail_msg("docs/usage.md's synopsis differs from trainer-webhook --help's:\n--- docs/usage.md\n"
 			 "%.*s--- --help\n%.*s", (int)rn, open + 4, (int)hn, from + 2);
 	free(help);
 	free(readme);

@@ -436,14 +436,14 @@ static void pre_commit_on_trainjobs_alone(void **state)
 	free(err);
 	/* the documented configuration says how to give them */
 	char *hooks = tt_read_file(".pre-commit-hooks.yaml", NULL), *action = tt_read_file("action.yml", NULL);
-	char *readme = tt_read_file("README.md", NULL);
+	char *usage = tt_read_file("docs/usage.md", NULL);
 	contains(hooks, "args: [--quiet, --runtimes, DIR]");
 	contains(hooks, "--kubeconfig");
 	contains(action, "--runtimes DIR");
 	contains(action, "--kubeconfig");
-	contains(readme, "args: [--quiet, --runtimes, runtimes/]");
-	contains(readme, "args: --runtimes runtimes/");
-	free(hooks), free(action), free(readme);
+	contains(usage, "args: [--quiet, --runtimes, runtimes/]");
+	contains(usage, "args: --runtimes runtimes/");
+	free(hooks), free(action), free(usage);
 }
 
 int main(void)

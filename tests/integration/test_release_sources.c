@@ -3,8 +3,8 @@
  * the project's Apache-2.0 LICENSE and a NOTICE of what it embeds, named by
  * the chart, the image labels and the krew archive; the file VERSION as the
  * release every shipped mention says (--version, the chart, the image tags
- * in deploy/, the krew manifest, the pre-commit and Action examples,
- * README); the Makefile's PROJECT_REPO and PROJECT_IMAGE as the only
+ * in deploy/, the krew manifest, the pre-commit and Action examples of
+ * docs/usage.md); the Makefile's PROJECT_REPO and PROJECT_IMAGE as the only
  * repository and registry a shipped file names as this project's (the krew
  * manifest, the chart, the SARIF report's informationUri included). Each
  * scan is tried on a text that breaks it, so that it can fail.
@@ -178,8 +178,8 @@ static void every_mention_is_the_release(void **state)
 		{ "deploy/overlays/production/kustomization.yaml", "\n  newTag: %s\n" },
 		{ "deploy/kubectl-plugin/trainer.yaml", "\n  version: v%s\n" },
 		{ "deploy/kubectl-plugin/trainer.yaml", "/releases/download/v%s/" },
-		{ "README.md", "\n          rev: v%s\n" },
-		{ "README.md", "/trainer-webhook@v%s\n" },
+		{ "docs/usage.md", "\n          rev: v%s\n" },
+		{ "docs/usage.md", "/trainer-webhook@v%s\n" },
 		{ "charts/trainer-webhook/README.md", " --version %s " },
 	};
 	tp_buf probs = TP_BUF_INIT(1 << 20);
@@ -289,7 +289,7 @@ static void one_home(void **state)
 		{ "deploy/kubectl-plugin/trainer.yaml", "\n  homepage: %s\n" },
 		{ "deploy/kubectl-plugin/trainer.yaml", "\n      uri: %s/releases/download/" },
 		{ "charts/trainer-webhook/Chart.yaml", "\nhome: %s\n" },
-		{ "README.md", "\n        - repo: %s\n" },
+		{ "docs/usage.md", "\n        - repo: %s\n" },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		char *s = must_read(keys[i].file);
