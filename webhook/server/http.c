@@ -383,7 +383,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 		conn_in_use(s, c);
 		if (!r->route) {
 			r->status = 404;
-			r->error = "no such path: see the webhook's routes in DESIGN.md";
+			r->error = "no such path: see the webhook's routes in docs/design.md";
 		} else {
 			check_headers(s, c, r, method);
 		}
