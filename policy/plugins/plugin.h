@@ -15,7 +15,7 @@
 #include "policy/admission/runtime.h"
 #include "policy/core/hash.h"
 #include "policy/admission/trainjob.h"
-#include "policy/expand/expand.h"
+#include "policy/runtime/runtime.h"
 
 /* A runtime as the strict profile's plugin checks see it. */
 typedef struct tp_rt_ctx {

@@ -104,7 +104,7 @@
  * instructions of 98,600.
  */
 #include "policy/core/quantity.h"
-#include "policy/expand/expand.h"
+#include "policy/runtime/runtime.h"
 #include "policy/pod/pod.h"
 
 #include <string.h>

@@ -41,7 +41,7 @@
  * findings, to tell the TrainJob's from the runtime's.
  */
 #include "policy/admission/trainjob.h"
-#include "policy/expand/expand.h"
+#include "policy/runtime/runtime.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 

@@ -4,7 +4,7 @@
  * where it stands, a new one is appended, so the order of the runtime's
  * lists survives and the output does not depend on anything but the inputs.
  */
-#include "policy/expand/expand.h"
+#include "policy/runtime/runtime.h"
 #include "policy/plugins/plugin.h"
 
 #include <ctype.h>

@@ -8,7 +8,7 @@
  * sidecars started before it, plus the pod overhead. Limits do not count:
  * the template is not defaulted, as upstream's is not.
  */
-#include "policy/expand/expand.h"
+#include "policy/runtime/runtime.h"
 
 #include <stdlib.h>
 #include <string.h>
