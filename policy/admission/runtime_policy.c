@@ -5,6 +5,7 @@
  * here (numNodes; one policy of each kind), then each plugin's rules about
  * its own member (each plugin's check_ml_policy and check_pod_group_policy).
  */
+#include "policy/admission/runtime.h"
 #include "policy/plugins/plugin.h"
 
 #include <stdio.h>

@@ -12,7 +12,9 @@
  *   5. the plugins' TrainJob checks, in the table's order (plugins/registry.c):
  *      jobset, torch (with TorchTune), mpi, xgboost, volcano.
  */
+#include "policy/admission/trainjob.h"
 #include "policy/core/deadline.h"
+#include "policy/expand/expand.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/schema/schema.h"

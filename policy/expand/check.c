@@ -5,7 +5,7 @@
  * Only types are checked here; values are the validators' business.
  * A JSON null counts as absent, as it does for Kubernetes' decoder.
  */
-#include "policy/runtime/runtime.h"
+#include "policy/expand/expand.h"
 
 #include <stdarg.h>
 #include <stdio.h>

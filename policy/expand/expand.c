@@ -10,6 +10,7 @@
  * clock, a random source or a hash order, so equal inputs give equal bytes.
  */
 #include "policy/core/deadline.h"
+#include "policy/expand/expand.h"
 #include "policy/plugins/plugin.h"
 
 #include <string.h>

@@ -8,7 +8,7 @@
  * order upstream produces.
  */
 #include "policy/core/deadline.h"
-#include "policy/runtime/runtime.h"
+#include "policy/expand/expand.h"
 
 #include <stdio.h>
 #include <stdlib.h>

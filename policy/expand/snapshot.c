@@ -18,7 +18,7 @@
  * runtime", so a TrainJob started under an older controller could never be
  * resumed; here the runtimeRef says what such a snapshot is.
  */
-#include "policy/runtime/runtime.h"
+#include "policy/expand/expand.h"
 
 #include <stdio.h>
 #include <string.h>

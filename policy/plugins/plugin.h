@@ -12,9 +12,6 @@
 #ifndef TP_PLUGIN_H
 #define TP_PLUGIN_H
 
-#include "policy/admission/runtime.h"
-#include "policy/core/hash.h"
-#include "policy/admission/trainjob.h"
 #include "policy/runtime/runtime.h"
 
 /* A runtime as the strict profile's plugin checks see it. */
@@ -126,51 +123,15 @@ int tp__plugins_check_trainjob(tp_tj_ctx *ctx);
 int tp__plugins_pod_parts(tp_pod_parts *pp);
 int tp__plugins_expand(tp_expansion *x);
 
-/* ------------------------------------------------ what plugins share
- * (common.c) */
+/* ------------------------------------------------ plugins/jobset.c
+ * for the plugins that name the JobSet's Pods (mpi.c's hostfile). */
 
-/* trainer.numNodes, default 1 (upstream's rules read it so). */
-long long tp__tj_num_nodes(const tp_tj_ctx *ctx);
-/* The replicated job named name in a JobSet template, or NULL. */
-const cJSON *tp__tj_job(const cJSON *tmpl, const char *name);
-/* The pod spec of a replicated job (template.spec.template.spec), or NULL. */
-const cJSON *tp__tj_pod_spec(const cJSON *rjob);
-/* Invalid at spec.trainer.env when trainer.env names any of reserved[]:
- * "must not have reserved envs, invalid envs configured: [A B]" (sorted). */
-int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n);
-/* The containers and init containers of a JobSet template's replicated
- * jobs (jobs: its spec.replicatedJobs) by job name and container name, for
- * the lookups a list of targets makes (torch's envInjection): filed once,
- * instead of a scan of the jobs and of a job's containers per target. The
- * answers are the scans': the first job of a name, in it the first
- * container of a name, else the first init container of that name. */
-typedef struct tp__job_containers {
-	struct tp__jc_entry *entries;
-	size_t n;
-	tp_htab tab;
-} tp__job_containers;
-
-/* TP_OK or TP_ENOMEM; *t is usable (finding nothing) and must be freed
- * either way. */
-int tp__job_containers_init(tp__job_containers *t, const cJSON *jobs);
-cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, const char *name);
-void tp__job_containers_free(tp__job_containers *t);
-
-/* "<tj><suffix>" into out (n bytes, cut to fit): the name of an object a
- * plugin makes for the TrainJob tj. snprintf's answer at a tenth of its
- * cost, which the Pod check pays on every review of such a TrainJob. */
-void tp__name_after(char *out, size_t n, const char *tj, const char *suffix);
-
-/* Is s one of list[0..n)? */
-bool tp__listed(const char *const *list, size_t n, const char *s);
-
-/* Resources per node: trainer.resourcesPerNode when set, else the runtime's
- * trainer node container's (job `node` or the trainer-ancestor job). */
-const cJSON *tp__trainer_resources(const cJSON *trainer, const cJSON *runtime);
-/* GPUs per node: the first resource whose name contains "gpu" (any case) in
- * requests, else in limits, rounded up; 0 when none. */
-long long tp__gpu_count(const cJSON *resources);
-/* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
-long long tp__cpu_count(const cJSON *resources);
+/* The DNS name of pod pod_idx of Job replica_idx of a pod set:
+ * "<tj>-<job>-<replica>-<pod>.<subdomain>", subdomain = the template's
+ * network.subdomain or the TrainJob's name (plugins/jobset.c). */
+int tp__x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
+		  long long pod_idx, tp_buf *out);
+/* Jobs (replicas) a pod set's replicated job runs, at least 1. */
+long long tp__x_replicas(const tp_podset *ps);
 
 #endif /* TP_PLUGIN_H */

@@ -24,10 +24,10 @@
  * resourcesPerNode and the plugins' parts written in). Lists nobody could
  * read are a warning that says what was not checked.
  */
-#include "policy/admission/trainjob.h"
 #include "policy/core/quantity.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
+#include "policy/runtime/runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -31,9 +31,9 @@
  * Security to the defaults; with one ServiceAccount among the inputs, the
  * inputs are the whole truth again.
  */
-#include "policy/admission/trainjob.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
+#include "policy/runtime/runtime.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -34,8 +34,8 @@
  * volumeClaimPolicies, so the names and counts here are the runtime's and
  * the builder's (numNodes).
  */
-#include "policy/admission/trainjob.h"
 #include "policy/pod/pod.h"
+#include "policy/runtime/runtime.h"
 
 #include <stdint.h>
 #include <stdio.h>

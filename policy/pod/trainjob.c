@@ -40,10 +40,9 @@
  * The runtime's template is checked again only for a job that has
  * findings, to tell the TrainJob's from the runtime's.
  */
-#include "policy/admission/trainjob.h"
-#include "policy/runtime/runtime.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
+#include "policy/runtime/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
  * says what was not checked, never a verdict. A Namespace that does not
  * exist has no labels: the defaults (opt->pod_security, else privileged).
  */
-#include "policy/admission/trainjob.h"
 #include "policy/pod/pod.h"
+#include "policy/runtime/runtime.h"
 
 #include <string.h>
 

@@ -1,11 +1,10 @@
 /*
- * expand/util.c — small lookups and upserts the expansion's plugins share.
+ * runtime/build.c — small lookups and upserts the expansion's plugins share.
  * Upserts follow upstream's pkg/apply: an item with the same key is replaced
  * where it stands, a new one is appended, so the order of the runtime's
  * lists survives and the output does not depend on anything but the inputs.
  */
 #include "policy/runtime/runtime.h"
-#include "policy/plugins/plugin.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /*
- * plugins/common.c — what several plugins read the same way: trainer.numNodes
+ * runtime/common.c — what several plugins read the same way: trainer.numNodes
  * and the template's jobs for the TrainJob checks, reserved environment
  * variables, and the trainer's resources and GPU/CPU counts (which the
  * torch, TorchTune, MPI and XGBoost plugins all derive counts from).
  */
-#include "policy/plugins/plugin.h"
+#include "policy/runtime/runtime.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * expand/requests.c — what a pod asks the scheduler for, and the totals a
+ * runtime/requests.c — what a pod asks the scheduler for, and the totals a
  * PodGroup needs (coscheduling and Volcano minMember / minResources).
  *
  * Single-pod requests follow k8s resourcehelpers.PodRequests: the regular

@@ -1,7 +1,12 @@
 /*
- * expand/expand.h — what the expansion's modules (expand*.c, plugins/registry.c,
- * plugin_*.c) share: the runtime info upstream calls runtime.Info, the
- * plugin table, and small JSON helpers. Private to policy/.
+ * runtime/runtime.h — what a plugin is handed and writes with, below the
+ * plugins (policy/plugins/) and the three that run them (pod/, expand/,
+ * admission/), as upstream's pkg/runtime sits below pkg/runtime/framework:
+ * the TrainJob's context (tp_tj_ctx, upstream's runtime Info as its
+ * validation sees it), the runtime's field checks (fields.c), the
+ * expansion's info (tp_expansion, tp_podset) with the job and pod builders
+ * (build.c, requests.c), and the helpers every plugin shares (common.c).
+ * Private to policy/.
  *
  * The expansion works on one tree: the runtime's JobSet template with the
  * TrainJob's runtimePatches merged (x->tmpl). Upstream keeps PodSets beside
@@ -14,9 +19,10 @@
  * template, so plugins may use tp_get_* and the helpers below without
  * re-checking types.
  */
-#ifndef TP_EXPAND_H
-#define TP_EXPAND_H
+#ifndef TP_RUNTIME_H
+#define TP_RUNTIME_H
 
+#include "policy/core/hash.h"
 #include "policy/core/internal.h"
 #include "policy/core/quantity.h"
 
@@ -24,6 +30,132 @@
 #define TP_LABEL_COSCHEDULING   "scheduling.x-k8s.io/pod-group"
 #define TP_ANNOT_VOLCANO_GROUP  "scheduling.k8s.io/group-name"
 #define TP_ANNOT_VOLCANO_QUEUE  "scheduling.volcano.sh/queue-name"
+
+/* ------------------------------------------------------------ a TrainJob
+ * (upstream's runtime Info as the TrainJob checks see it) */
+
+/* One TrainJob admission, as the plugins see it (upstream's runtime Info). */
+typedef struct tp_tj_ctx {
+	const tp_options *opt;
+	tp_operation op;
+	const cJSON *job;     /* the TrainJob */
+	const cJSON *old;     /* the old TrainJob on UPDATE, else NULL */
+	const cJSON *runtime; /* the referenced runtime, from the store */
+	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
+			       * same tree as base when there are none */
+	const cJSON *base;    /* runtime.spec.template without the patches: the
+			       * runtime's own tree when it needs no copy */
+	cJSON *owned[2];      /* the copies behind tmpl and base, freed after */
+	tp_result *res;
+} tp_tj_ctx;
+
+/* ------------------------------------------------------------ a runtime's fields
+ * (fields.c): the checks the runtime validators and the plugins' runtime
+ * rules share. */
+
+/* Which field set a runtime is judged against. */
+typedef struct tp__rt_flavor {
+	bool ome;    /* ome.io/v1beta1: OME's types, no CEL of Kubeflow's CRD */
+	bool guides; /* strict profile: the guides' fields (torch.numProcPerNode, elasticPolicy,
+		      * Intel/MPICH, OME volcano) are accepted here and checked by admission/runtime_strict.c */
+	bool schema; /* the schema layer runs: admission/runtime_strict.c need not repeat its checks */
+} tp__rt_flavor;
+
+/* JSON types as the OpenAPI schema names them. */
+typedef enum tp__rt_type {
+	TP_RT_OBJECT,
+	TP_RT_ARRAY,
+	TP_RT_STRING,
+	TP_RT_INTEGER,
+	TP_RT_BOOLEAN,
+} tp__rt_type;
+
+/* Is v of type want? (tp__rt_typed's test, for a caller that builds the
+ * path only when the answer is no.) */
+static inline bool tp__rt_has_type(const cJSON *v, tp__rt_type want)
+{
+	switch (want) {
+	case TP_RT_OBJECT: return cJSON_IsObject(v);
+	case TP_RT_ARRAY: return cJSON_IsArray(v);
+	case TP_RT_STRING: return cJSON_IsString(v);
+	case TP_RT_INTEGER: return tp_json_is_int(v, NULL);
+	case TP_RT_BOOLEAN: return cJSON_IsBool(v);
+	}
+	return false;
+}
+
+/* parent[key] when present and of type want; NULL when absent or null (the
+ * API server prunes nulls). A value of another type adds the API server's
+ * "<path> in body must be of type <want>" error and gives NULL. */
+const cJSON *tp__rt_typed(tp_result *res, const cJSON *parent, const char *key,
+			  const char *path, tp__rt_type want);
+
+/* "<base>.<key>" into buf (truncated to n). Returns buf. */
+const char *tp__rt_path(char *buf, size_t n, const char *base, const char *key);
+/* A printf-built path into buf; a path too long for buf is cut short, which
+ * only ever shortens a message. Returns buf. */
+const char *tp__rt_pathf(char *buf, size_t n, const char *fmt, ...) TP_PRINTF(3, 4);
+/* base + "[i]" into buf (buf may be base itself). */
+const char *tp__rt_index(char *buf, size_t n, const char *base, int i);
+
+/* An integer member parent.key: true with *n when it is one; another type is
+ * reported ("<base>.<key> in body must be of type integer") when asked to,
+ * i.e. when the schema layer does not speak for the member. */
+bool tp__rt_int(tp_result *res, const cJSON *parent, const char *key, const char *base,
+		bool report_type, long long *n);
+/* Invalid at <base>.<key> unless n >= min: "must be greater than or equal to
+ * <min>; <hint>". */
+void tp__rt_at_least(tp_result *res, const char *base, const char *key, long long n,
+		     long long min, const char *hint);
+
+/* ------------------------------------------------------------ what plugins share
+ * (common.c) */
+
+/* trainer.numNodes, default 1 (upstream's rules read it so). */
+long long tp__tj_num_nodes(const tp_tj_ctx *ctx);
+/* The replicated job named name in a JobSet template, or NULL. */
+const cJSON *tp__tj_job(const cJSON *tmpl, const char *name);
+/* The pod spec of a replicated job (template.spec.template.spec), or NULL. */
+const cJSON *tp__tj_pod_spec(const cJSON *rjob);
+/* Invalid at spec.trainer.env when trainer.env names any of reserved[]:
+ * "must not have reserved envs, invalid envs configured: [A B]" (sorted). */
+int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n);
+/* The containers and init containers of a JobSet template's replicated
+ * jobs (jobs: its spec.replicatedJobs) by job name and container name, for
+ * the lookups a list of targets makes (torch's envInjection): filed once,
+ * instead of a scan of the jobs and of a job's containers per target. The
+ * answers are the scans': the first job of a name, in it the first
+ * container of a name, else the first init container of that name. */
+typedef struct tp__job_containers {
+	struct tp__jc_entry *entries;
+	size_t n;
+	tp_htab tab;
+} tp__job_containers;
+
+/* TP_OK or TP_ENOMEM; *t is usable (finding nothing) and must be freed
+ * either way. */
+int tp__job_containers_init(tp__job_containers *t, const cJSON *jobs);
+cJSON *tp__job_containers_get(const tp__job_containers *t, const char *job, const char *name);
+void tp__job_containers_free(tp__job_containers *t);
+
+/* "<tj><suffix>" into out (n bytes, cut to fit): the name of an object a
+ * plugin makes for the TrainJob tj. snprintf's answer at a tenth of its
+ * cost, which the Pod check pays on every review of such a TrainJob. */
+void tp__name_after(char *out, size_t n, const char *tj, const char *suffix);
+
+/* Is s one of list[0..n)? */
+bool tp__listed(const char *const *list, size_t n, const char *s);
+
+/* Resources per node: trainer.resourcesPerNode when set, else the runtime's
+ * trainer node container's (job `node` or the trainer-ancestor job). */
+const cJSON *tp__trainer_resources(const cJSON *trainer, const cJSON *runtime);
+/* GPUs per node: the first resource whose name contains "gpu" (any case) in
+ * requests, else in limits, rounded up; 0 when none. */
+long long tp__gpu_count(const cJSON *resources);
+/* CPUs per node rounded up: requests.cpu, else limits.cpu, else 0. */
+long long tp__cpu_count(const cJSON *resources);
+
+/* ------------------------------------------------------------ the expansion */
 
 /* One replicated job of the JobSet (upstream's PodSet). */
 typedef struct tp_podset {
@@ -64,28 +196,6 @@ typedef struct tp_expansion {
 	long long mpi_slots; /* MPI numProcPerNode (0: not MPI) */
 } tp_expansion;
 
-/* ---------------------------------------------------- checks and info */
-
-/* Type checks of everything the expansion reads (expand/check.c). Adds
- * errors to res; returns their number. */
-int tp__expand_check_inputs(tp_expansion *x);
-int tp__expand_check_template(tp_expansion *x);
-
-/* Runtime info (expand/info.c): template, pod sets, counts, resources
- * merge and the trainer's image/command/args. */
-int tp__expand_info(tp_expansion *x);
-void tp__expand_info_free(tp_expansion *x);
-
-/* The TrainJob's runtime snapshot (expand/snapshot.c): TP_OK and *out (the
- * caller's), TP_ENOTFOUND when there is none (use the live runtime), or an
- * error in res at path: TP_EINVAL (a snapshot that is not the TrainJob's
- * runtime, an error of the given type), TP_EUNAVAILABLE (it could not be
- * read: tp_result_lookup_failed). The expansion reports an unusable snapshot
- * as Invalid at spec.runtimeRef, TrainJob validation as upstream's Internal
- * error at its runtimeRef path. */
-int tp__runtime_snapshot(const tp_options *opt, const cJSON *trainjob, tp_field_type type,
-			 const char *path, tp_result *res, cJSON **out);
-
 /* ------------------------------------------------------------ lookups */
 
 tp_podset *tp__x_podset_by_name(tp_expansion *x, const char *name);
@@ -102,7 +212,7 @@ cJSON *tp__x_trainer_node(tp_expansion *x, tp_podset **ps);
 /* Resources per node for GPU/CPU counting: the TrainJob's resourcesPerNode
  * when set, else the runtime trainer node container's resources. */
 const cJSON *tp__x_resources_per_node(const tp_expansion *x);
-/* GPU and CPU counts: tp__gpu_count / tp__cpu_count (plugins/plugin.h). */
+/* GPU and CPU counts: tp__gpu_count / tp__cpu_count (above). */
 
 /* ------------------------------------------------------------ writing
  * All take ownership of the cJSON item they are given, also on failure, and
@@ -140,16 +250,8 @@ int tp__x_master_addr(const tp_expansion *x, int port, char *buf, size_t n);
  * quantities rendered canonically and keys sorted (upstream's ResourceList). */
 int tp__x_total_resources(tp_expansion *x, long long *members, cJSON **resources);
 
-/* The DNS name of pod pod_idx of Job replica_idx of a pod set:
- * "<tj>-<job>-<replica>-<pod>.<subdomain>", subdomain = the template's
- * network.subdomain or the TrainJob's name (plugins/jobset.c). */
-int tp__x_endpoint(const tp_expansion *x, const tp_podset *ps, long long replica_idx,
-		  long long pod_idx, tp_buf *out);
-/* Jobs (replicas) a pod set's replicated job runs, at least 1. */
-long long tp__x_replicas(const tp_podset *ps);
-
 /* Errors: Invalid at path with detail; returns TP_EINVAL (TP_ENOMEM when
  * the result could not take the error). */
 int tp__x_fail(tp_expansion *x, const char *path, const cJSON *value, const char *detail);
 
-#endif
+#endif /* TP_RUNTIME_H */
