@@ -1,11 +1,18 @@
 /*
  * admission/runtime.h — what the runtime validators (admission/runtime.c,
- * admission/runtime_schema.c, admission/runtime_strict.c, admission/ome.c) share. Private to them.
+ * admission/runtime_schema.c, admission/runtime_strict.c, admission/ome.c)
+ * share, and their entry points for admission/validate.c. Private to them.
  */
 #ifndef TP_VALIDATE_RUNTIME_H
 #define TP_VALIDATE_RUNTIME_H
 
 #include "policy/runtime/runtime.h"
+
+/* Entry points the dispatcher (admission/validate.c) calls; one module each. */
+int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+				 const cJSON *obj, const cJSON *old_obj, tp_result *res);
+int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
+			     const cJSON *obj, const cJSON *old_obj, tp_result *res);
 
 /* The CRD schema and CEL rules of a runtime (structure, types, enums,
  * minimums, immutability on UPDATE against old_obj). */

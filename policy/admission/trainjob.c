@@ -15,9 +15,11 @@
 #include "policy/admission/trainjob.h"
 #include "policy/core/deadline.h"
 #include "policy/expand/expand.h"
+#include "policy/patch/patch.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/schema/schema.h"
+#include "policy/store/store.h"
 
 #include <stdio.h>
 #include <string.h>

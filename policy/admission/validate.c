@@ -5,6 +5,7 @@
  * opt->crds, the object's CRD is checked (schema/engine.c) in place of the
  * built-in schema layer, by each kind's validator.
  */
+#include "policy/admission/runtime.h"
 #include "policy/core/deadline.h"
 #include "policy/core/internal.h"
 #include "policy/schema/schema.h"

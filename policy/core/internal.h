@@ -1,6 +1,8 @@
 /*
- * internal.h — what policy/ modules share with each other and nobody else.
- * Not installed; tests may include it to reach internal functions.
+ * internal.h — what policy/ modules share with each other and nobody else,
+ * of what core/ implements (what a folder above implements is declared in
+ * that folder's header). Not installed; tests may include it to reach
+ * internal functions.
  */
 #ifndef TP_INTERNAL_H
 #define TP_INTERNAL_H
@@ -71,49 +73,6 @@ static inline bool tp_strict(const tp_options *opt)
 	return opt == NULL || opt->profile == TP_PROFILE_STRICT;
 }
 
-/* ------------------------------------------------------------ runtime info
- *
- * The JobSet template of a runtime with a TrainJob's runtimePatches applied
- * (kubeflow-upstream.md §5.1 steps 1-2). Implemented in patch/merge.c; used by the
- * TrainJob validators and by the expansion.
- */
-
-/* A fresh copy (current arena) of runtime.spec.template with every
- * trainjob.spec.runtimePatches[].trainingRuntimeSpec.template merged in list
- * order: metadata labels/annotations overlaid, spec strategic-merged, the
- * runtime's replicatedJobs order kept. trainjob may be NULL (no patches).
- * TP_EINVAL with a detail in err (may be NULL) when a patch cannot merge. */
-int tp__runtime_template(const cJSON *runtime, const cJSON *trainjob, cJSON **out,
-			char *err, size_t errlen);
-
-/* runtime.spec.template itself when tp__runtime_template(runtime, NULL, ...)
- * would only copy it: an object, metadata and spec objects when present,
- * labels and annotations too, and no null anywhere (the copy drops nulls).
- * A reader sees the same fields in both; NULL when the copy would differ or
- * fail, so the caller copies. */
-const cJSON *tp__runtime_template_view(const cJSON *runtime);
-
-/* Strategic merge patch of a JobSetSpec-shaped tree: patch onto dst in place
- * (dst in the current arena). Lists merged by their Kubernetes patch keys:
- * replicatedJobs/containers/initContainers/volumes/env/imagePullSecrets by
- * name, volumeMounts by mountPath, ports by containerPort; maps merged;
- * tolerations and other lists replaced. A JSON null in patch deletes. */
-int tp__strategic_merge(cJSON *dst, const cJSON *patch, const char *list_context);
-
-/* Upsert helpers with upstream's pkg/apply semantics (patch/upsert.c, for the expansion). */
-int tp__upsert_named(cJSON *arr, const char *key, cJSON *item); /* takes item */
-/* A copy of each item of items upserted into arr in turn, through one index
- * of arr (an upsert each, scanning arr, cost 65 s for 100,000 env items).
- * TP_EINVAL for an item without key (those before it are in). */
-int tp__upsert_all(cJSON *arr, const char *key, const cJSON *items);
-
-/* ------------------------------------------------------------- validators
- * Entry points the dispatcher (admission/validate.c) calls; one module each. */
-int tp__validate_trainer_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
-				 const cJSON *obj, const cJSON *old_obj, tp_result *res);
-int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kind,
-			     const cJSON *obj, const cJSON *old_obj, tp_result *res);
-
 /* ------------------------------------------------------ shared by rules
  * Small facts several validators and the expansion need (core/runtime_facts.c). */
 
@@ -129,21 +88,5 @@ int tp__result_warn_parts(tp_result *r, const char *const *parts, size_t n);
 
 /* The TrainJob validator (admission/trainjob.c) and defaulter (admission/trainjob_defaults.c)
  * implement the public tp_validate_trainjob and tp_default_trainjob. */
-
-/* ------------------------------------------------------------- lookups
- * (store/lookup.c) What the rules and the expansion ask of the cluster. */
-
-/* The runtime a TrainJob names, through opt's lookup: TP_OK and *out;
- * TP_ENOTFOUND (res untouched: each caller words "not found" its own way);
- * TP_EUNAVAILABLE (the lookup's error added to res, res undecided); or
- * TP_ENOMEM. */
-int tp__runtime_lookup(const tp_options *opt, const cJSON *trainjob, tp_result *res,
-		       const cJSON **out);
-/* "clustertrainingruntimes.trainer.kubeflow.org": how the API server names a
- * kind's resource in its NotFound errors. */
-const char *tp__resource_name(tp_kind k);
-/* Namespaces holding a kind/name, through the lookup or the store. */
-size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
-			 size_t max);
 
 #endif /* TP_INTERNAL_H */

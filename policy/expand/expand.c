@@ -12,6 +12,7 @@
 #include "policy/core/deadline.h"
 #include "policy/expand/expand.h"
 #include "policy/plugins/plugin.h"
+#include "policy/store/store.h"
 
 #include <string.h>
 

@@ -9,6 +9,7 @@
  */
 #include "policy/core/deadline.h"
 #include "policy/expand/expand.h"
+#include "policy/patch/patch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

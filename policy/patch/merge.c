@@ -15,6 +15,7 @@
 #include "policy/core/deadline.h"
 #include "policy/core/internal.h"
 #include "policy/patch/merge_index.h"
+#include "policy/patch/patch.h"
 
 #include <stdio.h>
 #include <string.h>

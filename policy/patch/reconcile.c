@@ -12,6 +12,7 @@
 #include "policy/core/deadline.h"
 #include "policy/core/hash.h"
 #include "policy/core/internal.h"
+#include "policy/patch/patch.h"
 
 #include <string.h>
 

@@ -7,6 +7,7 @@
 #include "policy/core/deadline.h"
 #include "policy/core/index.h"
 #include "policy/core/internal.h"
+#include "policy/patch/patch.h"
 
 int tp__upsert_named(cJSON *arr, const char *key, cJSON *item)
 {

@@ -28,6 +28,7 @@
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/runtime/runtime.h"
+#include "policy/store/store.h"
 
 #include <stdarg.h>
 #include <stdio.h>

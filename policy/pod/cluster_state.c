@@ -34,6 +34,7 @@
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/runtime/runtime.h"
+#include "policy/store/store.h"
 
 #include <stdio.h>
 #include <string.h>

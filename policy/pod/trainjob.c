@@ -40,6 +40,7 @@
  * The runtime's template is checked again only for a job that has
  * findings, to tell the TrainJob's from the runtime's.
  */
+#include "policy/patch/patch.h"
 #include "policy/plugins/plugin.h"
 #include "policy/pod/pod.h"
 #include "policy/runtime/runtime.h"

@@ -4,6 +4,7 @@
  * where it stands, a new one is appended, so the order of the runtime's
  * lists survives and the output does not depend on anything but the inputs.
  */
+#include "policy/patch/patch.h"
 #include "policy/runtime/runtime.h"
 
 #include <ctype.h>

@@ -5,6 +5,7 @@
  * the error an unanswered lookup gives.
  */
 #include "policy/core/internal.h"
+#include "policy/store/store.h"
 
 #include <string.h>
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "policy/core/internal.h"
+#include "policy/patch/patch.h"
 #include "tests/support/testutil.h"
 
 /* JSON written with single quotes, for readability in C strings. */

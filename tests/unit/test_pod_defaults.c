@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "policy/admission/trainjob.h"
+#include "policy/patch/patch.h"
 #include "policy/pod/pod.h"
 #include "tests/support/testutil.h"
 

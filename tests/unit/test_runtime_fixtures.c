@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "policy/admission/runtime.h"
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 

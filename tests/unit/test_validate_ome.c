@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/admission/runtime.h"
 #include "policy/core/internal.h"
 #include "tests/support/testutil.h"
 
