@@ -5,9 +5,10 @@
  *     dispatcher above what it dispatches to, shared helpers below);
  *   - the library calls nothing of webhook/ or certs/ (DESIGN.md: policy/
  *     calls nobody of ours);
- *   - webhook/'s folders are layers in a declared order (webhook_order):
- *     a file calls functions of, and includes headers from, its own folder
- *     or lower ones only, and every folder has its place in the order.
+ *   - policy/'s folders (policy_order) and webhook/'s (webhook_order) are
+ *     layers in a declared order: a file calls functions of, and includes
+ *     headers from, its own folder or lower ones only, and every folder has
+ *     its place in the order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -207,42 +208,42 @@ static void policy_calls_nobody_of_ours(void **state)
 			fail_msg("%s calls %s of webhook/ or certs/", objs[uses[u].obj], uses[u].name);
 }
 
-/* ------------------------------------------------------------ webhook/ */
+/* ------------------------------------------------------------- layers */
 
-/* webhook/'s folders, lowest first (README's Layout says what each holds).
- * A file calls functions of, and includes headers from, its own folder or
- * one before it here, never one after. certs/ (the certificates' OpenSSL
- * side) is below them all; "main" is webhook/main.c, the command table. */
-static const char *const webhook_order[] = {
-	"certs",   /* certs/ */
-	"core",    /* clock, durations, the log, files, JSON lines, key sets */
-	"admission", /* the route table, AdmissionReview in, answer out */
-	"metrics", /* the counters every folder above updates, their text */
-	"cluster", /* the API-server client, the watch, the certificate manager */
-	"server",  /* listener, TLS, HTTP, /metrics, the CRDs followed */
-	"cli",     /* the commands */
-	"main",    /* webhook/main.c */
+/* The folders of one tree, lowest first. A file calls functions of, and
+ * includes headers from, its own folder or one before it in order, never
+ * one after. */
+struct layering {
+	const char *tree;  /* "policy" or "webhook" */
+	const char *order_name; /* the array's name, for the messages */
+	const char *const *order;
+	int n;
+	/* The layer name of a path inside the repository with no folder below
+	 * tree/ (a file at its top, or outside it): NULL when it has none. */
+	const char *(*outside)(const char *path);
+	const char *const *pat; /* the sources to read for #include lines */
+	int npat, min_files;
+	/* An upward include the order lets stand (NULL: none does). */
+	bool (*allowed)(const char *file, const char *line);
 };
-#define NORDER ((int)(sizeof(webhook_order) / sizeof(webhook_order[0])))
 
 /* The layer of a path inside the repository (a source, or an object with
- * its build folder cut off): certs/..., webhook/<folder>/..., or
- * webhook/main.c; -1 for anything else (a folder with no place in
- * webhook_order, another file at the top of webhook/). */
-static int layer_of(const char *path, char *name, size_t n)
+ * its build folder cut off): <tree>/<folder>/..., or what l->outside says
+ * of anything else; -1 for a folder with no place in l->order. */
+static int layer_of(const struct layering *l, const char *path, char *name, size_t n)
 {
-	const char *p = path + strlen("webhook/");
-	const char *slash = strchr(p, '/');
-	if (!strncmp(path, "certs/", 6))
-		snprintf(name, n, "certs");
-	else if (strncmp(path, "webhook/", 8))
-		snprintf(name, n, "%.40s", path);
-	else if (slash)
+	size_t tl = strlen(l->tree);
+	const char *p = path + tl + 1;
+	const char *slash = NULL;
+	if (!strncmp(path, l->tree, tl) && path[tl] == '/')
+		slash = strchr(p, '/');
+	const char *other = slash ? NULL : l->outside(path);
+	if (slash)
 		snprintf(name, n, "%.*s", (int)(slash - p), p);
 	else
-		snprintf(name, n, "%s", strncmp(p, "main.", 5) ? p : "main");
-	for (int i = 0; i < NORDER; i++)
-		if (!strcmp(name, webhook_order[i]))
+		snprintf(name, n, "%.40s", other ? other : path);
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(name, l->order[i]))
 			return i;
 	return -1;
 }
@@ -254,87 +255,217 @@ static const char *in_repo(int o)
 	return objs[o] + build_len + 1;
 }
 
-/* Every folder of webhook/ has its place in the order: a new folder is
+/* Every folder of the tree has its place in the order: a new folder is
  * placed on purpose, not by accident. */
-static void every_webhook_folder_has_a_layer(void **state)
+static void every_folder_has_a_layer(const struct layering *l)
 {
-	(void)state;
+	char pat[64];
 	glob_t g;
-	if (glob("webhook/*/", GLOB_ONLYDIR, NULL, &g) != 0) {
-		print_message("webhook/ not found from here: skipped\n");
+	snprintf(pat, sizeof(pat), "%s/*/", l->tree);
+	if (glob(pat, GLOB_ONLYDIR, NULL, &g) != 0) {
+		print_message("%s/ not found from here: skipped\n", l->tree);
 		skip();
 	}
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char name[64];
-		if (layer_of(g.gl_pathv[i], name, sizeof(name)) < 0) {
+		if (layer_of(l, g.gl_pathv[i], name, sizeof(name)) < 0) {
 			char dir[256];
 			snprintf(dir, sizeof(dir), "%s", g.gl_pathv[i]);
 			globfree(&g);
-			fail_msg("%s has no place in webhook_order (tests/unit/test_layering.c): "
+			fail_msg("%s has no place in %s (tests/unit/test_layering.c): "
 				 "add it where it belongs, after every folder it uses",
-				 dir);
+				 dir, l->order_name);
 		}
 	}
 	globfree(&g);
 }
 
-/* No function of webhook/ or certs/ is called from a folder below the one
- * that defines it. */
-static void webhook_calls_only_lower_layers(void **state)
+/* No function is called from a folder below the one that defines it (the
+ * objects loaded are the tree's). */
+static void calls_only_lower_layers(const struct layering *l)
 {
-	(void)state;
-	load_webhook();
 	for (int u = 0; u < nuses; u++)
 		for (int d = first_def(uses[u].name);
 		     d < ndefs && !strcmp(uses[u].name, defs[d].name); d++) {
 			char from[64], to[64];
-			int lu = layer_of(in_repo(uses[u].obj), from, sizeof(from));
-			int ld = layer_of(in_repo(defs[d].obj), to, sizeof(to));
+			int lu = layer_of(l, in_repo(uses[u].obj), from, sizeof(from));
+			int ld = layer_of(l, in_repo(defs[d].obj), to, sizeof(to));
 			if (lu < 0 || ld < 0 || ld > lu)
 				fail_msg("%s (%s) calls %s of %s (%s), a layer above it in "
-					 "webhook_order: move the function down, or hand it in "
+					 "%s: move the function down, or hand it in "
 					 "as a callback from above",
-					 objs[uses[u].obj], from, uses[u].name, objs[defs[d].obj], to);
+					 objs[uses[u].obj], from, uses[u].name, objs[defs[d].obj], to,
+					 l->order_name);
 		}
 }
 
-/* The same for #include "webhook/...": a header's types and macros are a
+/* The same for #include "<tree>/...": a header's types and macros are a
  * dependency too, even with no call. */
-static void webhook_includes_only_lower_layers(void **state)
+static void includes_only_lower_layers(const struct layering *l)
 {
-	(void)state;
-	static const char *const pat[] = { "webhook/*.[ch]", "webhook/*/*.[ch]", "certs/*.[ch]" };
+	char want[32];
 	int files = 0;
-	for (int k = 0; k < 3; k++) {
+	snprintf(want, sizeof(want), "#include \"%s/", l->tree);
+	for (int k = 0; k < l->npat; k++) {
 		glob_t g;
-		if (glob(pat[k], 0, NULL, &g) != 0)
+		if (glob(l->pat[k], 0, NULL, &g) != 0)
 			continue;
 		for (size_t i = 0; i < g.gl_pathc; i++, files++) {
 			FILE *f = fopen(g.gl_pathv[i], "r");
 			assert_non_null(f);
 			char line[512], from[64], to[64];
-			int lf = layer_of(g.gl_pathv[i], from, sizeof(from));
+			int lf = layer_of(l, g.gl_pathv[i], from, sizeof(from));
 			for (int ln = 1; fgets(line, sizeof(line), f); ln++) {
-				const char *h = strstr(line, "#include \"webhook/");
+				const char *h = strstr(line, want);
 				if (h != line)
 					continue;
 				line[strcspn(line, "\n")] = '\0';
-				int lh = layer_of(h + strlen("#include \""), to, sizeof(to));
-				if (lf < 0 || lh < 0 || lh > lf) {
+				char target[256];
+				snprintf(target, sizeof(target), "%.*s",
+					 (int)strcspn(h + 10, "\""), h + 10);
+				int lh = layer_of(l, target, to, sizeof(to));
+				if ((lf < 0 || lh < 0 || lh > lf) &&
+				    !(l->allowed && l->allowed(g.gl_pathv[i], line))) {
+					char file[256];
+					snprintf(file, sizeof(file), "%s", g.gl_pathv[i]);
 					fclose(f);
+					globfree(&g);
 					fail_msg("%s:%d (%s) includes a header of %s, a layer above "
-						 "it in webhook_order: %s",
-						 g.gl_pathv[i], ln, from, to, line);
+						 "it in %s: %s",
+						 file, ln, from, to, l->order_name, line);
 				}
 			}
 			fclose(f);
 		}
 		globfree(&g);
 	}
-	if (files < 20) {
-		print_message("webhook/ sources not found from here: skipped\n");
+	if (files < l->min_files) {
+		print_message("%s/ sources not found from here: skipped\n", l->tree);
 		skip();
 	}
+}
+
+/* ------------------------------------------------------------- policy/ */
+
+/* policy/'s folders, lowest first (README's Layout says what each holds),
+ * as upstream lays out its runtime framework: pkg/runtime (runtime/: what
+ * a plugin is handed and the helpers it uses) below pkg/runtime/framework
+ * and its plugins (plugins/), and the three that run the plugins above
+ * them: the Pod check (pod/), the expansion (expand/), the validators
+ * (admission/). "trainpolicy.h" is the public header, whose types every
+ * folder uses. */
+static const char *const policy_order[] = {
+	"trainpolicy.h", /* policy/trainpolicy.h */
+	"core",      /* arena, buffers, results, object access, names, quantities, hashes */
+	"load",      /* YAML and JSON into objects, positions */
+	"cel",       /* the CEL interpreter CRD rules use */
+	"schema",    /* CRDs compiled; the API server's checks of a custom resource */
+	"store",     /* the cluster's objects and how a rule looks one up */
+	"patch",     /* JSON Patch, strategic merge, a runtime's patched template, upserts */
+	"runtime",   /* the contexts plugins are handed, field checks, job and pod builders */
+	"plugins",   /* one file per framework or scheduler, the table they run from */
+	"pod",       /* what kube-apiserver and Pod Security will say of the Pods */
+	"expand",    /* a TrainJob's JobSet: runtime info, the plugins' phases, the snapshot */
+	"admission", /* the validators of each kind; validate.c dispatches */
+};
+
+/* The one include of a higher folder's header the order lets stand: CEL's
+ * values are typed by a CRD schema (tp_sch and its member lookups, static
+ * inline in schema/schema.h), while schema/ runs CEL. Upstream has the
+ * structural schema type below its CEL (apiextensions-apiserver's
+ * pkg/apiserver/schema below schema/cel); here tp_sch still lives in
+ * schema.h with the schema walk. No call goes from cel/ to schema/. */
+static bool include_allowed(const char *file, const char *line)
+{
+	return !strcmp(file, "policy/cel/value.c") &&
+	       !strcmp(line, "#include \"policy/schema/schema.h\"");
+}
+
+static const char *policy_outside(const char *path)
+{
+	return !strcmp(path, "policy/trainpolicy.h") ? "trainpolicy.h" : NULL;
+}
+
+static const char *const policy_sources[] = { "policy/*.[ch]", "policy/*/*.[ch]" };
+
+static const struct layering policy_layers = {
+	"policy", "policy_order", policy_order,
+	(int)(sizeof(policy_order) / sizeof(policy_order[0])),
+	policy_outside, policy_sources, 2, 50, include_allowed,
+};
+
+static void every_policy_folder_has_a_layer(void **state)
+{
+	(void)state;
+	every_folder_has_a_layer(&policy_layers);
+}
+
+static void policy_calls_only_lower_layers(void **state)
+{
+	(void)state;
+	load();
+	calls_only_lower_layers(&policy_layers);
+}
+
+static void policy_includes_only_lower_layers(void **state)
+{
+	(void)state;
+	includes_only_lower_layers(&policy_layers);
+}
+
+/* ------------------------------------------------------------ webhook/ */
+
+/* webhook/'s folders, lowest first (README's Layout says what each holds).
+ * certs/ (the certificates' OpenSSL side) is below them all; "main" is
+ * webhook/main.c, the command table. */
+static const char *const webhook_order[] = {
+	"certs",   /* certs/ */
+	"core",    /* clock, durations, the log, files, JSON lines, key sets */
+	"admission", /* the route table, AdmissionReview in, answer out */
+	"metrics", /* the counters every folder above updates, their text */
+	"cluster", /* the API-server client, the watch, the certificate manager */
+	"server",  /* listener, TLS, HTTP, /metrics, the CRDs followed */
+	"cli",     /* the commands */
+	"main",    /* webhook/main.c */
+};
+
+/* certs/... is the layer "certs", webhook/main.c "main"; any other file at
+ * the top of webhook/ is a layer of its own name, which has no place. */
+static const char *webhook_outside(const char *path)
+{
+	if (!strncmp(path, "certs/", 6))
+		return "certs";
+	if (!strncmp(path, "webhook/", 8) && !strncmp(path + 8, "main.", 5))
+		return "main";
+	return NULL;
+}
+
+static const char *const webhook_sources[] = { "webhook/*.[ch]", "webhook/*/*.[ch]",
+					       "certs/*.[ch]" };
+
+static const struct layering webhook_layers = {
+	"webhook", "webhook_order", webhook_order,
+	(int)(sizeof(webhook_order) / sizeof(webhook_order[0])),
+	webhook_outside, webhook_sources, 3, 20, NULL,
+};
+
+static void every_webhook_folder_has_a_layer(void **state)
+{
+	(void)state;
+	every_folder_has_a_layer(&webhook_layers);
+}
+
+static void webhook_calls_only_lower_layers(void **state)
+{
+	(void)state;
+	load_webhook();
+	calls_only_lower_layers(&webhook_layers);
+}
+
+static void webhook_includes_only_lower_layers(void **state)
+{
+	(void)state;
+	includes_only_lower_layers(&webhook_layers);
 }
 
 int main(void)
@@ -342,6 +473,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_circles_in_policy),
 		cmocka_unit_test(policy_calls_nobody_of_ours),
+		cmocka_unit_test(every_policy_folder_has_a_layer),
+		cmocka_unit_test(policy_calls_only_lower_layers),
+		cmocka_unit_test(policy_includes_only_lower_layers),
 		cmocka_unit_test(no_circles_in_webhook),
 		cmocka_unit_test(every_webhook_folder_has_a_layer),
 		cmocka_unit_test(webhook_calls_only_lower_layers),
