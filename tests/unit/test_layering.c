@@ -24,7 +24,7 @@
 
 #include "tests/support/testutil.h"
 
-#define MAX_OBJS 128
+#define MAX_OBJS 256
 #define MAX_SYMS 4096
 
 struct sym {
@@ -115,8 +115,12 @@ static void load_objects(const char *const *pat, int npat, int min)
 	for (int k = 0; k < npat; k++) {
 		glob_t g;
 		if (glob(pat[k], 0, NULL, &g) == 0)
-			for (size_t i = 0; i < g.gl_pathc && nobjs < MAX_OBJS; i++) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
 				const char *src = g.gl_pathv[i];
+				if (nobjs == MAX_OBJS) {
+					globfree(&g);
+					fail_msg("more than %d objects: raise MAX_OBJS", MAX_OBJS);
+				}
 				snprintf(objs[nobjs], sizeof(objs[0]), "%.40s/%.*so", build,
 					 (int)strlen(src) - 1, src);
 				if (access(objs[nobjs], R_OK) == 0)
