@@ -34,7 +34,7 @@
  * TW_HTTP_DECIDE_HERE_MAX and decisions the cache could not make) and
  * tw_http_completed itself, which both call libmicrohttpd on the request's
  * connection, which only a running daemon has. The decision they share,
- * decide() in http_decide.c, is the one reached here.
+ * decide_in_budget() in http_decide.c, is the one reached here.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -340,8 +340,9 @@ static int decide_default_trainjob(const tp_options *opt, const tw_review *rv,
 	return rc;
 }
 
-static int decide(const tw_config *cfg, const tw_route *route, const tw_review *rv,
-		  tw_answer *ans, tw_outcome *oc)
+/* The route's check: a validation, a TrainJob's defaults or a JobSet's. */
+static int decide_by_route(const tw_config *cfg, const tw_route *route, const tw_review *rv,
+			   tw_answer *ans, tw_outcome *oc)
 {
 	tp_options opt = cfg->opt;
 	opt.store = cfg->store;
@@ -436,7 +437,7 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 		bool lock = cfg->store && !cfg->opt.lookup;
 		if (lock)
 			tp_store_rdlock(cfg->store);
-		rc = decide(cfg, route, &rv, &ans, oc);
+		rc = decide_by_route(cfg, route, &rv, &ans, oc);
 		if (lock)
 			tp_store_unlock(cfg->store);
 		if (rc)

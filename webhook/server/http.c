@@ -315,7 +315,7 @@ static enum MHD_Result answer_decided(tw_server *s, struct MHD_Connection *c, re
 /* The body is in: decided here when that cannot block (http_decide.c),
  * else the decision goes to a decider, and this connection waits suspended
  * (its thread goes on with the others) until it resumes. */
-static enum MHD_Result decide(tw_server *s, struct MHD_Connection *c, request *r)
+static enum MHD_Result decide_here_or_suspend(tw_server *s, struct MHD_Connection *c, request *r)
 {
 	if (tw_http_decide_here(r))
 		return answer_decided(s, c, r);
@@ -412,7 +412,7 @@ enum MHD_Result tw_http_access(void *cls, struct MHD_Connection *c, const char *
 	/* the body is in: what its decision's arena needs beyond that is held */
 	if (!charge(s, r, due(r, (size_t)-1)))
 		return send_error(s, c, r, r->status, r->error);
-	return decide(s, c, r);
+	return decide_here_or_suspend(s, c, r);
 }
 
 static tw_verdict verdict_of(const request *r)

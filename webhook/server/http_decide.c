@@ -116,7 +116,7 @@ static void end_try(request *r, tp_arena *arena, bool discard)
 /* Decide within the budget, asking for more arena when it runs out. On the
  * connection thread (here), a decision that needed the API server is thrown
  * away: false, and r is as it came, for a decider. */
-static bool decide(request *r, bool here)
+static bool decide_in_budget(request *r, bool here)
 {
 	tw_server *s = r->s;
 	tw_store_ref *store = tw_server_store_acquire(s);
@@ -185,7 +185,7 @@ static bool settle(request *r, bool here)
 {
 	if (past_timeout(r))
 		fail(r, 504, "the request's ?timeout= passed before it could be decided");
-	else if (!decide(r, here))
+	else if (!decide_in_budget(r, here))
 		return false;
 	if (!r->status && past_timeout(r))
 		fail(r, 504, "the request's ?timeout= passed before the answer");
