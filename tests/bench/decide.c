@@ -27,11 +27,16 @@ int main(int argc, char **argv)
 	}
 	tw_cli c;
 	tw_cli_init(&c, "decide", "");
-	for (int i = 4; i < argc; i++)
-		if (tw_cli_common(&c, argc, argv, &i) <= 0) {
-			fprintf(stderr, "decide: unknown option %s\n", argv[i]);
+	/* validate's row of the flag table names --runtimes and --crds */
+	const tw_command_flags *flags = tw_command_find("validate");
+	for (int i = 4; i < argc; i++) {
+		const char *a = argv[i];
+		const tw_flag *f = tw_flag_find(flags, a);
+		if (!f || tw_cli_flag(&c, a, f, f->arg && i + 1 < argc ? argv[++i] : NULL)) {
+			fprintf(stderr, "decide: unknown option %s\n", a);
 			return 2;
 		}
+	}
 	const tw_route *route = tw_route_find(argv[1]);
 	tp_buf body = TP_BUF_INIT(0);
 	int n = atoi(argv[3]);

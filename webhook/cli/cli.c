@@ -74,17 +74,19 @@ int tw_cli_add_runtimes(tw_cli *c, const char *path)
 	return TP_OK;
 }
 
-int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
+int tw_cli_help(void *cli)
 {
-	const char *a = argv[*i];
-	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		tw_flags_help(c->cmd, c->help, stdout);
-		return TW_CLI_HELP;
-	}
+	const tw_cli *c = cli;
+	tw_flags_help(c->cmd, c->help, stdout);
+	return TW_CLI_HELP;
+}
+
+int tw_cli_flag(tw_cli *c, const char *as, const tw_flag *f, const char *val)
+{
+	const char *a = f->name;
 	if (!strcmp(a, "--no-schema")) {
 		c->opt.no_schema = true;
-		return TW_CLI_TAKEN;
+		return 0;
 	}
 	bool takes = !strcmp(a, "--profile") || !strcmp(a, "--runtimes") || !strcmp(a, "--now") ||
 		     !strcmp(a, "--crds") || !strcmp(a, "--kubeconfig") || !strcmp(a, "--context") ||
@@ -92,17 +94,14 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 	if (!takes)
 		return TW_CLI_OTHER;
 	if (!val)
-		return tw_cli_usage(c, "%s needs a value", a), TW_CLI_USAGE;
-	++*i;
+		return tw_cli_usage(c, "%s needs a value", as);
 	if (!strcmp(a, "--profile")) {
 		if (tp_profile_parse(val, &c->opt.profile))
-			return tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val),
-			       TW_CLI_USAGE;
+			return tw_cli_usage(c, "--profile \"%s\": use kubeflow or strict", val);
 	} else if (!strcmp(a, "--now")) {
 		if (!is_rfc3339_utc(val))
 			return tw_cli_usage(c, "--now \"%s\": use RFC 3339 UTC, like "
-					       "2026-08-21T10:15:30Z", val),
-			       TW_CLI_USAGE;
+					       "2026-08-21T10:15:30Z", val);
 		c->opt.now = val;
 	} else if (!strcmp(a, "--kubeconfig")) {
 		c->kubeconfig = val;
@@ -110,13 +109,12 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 		char why[256];
 		tp_psa_lv lv;
 		if (tp_psa_parse(val, &lv, why, sizeof(why)))
-			return tw_cli_usage(c, "--pod-security \"%s\": %s", val, why), TW_CLI_USAGE;
+			return tw_cli_usage(c, "--pod-security \"%s\": %s", val, why);
 		c->opt.pod_security = val;
 	} else if (!strcmp(a, "--kubernetes-version")) {
 		char why[160];
 		if (tp_kube_version_parse(val, &c->opt.kubernetes_minor, why, sizeof(why)))
-			return tw_cli_usage(c, "--kubernetes-version \"%s\": %s", val, why),
-			       TW_CLI_USAGE;
+			return tw_cli_usage(c, "--kubernetes-version \"%s\": %s", val, why);
 	} else if (!strcmp(a, "--crds") && !strcmp(val, "none")) {
 		c->crds_none = true;
 	} else if (!strcmp(a, "--context")) {
@@ -124,13 +122,18 @@ int tw_cli_common(tw_cli *c, int argc, char **argv, int *i)
 	} else if (!strcmp(a, "--crds")) {
 		const char **p = realloc(c->crd_paths, (c->ncrd_paths + 1) * sizeof(*p));
 		if (!p)
-			return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
+			return tw_cli_usage(c, "out of memory");
 		c->crd_paths = p;
 		c->crd_paths[c->ncrd_paths++] = val;
 	} else if (tw_cli_add_runtimes(c, val)) {
-		return tw_cli_usage(c, "out of memory"), TW_CLI_USAGE;
+		return tw_cli_usage(c, "out of memory");
 	}
-	return TW_CLI_TAKEN;
+	return 0;
+}
+
+int tw_cli_unknown(void *cli, const char *arg)
+{
+	return tw_cli_usage(cli, "unknown option \"%s\"", arg);
 }
 
 int tw_cli_load_store(tw_cli *c)

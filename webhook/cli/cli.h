@@ -8,6 +8,7 @@
 
 #include "policy/trainpolicy.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/flags.h"
 
 typedef struct tw_cli {
 	const char *cmd;       /* "validate", "review", ... for messages */
@@ -33,18 +34,20 @@ typedef struct tw_cli {
 void tw_cli_init(tw_cli *c, const char *cmd, const char *help);
 void tw_cli_free(tw_cli *c);
 
-enum { TW_CLI_TAKEN = 1, TW_CLI_OTHER = 0, TW_CLI_HELP = -1, TW_CLI_USAGE = -2 };
+/* --help's return: the command prints its help and exits 0. */
+enum { TW_CLI_HELP = -1 };
+/* tw_cli_flag's return for a flag that is the command's own (not an exit
+ * status: the command goes on to give the flag its meaning). */
+enum { TW_CLI_OTHER = 3 };
 
-/* Try argv[*i] as a shared option (or -h/--help, which prints c->help).
- * TW_CLI_TAKEN (and *i moved past its value), TW_CLI_OTHER, TW_CLI_HELP, or
- * TW_CLI_USAGE after printing what is wrong. */
-int tw_cli_common(tw_cli *c, int argc, char **argv, int *i);
-/* What a command's argument parser returns for a negative tw_cli_common:
- * -1 for help (exit 0), TW_EXIT_USAGE for a usage error. */
-static inline int tw_cli_stop(int took)
-{
-	return took == TW_CLI_HELP ? -1 : TW_EXIT_USAGE;
-}
+/* A shared flag (tw_argv's flag callback, as written as, value v): 0 when
+ * taken, TW_CLI_OTHER when it is not a shared one, TW_EXIT_USAGE after
+ * printing what is wrong (v NULL: "--profile needs a value"). */
+int tw_cli_flag(tw_cli *c, const char *as, const tw_flag *f, const char *v);
+/* tw_argv's help callback (cli: the tw_cli): its --help, TW_CLI_HELP. */
+int tw_cli_help(void *cli);
+/* tw_argv's unknown callback (cli: the tw_cli): "unknown option", TW_EXIT_USAGE. */
+int tw_cli_unknown(void *cli, const char *arg);
 
 /* "trainer-webhook CMD: <what>" on stderr; returns TW_EXIT_USAGE. */
 int tw_cli_usage(const tw_cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

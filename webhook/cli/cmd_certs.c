@@ -58,26 +58,8 @@ struct flags {
 	const char *dns[MAX_LIST], *ips[MAX_LIST];
 	size_t ndns, nips;
 	bool force;
+	const char *sub; /* "generate" or "check", for messages */
 };
-
-/* Value of --name VALUE or --name=VALUE at argv[*i]; NULL when argv[*i] is
- * another flag. *missing is set when the flag is there but its value is not. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
 
 static int push(const char **list, size_t *n, const char *v, const char *flag)
 {
@@ -87,8 +69,7 @@ static int push(const char **list, size_t *n, const char *v, const char *flag)
 	return 0;
 }
 
-/* One flag at argv[*i]: 0, 1 when it is not one of ours, or TW_EXIT_USAGE. */
-static int parse_one(int argc, char **argv, int *i, struct flags *f)
+static int on_flag(void *ctx, const char *as, const tw_flag *fl, const char *v)
 {
 	static const struct {
 		const char *name;
@@ -102,40 +83,36 @@ static int parse_one(int argc, char **argv, int *i, struct flags *f)
 		{ "--tls-key", offsetof(struct flags, key) },
 		{ "--ca", offsetof(struct flags, ca) },
 	};
-	bool missing = false;
-	const char *v;
-	if (!strcmp(argv[*i], "--force"))
-		return f->force = true, 0;
-	for (size_t k = 0; k < sizeof(single) / sizeof(single[0]); k++) {
-		if ((v = flag_value(argc, argv, i, single[k].name, &missing))) {
+	struct flags *f = ctx;
+	(void)as;
+	if (!fl->arg)
+		return f->force = true, 0; /* --force, the one switch */
+	if (!v)
+		return usage_error("%s needs a value", fl->name);
+	for (size_t k = 0; k < sizeof(single) / sizeof(single[0]); k++)
+		if (!strcmp(fl->name, single[k].name)) {
 			*(const char **)((char *)f + single[k].off) = v;
 			return 0;
 		}
-		if (missing)
-			return usage_error("%s needs a value", single[k].name);
-	}
-	if ((v = flag_value(argc, argv, i, "--dns", &missing)))
+	if (!strcmp(fl->name, "--dns"))
 		return push(f->dns, &f->ndns, v, "--dns");
-	if (missing)
-		return usage_error("--dns needs a value");
-	if ((v = flag_value(argc, argv, i, "--ip", &missing)))
-		return push(f->ips, &f->nips, v, "--ip");
-	if (missing)
-		return usage_error("--ip needs a value");
-	return 1;
+	return push(f->ips, &f->nips, v, "--ip");
 }
 
+static int on_other(void *ctx, const char *arg)
+{
+	struct flags *f = ctx;
+	return usage_error("unknown flag or argument \"%s\" for certs %s", arg, f->sub);
+}
+
+/* argv[0] is the subcommand; tw_cmd_certs answered --help already. */
 static int parse(int argc, char **argv, struct flags *f)
 {
-	for (int i = 1; i < argc; i++) {
-		int rc = parse_one(argc, argv, &i, f);
-		if (rc == 1)
-			return usage_error("unknown flag or argument \"%s\" for certs %s", argv[i],
-					   argv[0]);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	char command[32];
+	snprintf(command, sizeof(command), "certs %s", argv[0]);
+	f->sub = argv[0];
+	tw_argv p = { command, f, on_flag, on_other, on_other, NULL, true };
+	return tw_flags_parse(&p, argc, argv);
 }
 
 static int parse_days(const char *s, int *out)
@@ -244,10 +221,7 @@ int tw_cmd_certs(int argc, char **argv)
 	if (argc < 2)
 		return usage_error("a subcommand is required: generate or check");
 	const char *sub = argv[1];
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			sub = "--help";
-	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+	if (tw_flags_help_asked(argc, argv) || !strcmp(sub, "help")) {
 		tw_flags_help("certs generate", generate_text, stdout);
 		fputc('\n', stdout);
 		tw_flags_help("certs check", check_text, stdout);
@@ -255,10 +229,8 @@ int tw_cmd_certs(int argc, char **argv)
 		return TW_EXIT_OK;
 	}
 	if (!strcmp(sub, "generate"))
-		return tw_flags_check("certs generate", argc - 1, argv + 1)
-			? generate(argc - 1, argv + 1) : TW_EXIT_USAGE;
+		return generate(argc - 1, argv + 1);
 	if (!strcmp(sub, "check"))
-		return tw_flags_check("certs check", argc - 1, argv + 1)
-			? check(argc - 1, argv + 1) : TW_EXIT_USAGE;
+		return check(argc - 1, argv + 1);
 	return usage_error("unknown subcommand \"%s\": use generate or check", sub);
 }

@@ -139,22 +139,42 @@ static void zsh(FILE *out)
 	      "else compdef _trainer_webhook trainer-webhook; fi\n", out);
 }
 
-int tw_cmd_completion(int argc, char **argv)
+static int usage(void *ctx, const char *arg)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			tw_flags_help("completion", completion_text, stdout);
-			return TW_EXIT_OK;
-		}
-	if (argc == 2 && !strcmp(argv[1], "bash")) {
-		bash(stdout);
-		return TW_EXIT_OK;
-	}
-	if (argc == 2 && !strcmp(argv[1], "zsh")) {
-		zsh(stdout);
-		return TW_EXIT_OK;
-	}
+	(void)ctx, (void)arg;
 	fprintf(stderr, "usage: trainer-webhook completion bash|zsh (see trainer-webhook completion "
 			"--help)\n");
 	return TW_EXIT_USAGE;
+}
+
+static int on_shell(void *ctx, const char *arg)
+{
+	const char **shell = ctx;
+	if (*shell)
+		return usage(ctx, arg);
+	*shell = arg;
+	return 0;
+}
+
+int tw_cmd_completion(int argc, char **argv)
+{
+	if (tw_flags_help_asked(argc, argv)) {
+		tw_flags_help("completion", completion_text, stdout);
+		return TW_EXIT_OK;
+	}
+	/* the table gives completion no flag: a dash argument is a usage error */
+	const char *shell = NULL;
+	tw_argv p = { "completion", &shell, NULL, on_shell, usage, NULL, false };
+	int rc = tw_flags_parse(&p, argc, argv);
+	if (rc)
+		return rc;
+	if (shell && !strcmp(shell, "bash")) {
+		bash(stdout);
+		return TW_EXIT_OK;
+	}
+	if (shell && !strcmp(shell, "zsh")) {
+		zsh(stdout);
+		return TW_EXIT_OK;
+	}
+	return usage(NULL, NULL);
 }

@@ -35,47 +35,48 @@ static const char expand_help[] =
 	"findings on stderr), 2 unreadable input or usage\n";
 
 struct expand_args {
-	tw_cli cli;
+	tw_cli cli; /* first: tw_cli_help and tw_cli_unknown take it */
 	bool json;
 	const char *ssh_key;
 	const char *curve_key;
 	const char *file;
 };
 
+static int on_flag(void *ctx, const char *as, const tw_flag *f, const char *v)
+{
+	struct expand_args *a = ctx;
+	int rc = tw_cli_flag(&a->cli, as, f, v);
+	if (rc != TW_CLI_OTHER)
+		return rc;
+	if (!v)
+		return tw_cli_usage(&a->cli, "%s needs a value", as);
+	if (!strcmp(f->name, "--ssh-key"))
+		a->ssh_key = v;
+	else if (!strcmp(f->name, "--curve-key"))
+		a->curve_key = v;
+	else if (!strcmp(v, "json") || !strcmp(v, "yaml"))
+		a->json = !strcmp(v, "json");
+	else
+		return tw_cli_usage(&a->cli, "-o \"%s\": use yaml or json", v);
+	return 0;
+}
+
+static int on_file(void *ctx, const char *arg)
+{
+	struct expand_args *a = ctx;
+	if (a->file)
+		return tw_cli_usage(&a->cli, "one TRAINJOB file at a time");
+	a->file = arg;
+	return 0;
+}
+
 static int parse_args(struct expand_args *a, int argc, char **argv)
 {
-	if (!tw_flags_check("expand", argc, argv))
-		return TW_EXIT_USAGE;
-	for (int i = 1; i < argc; i++) {
-		int took = tw_cli_common(&a->cli, argc, argv, &i);
-		if (took < 0)
-			return tw_cli_stop(took);
-		if (took)
-			continue;
-		const char *f = argv[i];
-		if (!strcmp(f, "-o") || !strcmp(f, "--output") || !strcmp(f, "--ssh-key") ||
-		    !strcmp(f, "--curve-key")) {
-			if (++i >= argc)
-				return tw_cli_usage(&a->cli, "%s needs a value", f);
-			if (!strcmp(f, "--ssh-key"))
-				a->ssh_key = argv[i];
-			else if (!strcmp(f, "--curve-key"))
-				a->curve_key = argv[i];
-			else if (!strcmp(argv[i], "json") || !strcmp(argv[i], "yaml"))
-				a->json = !strcmp(argv[i], "json");
-			else
-				return tw_cli_usage(&a->cli, "-o \"%s\": use yaml or json", argv[i]);
-		} else if (f[0] == '-' && f[1]) {
-			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
-		} else if (a->file) {
-			return tw_cli_usage(&a->cli, "one TRAINJOB file at a time");
-		} else {
-			a->file = f;
-		}
-	}
-	if (!a->file)
+	tw_argv p = { "expand", a, on_flag, on_file, tw_cli_unknown, tw_cli_help, false };
+	int rc = tw_flags_parse(&p, argc, argv);
+	if (!rc && !a->file)
 		return tw_cli_usage(&a->cli, "name the TRAINJOB file (or -)");
-	return 0;
+	return rc;
 }
 
 /* Loads the file; puts its runtimes and PriorityClasses into the store and returns its one

@@ -26,41 +26,47 @@ static const char review_help[] =
 	"exit status: 0 allowed, 1 denied, 2 bad input or usage\n";
 
 struct review_args {
+	tw_cli cli;       /* first: tw_cli_help and tw_cli_unknown take it */
 	const char *path; /* --path */
 	const char *file; /* FILE or "-" */
 	bool strict_warn; /* --strict-action warn */
 };
 
-static int parse_args(tw_cli *c, struct review_args *a, int argc, char **argv)
+static int on_flag(void *ctx, const char *as, const tw_flag *f, const char *v)
 {
-	if (!tw_flags_check("review", argc, argv))
-		return TW_EXIT_USAGE;
-	for (int i = 1; i < argc; i++) {
-		int took = tw_cli_common(c, argc, argv, &i);
-		if (took < 0)
-			return tw_cli_stop(took);
-		if (took)
-			continue;
-		if (!strcmp(argv[i], "--path")) {
-			if (++i >= argc)
-				return tw_cli_usage(c, "--path needs a route");
-			a->path = argv[i];
-		} else if (!strcmp(argv[i], "--strict-action")) {
-			if (++i >= argc || (strcmp(argv[i], "deny") && strcmp(argv[i], "warn")))
-				return tw_cli_usage(c, "--strict-action: use deny or warn");
-			a->strict_warn = !strcmp(argv[i], "warn");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return tw_cli_usage(c, "unknown option \"%s\"", argv[i]);
-		} else if (a->file) {
-			return tw_cli_usage(c, "one AdmissionReview at a time (got \"%s\" and "
-					       "\"%s\")", a->file, argv[i]);
-		} else {
-			a->file = argv[i];
-		}
+	struct review_args *a = ctx;
+	int rc = tw_cli_flag(&a->cli, as, f, v);
+	if (rc != TW_CLI_OTHER)
+		return rc;
+	if (!strcmp(f->name, "--path")) {
+		if (!v)
+			return tw_cli_usage(&a->cli, "--path needs a route");
+		a->path = v;
+	} else if (!strcmp(f->name, "--strict-action")) {
+		if (!v || (strcmp(v, "deny") && strcmp(v, "warn")))
+			return tw_cli_usage(&a->cli, "--strict-action: use deny or warn");
+		a->strict_warn = !strcmp(v, "warn");
 	}
-	if (!a->file)
-		a->file = "-";
 	return 0;
+}
+
+static int on_file(void *ctx, const char *arg)
+{
+	struct review_args *a = ctx;
+	if (a->file)
+		return tw_cli_usage(&a->cli, "one AdmissionReview at a time (got \"%s\" and "
+					     "\"%s\")", a->file, arg);
+	a->file = arg;
+	return 0;
+}
+
+static int parse_args(struct review_args *a, int argc, char **argv)
+{
+	tw_argv p = { "review", a, on_flag, on_file, tw_cli_unknown, tw_cli_help, false };
+	int rc = tw_flags_parse(&p, argc, argv);
+	if (!rc && !a->file)
+		a->file = "-";
+	return rc;
 }
 
 /* The error the server would send as a 400 body, on stderr. */
@@ -124,38 +130,38 @@ static int answer(tw_cli *c, const struct review_args *a, const tw_route *route)
 
 int tw_cmd_review(int argc, char **argv)
 {
-	tw_cli c;
 	struct review_args a = { 0 };
-	tw_cli_init(&c, "review", review_help);
-	int rc = parse_args(&c, &a, argc, argv);
+	tw_cli *c = &a.cli;
+	tw_cli_init(c, "review", review_help);
+	int rc = parse_args(&a, argc, argv);
 	if (rc) {
-		tw_cli_free(&c);
+		tw_cli_free(c);
 		return rc < 0 ? TW_EXIT_OK : rc;
 	}
 	const tw_route *route = NULL;
 	if (a.path) {
 		route = tw_route_find(a.path);
 		if (!route || route->type == TW_ROUTE_HEALTH || route->type == TW_ROUTE_EXPAND) {
-			tw_cli_free(&c);
-			return tw_cli_usage(&c, "--path \"%s\" is no admission route of this webhook",
+			tw_cli_free(c);
+			return tw_cli_usage(c, "--path \"%s\" is no admission route of this webhook",
 					    a.path);
 		}
 	}
-	if (tw_cli_load_store(&c)) {
-		tw_cli_free(&c);
+	if (tw_cli_load_store(c)) {
+		tw_cli_free(c);
 		return bad_input("cannot load --runtimes", "review");
 	}
-	if (tw_cli_load_crds(&c)) {
-		tw_cli_free(&c);
+	if (tw_cli_load_crds(c)) {
+		tw_cli_free(c);
 		return bad_input("cannot load the CRDs (see above)", "review");
 	}
 	tw_cli_reads *reads = NULL; /* what the inputs do not hold, from --kubeconfig's cluster */
-	if (tw_cli_reads_open(&reads, &c)) {
-		tw_cli_free(&c);
+	if (tw_cli_reads_open(&reads, c)) {
+		tw_cli_free(c);
 		return bad_input("cannot read the cluster (see above)", "review");
 	}
-	int code = answer(&c, &a, route);
-	tw_cli_reads_close(reads, &c);
-	tw_cli_free(&c);
+	int code = answer(c, &a, route);
+	tw_cli_reads_close(reads, c);
+	tw_cli_free(c);
 	return code;
 }

@@ -352,40 +352,44 @@ static int add_str(const char ***v, size_t *n, const char *s)
 	return TP_OK;
 }
 
+static int on_flag(void *ctx, const char *as, const tw_flag *f, const char *v)
+{
+	struct run *r = ctx;
+	int rc = tw_cli_flag(&r->cli, as, f, v);
+	if (rc != TW_CLI_OTHER)
+		return rc;
+	if (f->arg && !v)
+		return tw_cli_usage(&r->cli, "%s needs a value", as);
+	if (!strcmp(f->name, "--output")) {
+		if (tw_report_format_parse(v, &r->out.format))
+			return tw_cli_usage(&r->cli, "-o \"%s\": use text, json, github, junit or sarif",
+					    v);
+	} else if (!strcmp(f->name, "--exclude")) {
+		if (add_str(&r->excludes, &r->nexcludes, v))
+			return tw_cli_usage(&r->cli, "out of memory");
+	} else if (!strcmp(f->name, "--skip-kinds")) {
+		r->skip_kinds = v;
+	} else if (!strcmp(f->name, "--quiet")) {
+		r->out.quiet = true;
+	} else if (!strcmp(f->name, "--summary")) {
+		r->out.summary = true;
+	}
+	return 0;
+}
+
+static int on_path(void *ctx, const char *arg)
+{
+	struct run *r = ctx;
+	return add_str(&r->paths, &r->npaths, arg) ? tw_cli_usage(&r->cli, "out of memory") : 0;
+}
+
 static int parse_args(struct run *r, int argc, char **argv)
 {
-	if (!tw_flags_check("validate", argc, argv))
-		return TW_EXIT_USAGE;
-	for (int i = 1; i < argc; i++) {
-		int took = tw_cli_common(&r->cli, argc, argv, &i);
-		if (took < 0)
-			return tw_cli_stop(took);
-		if (took)
-			continue;
-		const char *a = argv[i];
-		bool takes = !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--exclude") ||
-			     !strcmp(a, "--skip-kinds");
-		if (takes && ++i >= argc)
-			return tw_cli_usage(&r->cli, "%s needs a value", a);
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (tw_report_format_parse(argv[i], &r->out.format))
-				return tw_cli_usage(&r->cli, "-o \"%s\": use text, json, github, junit or sarif",
-						    argv[i]);
-		} else if (!strcmp(a, "--exclude")) {
-			if (add_str(&r->excludes, &r->nexcludes, argv[i]))
-				return tw_cli_usage(&r->cli, "out of memory");
-		} else if (!strcmp(a, "--skip-kinds")) {
-			r->skip_kinds = argv[i];
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			r->out.quiet = true;
-		} else if (!strcmp(a, "--summary")) {
-			r->out.summary = true;
-		} else if (a[0] == '-' && a[1]) {
-			return tw_cli_usage(&r->cli, "unknown option \"%s\"", a);
-		} else if (add_str(&r->paths, &r->npaths, a)) {
-			return tw_cli_usage(&r->cli, "out of memory");
-		}
-	}
+	/* r starts with its tw_cli, which tw_cli_help and tw_cli_unknown take */
+	tw_argv p = { "validate", r, on_flag, on_path, tw_cli_unknown, tw_cli_help, false };
+	int rc = tw_flags_parse(&p, argc, argv);
+	if (rc)
+		return rc;
 	if (!r->npaths)
 		return tw_cli_usage(&r->cli, "name at least one PATH (a file, a folder or -)");
 	return 0;

@@ -1,13 +1,15 @@
 /*
  * flags.c — the one table of every command's flags. The parsers of
  * cmd_*.c and serve_args.c give each flag its meaning; this table says which
- * flags there are: tw_flags_check refuses any other before a parser runs,
- * and --help, the README's synopsis and `completion` are printed from it.
+ * flags there are and which take a value: tw_flags_parse reads every
+ * command's argv with it, and --help, the README's synopsis and `completion`
+ * are printed from it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/trainpolicy.h"
+#include "webhook/cli/commands.h"
 #include "webhook/cli/flags.h"
 #include "webhook/cli/hints.h"
 
@@ -277,18 +279,20 @@ void tw_flags_help(const char *command, const char *text, FILE *out)
 	}
 }
 
-/* ------------------------------------------------------------ checking */
+/* ------------------------------------------------------------ parsing */
 
-bool tw_flags_check(const char *command, int argc, char **argv)
+static bool is_help(const char *a)
 {
-	const tw_command_flags *c = tw_command_find(command);
-	if (!c)
-		return true;
+	return !strcmp(a, "-h") || !strcmp(a, "--help");
+}
+
+static bool check(const tw_command_flags *c, int argc, char **argv)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))
 			break;
-		if (a[0] != '-' || !a[1] || !strcmp(a, "-h") || !strcmp(a, "--help"))
+		if (a[0] != '-' || !a[1] || is_help(a))
 			continue;
 		const tw_flag *f = tw_flag_find(c, a);
 		if (f) {
@@ -300,9 +304,58 @@ bool tw_flags_check(const char *command, int argc, char **argv)
 			if (tw_is_near(a, g->name))
 				near = g->name;
 		fprintf(stderr, "%s %s: unknown option \"%s\"%s%s%s (see %s %s --help)\n", tw_prog(),
-			command, a, near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "",
-			tw_prog(), command);
+			c->command, a, near ? "; did you mean \"" : "", near ? near : "",
+			near ? "\"?" : "", tw_prog(), c->command);
 		return false;
 	}
 	return true;
+}
+
+/* The flag argv[*i] is, with its value (moving *i past it); NULL when it is
+ * none as written. */
+static const tw_flag *flag_at(const tw_argv *p, const tw_command_flags *c, int argc,
+			      char **argv, int *i, const char **v)
+{
+	const char *a = argv[*i];
+	const tw_flag *f = tw_flag_find(c, a);
+	const char *eq = strchr(a, '=');
+	*v = NULL;
+	if (!f || (eq && (!p->equals || !f->arg)))
+		return NULL;
+	if (eq)
+		*v = eq + 1;
+	else if (f->arg && *i + 1 < argc)
+		*v = argv[++*i];
+	return f;
+}
+
+bool tw_flags_help_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (is_help(argv[i]))
+			return true;
+	return false;
+}
+
+int tw_flags_parse(const tw_argv *p, int argc, char **argv)
+{
+	const tw_command_flags *c = tw_command_find(p->command);
+	if (c->flags->name && !check(c, argc, argv))
+		return TW_EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		const tw_flag *f;
+		int rc;
+		if (p->help && is_help(a))
+			rc = p->help(p->ctx);
+		else if ((f = flag_at(p, c, argc, argv, &i, &v)))
+			rc = p->flag(p->ctx, a, f, v);
+		else if (a[0] == '-' && a[1])
+			rc = p->unknown(p->ctx, a);
+		else
+			rc = p->operand(p->ctx, a);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }

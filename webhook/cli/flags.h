@@ -45,12 +45,37 @@ void tw_flags_list(const tw_command_flags *c, FILE *out);
 /* A command's --help: its synopsis, text (may be NULL), its flags. */
 void tw_flags_help(const char *command, const char *text, FILE *out);
 
-/* The arguments of argv (from index 1) that are flags the command does not
- * have: "unknown option" with the nearest flag, on stderr, and false. */
 /* The name the binary is run by in what it prints: "trainer-webhook", or
  * $TRAINER_WEBHOOK_PROG ("kubectl trainer", which the kubectl plugin sets). */
 const char *tw_prog(void);
 
-bool tw_flags_check(const char *command, int argc, char **argv);
+/* How a command reads its argv with the table: what each kind of argument
+ * means to it. Every callback returns 0 to go on, or what the parse returns
+ * (an exit status, or -1 after --help). */
+typedef struct tw_argv {
+	const char *command; /* its row of the table: "validate", "certs check" */
+	void *ctx;           /* the command's, passed back to every callback */
+	/* A flag of the table, as written (as: "-o" or "--output"); v its value,
+	 * NULL for a switch or for a value flag that ends argv. */
+	int (*flag)(void *ctx, const char *as, const tw_flag *f, const char *v);
+	/* An argument that is not a flag ("-" is one). */
+	int (*operand)(void *ctx, const char *arg);
+	/* A dash argument that is no flag of the table as written ("--", a
+	 * "--flag=value" unless equals, a switch given a value). */
+	int (*unknown)(void *ctx, const char *arg);
+	/* -h or --help, where it stands (NULL: the command looked first). */
+	int (*help)(void *ctx);
+	bool equals; /* "--flag=value" gives the flag that value */
+} tw_argv;
+
+/* Read argv (from index 1). A command with flags first refuses, for the
+ * whole of argv, the dash arguments that name none of them ("unknown
+ * option" with the nearest flag, on stderr, and TW_EXIT_USAGE) so that the
+ * nearest name is said before any value is judged; then each argument goes
+ * to its callback in order. 0, or the first callback's nonzero. */
+int tw_flags_parse(const tw_argv *p, int argc, char **argv);
+/* Whether -h or --help is anywhere in argv (from index 1): the commands
+ * that answer it before reading the rest (certs, completion). */
+bool tw_flags_help_asked(int argc, char **argv);
 
 #endif /* TW_FLAGS_H */

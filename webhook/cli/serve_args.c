@@ -234,23 +234,23 @@ static int one_option(tw_serve_args *a, const char *f, const char *v)
 }
 
 
-static const char *const valued[] = {
-	"--listen", "--metrics-listen", "--tls-cert", "--tls-key", "--threads", "--max-body",
-	"--decision-threads", "--memory-budget",
-	"--max-connections", "--max-connections-per-peer", "--handshake-timeout", "--idle-timeout",
-	"--read-timeout", "--shutdown-grace", "--log-level", "--kube-server", "--kube-token-file",
-	"--kube-ca-file", "--namespace", "--cert-secret", "--service", "--validating-webhook",
-	"--mutating-webhook", "--cert-validity", "--ca-validity", "--ca-overlap",
-	"--strict-action", "--failure-policy", "--webhook-timeout", "--exempt-namespace",
-	"--ca-bundle",
-};
-
-static bool is_valued(const char *f)
+static int on_flag(void *ctx, const char *as, const tw_flag *f, const char *v)
 {
-	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
-		if (!strcmp(valued[k], f))
-			return true;
-	return false;
+	tw_serve_args *a = ctx;
+	int rc = tw_cli_flag(&a->cli, as, f, v);
+	if (rc != TW_CLI_OTHER)
+		return rc;
+	const char *n = f->name;
+	if (!f->arg) {
+		a->dev |= !strcmp(n, "--dev");
+		a->kube |= !strcmp(n, "--kube");
+		a->manage_certs |= !strcmp(n, "--manage-certs");
+		a->register_webhooks |= !strcmp(n, "--register-webhooks");
+		return 0;
+	}
+	if (!v)
+		return tw_cli_usage(&a->cli, "%s needs a value", as);
+	return one_option(a, n, v);
 }
 
 /* The combinations that make no sense, said once with what to do. */
@@ -300,34 +300,15 @@ int tw_serve_parse(tw_serve_args *a, int argc, char **argv)
 	a->validating = TW_SERVE_VALIDATING;
 	a->mutating = TW_SERVE_MUTATING;
 	tw_cli_init(&a->cli, "serve", tw_serve_help);
-	if (!tw_flags_check("serve", argc, argv))
-		return TW_EXIT_USAGE;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->threads = cpus > 0 ? (unsigned)cpus : 1;
 	a->max_body = TW_DEFAULT_MAX_BODY;
-	for (int i = 1; i < argc; i++) {
-		int took = tw_cli_common(&a->cli, argc, argv, &i);
-		if (took < 0)
-			return tw_cli_stop(took);
-		if (took)
-			continue;
-		const char *f = argv[i];
-		if (!strcmp(f, "--dev") || !strcmp(f, "--kube") || !strcmp(f, "--manage-certs") ||
-		    !strcmp(f, "--register-webhooks")) {
-			a->dev |= !strcmp(f, "--dev");
-			a->kube |= !strcmp(f, "--kube");
-			a->manage_certs |= !strcmp(f, "--manage-certs");
-			a->register_webhooks |= !strcmp(f, "--register-webhooks");
-			continue;
-		}
-		if (!is_valued(f))
-			return tw_cli_usage(&a->cli, "unknown option \"%s\"", f);
-		if (++i >= argc)
-			return tw_cli_usage(&a->cli, "%s needs a value", f);
-		int rc = one_option(a, f, argv[i]);
-		if (rc)
-			return rc;
-	}
+	/* a starts with its tw_cli, which tw_cli_help and tw_cli_unknown take; an
+	 * operand is an unknown option too (serve takes none) */
+	tw_argv p = { "serve", a, on_flag, tw_cli_unknown, tw_cli_unknown, tw_cli_help, false };
+	int rc = tw_flags_parse(&p, argc, argv);
+	if (rc)
+		return rc;
 	/* The shared --kubeconfig and --context name serve's API server (not a
 	 * one-time read of CRDs, as for validate). */
 	a->kubeconfig = a->cli.kubeconfig;

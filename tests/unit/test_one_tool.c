@@ -1,0 +1,269 @@
+/*
+ * test_one_tool.c — one of each basic tool (issue 33): one hash (the keyed
+ * SipHash of policy/core/hash.c), one argv reader (the flag
+ * table's tw_flags_parse: no command walks argv itself), and the request
+ * path's functions named for what they do (no three `static decide`).
+ *
+ * The source checks read every .c and .h of policy/, webhook/ and certs/
+ * (run from the repository's root, as tests/run.sh does). The argv
+ * checks run the binary on every command with an unknown flag, a flag
+ * missing its value and the --flag=value form, and compare what it prints
+ * with what each command's own parser printed before the table read argv
+ * (the same bytes: issue 33 changes no output).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/clicheck.h"
+#include "tests/support/testutil.h"
+#include "webhook/cli/flags.h"
+
+/* ------------------------------------------------------------ sources */
+
+struct needle {
+	const char *text;  /* what no source but owner may hold */
+	const char *owner; /* "" for none */
+	const char *fix;   /* what to use instead */
+};
+
+static const struct needle needles[] = {
+	/* FNV-1a's offset bases and primes (64 and 32 bits) */
+	{ "14695981039346656037", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	{ "1469598103934665603", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	{ "0x100000001b3", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	{ "2166136261", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	{ "16777619", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	/* one argv reader: the table's */
+	{ "tw_flags_check(", "", "tw_flags_parse (webhook/cli/flags.h)" },
+	{ "static bool decide(", "", "a name that says which step it is" },
+	{ "static int decide(", "", "a name that says which step it is" },
+	{ "MHD_Result decide(", "", "a name that says which step it is" },
+};
+#define NNEEDLES (sizeof(needles) / sizeof(needles[0]))
+
+/* The files that give each command's flags their meaning: none may index
+ * argv past the subcommand's name (tw_flags_parse hands them each flag). */
+static const char *const parsers[] = {
+	"webhook/cli/cmd_validate.c", "webhook/cli/cmd_review.c", "webhook/cli/cmd_expand.c",
+	"webhook/cli/serve_args.c",   "webhook/cli/cmd_certs.c",  "webhook/cli/cli.c",
+	"webhook/cli/cmd_completion.c",
+};
+
+static char found[8192];
+
+static void note(const char *path, const char *what, const char *fix)
+{
+	size_t used = strlen(found);
+	snprintf(found + used, sizeof(found) - used, "%s: %s (use %s)\n", path, what, fix);
+}
+
+static int one_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (type != FTW_F || n < 2 || (strcmp(path + n - 2, ".c") && strcmp(path + n - 2, ".h")))
+		return 0;
+	char *text = tt_read_file(path, NULL);
+	assert_non_null(text);
+	for (size_t i = 0; i < NNEEDLES; i++)
+		if (strstr(text, needles[i].text) && strcmp(path, needles[i].owner))
+			note(path, needles[i].text, needles[i].fix);
+	for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++) {
+		if (strcmp(path, parsers[i]))
+			continue;
+		/* argv[0] and argv[1] (certs' subcommand) are dispatch, not
+		 * flags; any other index is a parser of its own */
+		for (const char *p = text; (p = strstr(p, "argv[")); p++)
+			if (strncmp(p, "argv[1]", 7) && strncmp(p, "argv[0]", 7))
+				note(path, "argv[...]", "tw_flags_parse's callbacks");
+		if (strstr(text, "for (int i = 1; i < argc; i++)"))
+			note(path, "a loop over argv", "tw_flags_parse");
+	}
+	free(text);
+	return 0;
+}
+
+static void one_of_each_in_the_sources(void **state)
+{
+	(void)state;
+	found[0] = '\0';
+	const char *folders[] = { "policy", "webhook", "certs" };
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(nftw(folders[i], one_file, 16, FTW_PHYS), 0);
+	if (found[0])
+		fail_msg("a second tool beside the one kept:\n%s", found);
+}
+
+/* ------------------------------------------------------------ argv */
+
+/* What tw_flags_parse handed to the callbacks, one line each. */
+static char seen[1024];
+
+static void add(const char *fmt, const char *a, const char *b)
+{
+	size_t used = strlen(seen);
+	snprintf(seen + used, sizeof(seen) - used, fmt, a, b);
+}
+
+static int rec_flag(void *ctx, const char *as, const tw_flag *f, const char *v)
+{
+	(void)ctx;
+	add("flag %s=%s\n", as, v ? v : "(none)");
+	(void)f;
+	return 0;
+}
+
+static int rec_operand(void *ctx, const char *arg)
+{
+	(void)ctx;
+	add("operand %s%s\n", arg, "");
+	return 0;
+}
+
+static int rec_unknown(void *ctx, const char *arg)
+{
+	(void)ctx;
+	add("unknown %s%s\n", arg, "");
+	return 0;
+}
+
+static int rec_help(void *ctx)
+{
+	(void)ctx;
+	add("help%s%s\n", "", "");
+	return 0;
+}
+
+static const char *parse(const char *command, bool equals, int argc, char **argv)
+{
+	seen[0] = '\0';
+	tw_argv p = { command, NULL, rec_flag, rec_operand, rec_unknown, rec_help, equals };
+	assert_int_equal(tw_flags_parse(&p, argc, argv), 0);
+	return seen;
+}
+
+/* The table hands each argument to its callback: a value flag takes the next
+ * argument whatever it is, a switch none, "-" is an operand, "--" and a
+ * --flag=value are unknown unless the command takes that form (certs). */
+static void the_table_reads_argv(void **state)
+{
+	(void)state;
+	char *a[] = { "validate", "-o", "--quiet", "-", "--", "-h", "--no-schema", "x",
+		      "--exclude", NULL };
+	assert_string_equal(parse("validate", false, 9, a),
+			    "flag -o=--quiet\noperand -\nunknown --\nhelp\nflag --no-schema=(none)\n"
+			    "operand x\nflag --exclude=(none)\n");
+	char *b[] = { "validate", "--profile=strict", "--quiet=1", NULL };
+	assert_string_equal(parse("validate", false, 3, b),
+			    "unknown --profile=strict\nunknown --quiet=1\n");
+	char *c[] = { "generate", "--service=s", "--dns=", "--force=1", "--force", NULL };
+	assert_string_equal(parse("certs generate", true, 5, c),
+			    "flag --service=s=s\nflag --dns==\nunknown --force=1\n"
+			    "flag --force=(none)\n");
+}
+
+/* The messages each command printed for a bad argv before the table read
+ * argv (trainer-webhook at 31ce900), byte for byte. */
+static const struct {
+	const char *args, *err;
+} usage[] = {
+	{ "validate --profil strict x.yaml",
+	  "trainer-webhook validate: unknown option \"--profil\"; did you mean \"--profile\"? "
+	  "(see trainer-webhook validate --help)\n" },
+	{ "validate --profile=strict x.yaml",
+	  "trainer-webhook validate: unknown option \"--profile=strict\" (see trainer-webhook "
+	  "--help)\n" },
+	{ "validate -o", "trainer-webhook validate: -o needs a value (see trainer-webhook --help)\n" },
+	{ "validate --profile",
+	  "trainer-webhook validate: --profile needs a value (see trainer-webhook --help)\n" },
+	{ "validate --output bad x",
+	  "trainer-webhook validate: -o \"bad\": use text, json, github, junit or sarif (see "
+	  "trainer-webhook --help)\n" },
+	{ "validate -- x", "trainer-webhook validate: unknown option \"--\" (see trainer-webhook "
+			   "--help)\n" },
+	{ "review --bogus", "trainer-webhook review: unknown option \"--bogus\" (see trainer-webhook "
+			    "review --help)\n" },
+	{ "review --path", "trainer-webhook review: --path needs a route (see trainer-webhook "
+			   "--help)\n" },
+	{ "review --strict-action",
+	  "trainer-webhook review: --strict-action: use deny or warn (see trainer-webhook --help)\n" },
+	{ "review --path=/x",
+	  "trainer-webhook review: unknown option \"--path=/x\" (see trainer-webhook --help)\n" },
+	{ "review a b", "trainer-webhook review: one AdmissionReview at a time (got \"a\" and "
+			"\"b\") (see trainer-webhook --help)\n" },
+	{ "expand --ssh-key",
+	  "trainer-webhook expand: --ssh-key needs a value (see trainer-webhook --help)\n" },
+	{ "expand --output toml x",
+	  "trainer-webhook expand: -o \"toml\": use yaml or json (see trainer-webhook --help)\n" },
+	{ "expand --ssh-key=x a",
+	  "trainer-webhook expand: unknown option \"--ssh-key=x\" (see trainer-webhook --help)\n" },
+	{ "expand", "trainer-webhook expand: name the TRAINJOB file (or -) (see trainer-webhook "
+		    "--help)\n" },
+	{ "serve --listen",
+	  "trainer-webhook serve: --listen needs a value (see trainer-webhook --help)\n" },
+	{ "serve --listen=:1",
+	  "trainer-webhook serve: unknown option \"--listen=:1\" (see trainer-webhook --help)\n" },
+	{ "serve foo", "trainer-webhook serve: unknown option \"foo\" (see trainer-webhook --help)\n" },
+	{ "serve --dev=1",
+	  "trainer-webhook serve: unknown option \"--dev=1\" (see trainer-webhook --help)\n" },
+	{ "serve --dev --strict-action maybe",
+	  "trainer-webhook serve: --strict-action \"maybe\": use deny or warn (see trainer-webhook "
+	  "--help)\n" },
+	{ "certs generate --service",
+	  "trainer-webhook certs: --service needs a value\n"
+	  "run \"trainer-webhook certs --help\" for the flags\n" },
+	{ "certs generate --service=s",
+	  "trainer-webhook certs: --namespace is required (the webhook's Service namespace)\n"
+	  "run \"trainer-webhook certs --help\" for the flags\n" },
+	{ "certs generate --force=1",
+	  "trainer-webhook certs: unknown flag or argument \"--force=1\" for certs generate\n"
+	  "run \"trainer-webhook certs --help\" for the flags\n" },
+	{ "certs generate -",
+	  "trainer-webhook certs: unknown flag or argument \"-\" for certs generate\n"
+	  "run \"trainer-webhook certs --help\" for the flags\n" },
+	{ "certs check --tls-cert",
+	  "trainer-webhook certs: --tls-cert needs a value\n"
+	  "run \"trainer-webhook certs --help\" for the flags\n" },
+	{ "certs check --force",
+	  "trainer-webhook certs check: unknown option \"--force\" (see trainer-webhook certs check "
+	  "--help)\n" },
+	{ "completion --x",
+	  "usage: trainer-webhook completion bash|zsh (see trainer-webhook completion --help)\n" },
+	{ "completion bash zsh",
+	  "usage: trainer-webhook completion bash|zsh (see trainer-webhook completion --help)\n" },
+};
+
+static void every_command_says_the_same(void **state)
+{
+	(void)state;
+	unsetenv("TRAINER_WEBHOOK_PROG");
+	for (size_t i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+		char *out = NULL, *err = NULL;
+		int rc = tt_cli_run(&out, &err, "%s", usage[i].args);
+		if (rc != 2 || strcmp(err, usage[i].err) || *out)
+			fail_msg("trainer-webhook %s: exit %d, stderr:\n%swanted exit 2 and:\n%s",
+				 usage[i].args, rc, err, usage[i].err);
+		free(out);
+		free(err);
+	}
+}
+
+TT_CLI_GROUP("test_one_tool")
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_of_each_in_the_sources),
+		cmocka_unit_test(the_table_reads_argv),
+		cmocka_unit_test(every_command_says_the_same),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
