@@ -1,11 +1,13 @@
 /*
  * test_one_tool.c — one of each basic tool (issue 33): one hash (the keyed
- * SipHash of policy/core/hash.c), one argv reader (the flag
+ * SipHash of policy/core/hash.c), one JSON reader (the library's: no
+ * cJSON_Parse call in the binary's objects), one argv reader (the flag
  * table's tw_flags_parse: no command walks argv itself), and the request
  * path's functions named for what they do (no three `static decide`).
  *
  * The source checks read every .c and .h of policy/, webhook/ and certs/
- * (run from the repository's root, as tests/run.sh does). The argv
+ * (run from the repository's root, as tests/run.sh does); the symbol check
+ * runs nm over the binary's objects under $BUILD (default build). The argv
  * checks run the binary on every command with an unknown flag, a flag
  * missing its value and the --flag=value form, and compare what it prints
  * with what each command's own parser printed before the table read argv
@@ -24,6 +26,7 @@
 #include "tests/support/clicheck.h"
 #include "tests/support/testutil.h"
 #include "webhook/cli/flags.h"
+#include "webhook/core/json_read.h"
 
 /* ------------------------------------------------------------ sources */
 
@@ -40,6 +43,8 @@ static const struct needle needles[] = {
 	{ "0x100000001b3", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
 	{ "2166136261", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
 	{ "16777619", "", "tp_hash_bytes / tp__hasher (policy/core/hash.h)" },
+	/* the binary reads JSON with the library's reader */
+	{ "cJSON_Parse", "", "tp_load's JSON (policy/trainpolicy.h)" },
 	/* one argv reader: the table's */
 	{ "tw_flags_check(", "", "tw_flags_parse (webhook/cli/flags.h)" },
 	{ "static bool decide(", "", "a name that says which step it is" },
@@ -100,6 +105,77 @@ static void one_of_each_in_the_sources(void **state)
 		assert_int_equal(nftw(folders[i], one_file, 16, FTW_PHYS), 0);
 	if (found[0])
 		fail_msg("a second tool beside the one kept:\n%s", found);
+}
+
+/* ------------------------------------------------------------ symbols */
+
+/* No object of the binary (libtwebhook.a) calls a cJSON parser: a planted
+ * cJSON_ParseWithLength in webhook/cluster/ fails this even if the source
+ * check above were fooled by a macro. */
+static void no_second_json_reader_linked(void **state)
+{
+	(void)state;
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[256], line[512];
+	snprintf(cmd, sizeof(cmd), "nm -u '%.200s/libtwebhook.a' 2>/dev/null", build);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t lines = 0;
+	found[0] = '\0';
+	while (fgets(line, sizeof(line), p)) {
+		lines++;
+		if (strstr(line, "cJSON_Parse"))
+			note(build, line, "tp_load's JSON");
+	}
+	pclose(p);
+	if (!lines) {
+		print_message("%s/libtwebhook.a not found or nm missing: skipped\n", build);
+		skip();
+	}
+	if (found[0])
+		fail_msg("the binary links a second JSON reader:\n%s", found);
+}
+
+/* What the API client, the watches and the credential plugins read: one
+ * object, else NULL, as cJSON_ParseWithLength's callers had it (and as
+ * deep: 150 levels pass, which the loader's default 100 for files would
+ * refuse). */
+static void the_json_reader_reads_one_object(void **state)
+{
+	(void)state;
+	static const char ok[] = "{\"kind\":\"Status\",\"message\":\"no\",\"n\":3}";
+	cJSON *o = tw_json_object(ok, sizeof(ok) - 1);
+	assert_non_null(o);
+	assert_string_equal(tp_get_str(o, "message"), "no");
+	cJSON_Delete(o);
+	/* a watch line is not NUL-terminated: only len bytes are read */
+	o = tw_json_object("{\"type\":\"ADDED\"}{\"x\"", 16);
+	assert_non_null(o);
+	cJSON_Delete(o);
+	const char *bad[] = { "", "   ", "[1]", "\"s\"", "3", "{", "{\"a\":1}{\"b\":2}", "not json",
+			      "{\"a\":}" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_null(tw_json_object(bad[i], strlen(bad[i])));
+	assert_null(tw_json_object(NULL, 0));
+	char deep[1024] = "";
+	for (int i = 0; i < 150; i++)
+		strcat(deep, "{\"a\":");
+	strcat(deep, "1");
+	for (int i = 0; i < 150; i++)
+		strcat(deep, "}");
+	o = tw_json_object(deep, strlen(deep));
+	assert_non_null(o);
+	cJSON_Delete(o);
+	/* a finding's rendered value, back to its string */
+	cJSON *v = tw_json_value("\"caf\\u00e9 \\\"x\\\"\"");
+	assert_true(cJSON_IsString(v));
+	assert_string_equal(v->valuestring, "caf\xc3\xa9 \"x\"");
+	cJSON_Delete(v);
+	v = tw_json_value("12");
+	assert_true(cJSON_IsNumber(v));
+	cJSON_Delete(v);
+	assert_null(tw_json_value("\"cut..."));
+	assert_null(tw_json_value("1 2"));
 }
 
 /* ------------------------------------------------------------ argv */
@@ -262,6 +338,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_of_each_in_the_sources),
+		cmocka_unit_test(no_second_json_reader_linked),
+		cmocka_unit_test(the_json_reader_reads_one_object),
 		cmocka_unit_test(the_table_reads_argv),
 		cmocka_unit_test(every_command_says_the_same),
 	};

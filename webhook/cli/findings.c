@@ -22,6 +22,7 @@
 #include "webhook/cli/finding_rules.h"
 #include "webhook/cli/findings.h"
 #include "webhook/cli/hints.h"
+#include "webhook/core/json_read.h"
 
 #define FIELD_MAX 512
 
@@ -151,7 +152,7 @@ static void place(cJSON *item, const tw_finding_ctx *fc, const char *path)
 
 static const char *string_value(const char *rendered, char *buf, size_t n)
 {
-	cJSON *v = rendered ? cJSON_Parse(rendered) : NULL;
+	cJSON *v = rendered ? tw_json_value(rendered) : NULL;
 	const char *s = cJSON_IsString(v) ? v->valuestring : NULL;
 	if (s)
 		snprintf(buf, n, "%s", s);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/core/json_read.h"
 #include "webhook/core/log.h"
 #include "policy/trainpolicy.h"
 
@@ -50,7 +51,7 @@ static int fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *a
 		tw_kube_resp_free(&resp);
 		return rc_out;
 	}
-	cJSON *crd = cJSON_ParseWithLength(resp.body.data ? resp.body.data : "", resp.body.len);
+	cJSON *crd = tw_json_object(resp.body.data, resp.body.len);
 	char why[512] = "";
 	if (!crd || tp_crds_add(crds, crd, why, sizeof(why)))
 		tw_log(TW_LOG_WARN, "CRD %s does not compile (%s): its kinds keep the built-in schema "

@@ -8,6 +8,7 @@
  * exec plugin run again) and the call is retried once.
  */
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/core/json_read.h"
 #include "webhook/core/clock.h"
 
 #include <curl/curl.h>
@@ -104,7 +105,7 @@ static void error_text(tw_kube_resp *r)
 {
 	char msg[192] = "";
 	tp_arena *prev = tp_arena_enter(NULL);
-	cJSON *st = r->body.data ? cJSON_ParseWithLength(r->body.data, r->body.len) : NULL;
+	cJSON *st = tw_json_object(r->body.data, r->body.len);
 	const char *m = tp_get_str(st, "message");
 	if (m)
 		snprintf(msg, sizeof(msg), "%s", m);

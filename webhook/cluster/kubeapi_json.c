@@ -5,6 +5,7 @@
  * 409 "someone wrote first", anything else not 2xx a failure said in why.
  */
 #include "webhook/cluster/kubeapi.h"
+#include "webhook/core/json_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ int tw_kubeapi_get_json(tw_kubeapi *k, const char *path, long timeout_ms, cJSON 
 		rc = 0;
 	else if (r.status != 200)
 		snprintf(why, n, "GET %s: %s", path, r.error);
-	else if (!(*obj = cJSON_ParseWithLength(r.body.data ? r.body.data : "", r.body.len)))
+	else if (!(*obj = tw_json_object(r.body.data, r.body.len)))
 		snprintf(why, n, "GET %s: the answer is not JSON", path);
 	else
 		rc = 0;

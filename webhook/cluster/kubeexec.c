@@ -17,6 +17,7 @@
  * posix_spawn rather than fork: the server runs it from one of its threads.
  */
 #include "webhook/cluster/kube_internal.h"
+#include "webhook/core/json_read.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,7 +248,7 @@ static int read_answer(const tw_kube_exec_spec *s, const tp_buf *b, tw_kube_exec
 		       char *err, size_t n)
 {
 	memset(out, 0, sizeof(*out));
-	cJSON *ec = b->data ? cJSON_ParseWithLength(b->data, b->len) : NULL;
+	cJSON *ec = tw_json_object(b->data, b->len);
 	const char *kind = tp_get_str(ec, "kind"), *av = tp_get_str(ec, "apiVersion");
 	const cJSON *st = tp_get_object(ec, "status");
 	int rc = -1;

@@ -3,6 +3,7 @@
  * resolver.h).
  */
 #include "webhook/cluster/resolver.h"
+#include "webhook/core/json_read.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -63,8 +64,7 @@ static long budget_ms(const tw_resolver *r)
 static int parse_answer(const tw_kube_resp *resp, tp_kind k, const char *path,
 			const cJSON **out, char *why, size_t whylen)
 {
-	cJSON *obj = resp->body.data ? cJSON_ParseWithLength(resp->body.data, resp->body.len)
-				     : NULL;
+	cJSON *obj = tw_json_object(resp->body.data, resp->body.len);
 	if (tp_kind_of(obj) != k) {
 		snprintf(why, whylen, "GET %s: the answer is not a %s", path, tp_kind_name(k));
 		if (!tp_arena_current())
@@ -192,8 +192,7 @@ static int resolve(void *ctx, tp_kind k, const char *ns, const char *name, const
 static int list_items(const tw_kube_resp *resp, const char *path, const cJSON **out,
 		      size_t max, size_t *n, char *why, size_t whylen)
 {
-	cJSON *list = resp->body.data ? cJSON_ParseWithLength(resp->body.data, resp->body.len)
-				      : NULL;
+	cJSON *list = tw_json_object(resp->body.data, resp->body.len);
 	const cJSON *items = tp_get(list, "items");
 	if (!cJSON_IsArray(items) && !(list && cJSON_IsNull(items))) {
 		snprintf(why, whylen, "GET %s: the answer is not a list", path);

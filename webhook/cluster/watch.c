@@ -18,6 +18,7 @@
  * new list no longer has, after putting the new ones.
  */
 #include "webhook/cluster/watch_internal.h"
+#include "webhook/core/json_read.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ static void status_text(struct res *s, long code, CURLcode result, char *out, si
 		snprintf(out, n, "%.150s", s->errbuf[0] ? s->errbuf : curl_easy_strerror(result));
 		return;
 	}
-	cJSON *st = cJSON_ParseWithLength(s->body.data ? s->body.data : "", s->body.len);
+	cJSON *st = tw_json_object(s->body.data, s->body.len);
 	const char *msg = tp_get_str(st, "message");
 	snprintf(out, n, "HTTP %ld%s%.150s", code, msg ? ": " : "", msg ? msg : "");
 	cJSON_Delete(st);

@@ -4,6 +4,7 @@
  * put, so that a re-list deletes exactly what the API server no longer has.
  */
 #include "webhook/cluster/watch_internal.h"
+#include "webhook/core/json_read.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,7 @@ static enum watch_end error_event(struct res *s, const cJSON *status)
 static int on_line(void *arg, const char *line, size_t len)
 {
 	struct res *s = arg;
-	cJSON *ev = cJSON_ParseWithLength(line, len);
+	cJSON *ev = tw_json_object(line, len);
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
 	cJSON *obj = cJSON_GetObjectItemCaseSensitive(ev, "object");
 	enum watch_end end = END_NONE;
@@ -243,7 +244,7 @@ static void listed(struct res *s, const cJSON *meta)
 /* A list page arrived whole (HTTP 200). */
 void tw__watch_list_page(struct res *s)
 {
-	cJSON *list = cJSON_ParseWithLength(s->body.data ? s->body.data : "", s->body.len);
+	cJSON *list = tw_json_object(s->body.data, s->body.len);
 	cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items");
 	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(list, "metadata");
 	if (!cJSON_IsObject(list) || (items && !cJSON_IsArray(items))) {
