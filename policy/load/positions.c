@@ -219,10 +219,14 @@ static const cJSON *member_at(const cJSON *obj, const char *p, size_t *used)
 	return best;
 }
 
+/* One walk down the path: the position kept is that of the deepest node on
+ * it that has one (a node made after loading has none; its nearest written
+ * parent stands for it), so a caller never cuts the path and asks again. */
 bool tp_docs_path_position(const tp_docs *d, const cJSON *root, const char *path, int *line,
 			   int *col)
 {
-	const cJSON *at = root, *last = root;
+	const cJSON *at = root;
+	bool found = tp_docs_position(d, root, line, col);
 	const char *p = path ? path : "";
 	while (*p && at) {
 		size_t used = 0;
@@ -244,10 +248,11 @@ bool tp_docs_path_position(const tp_docs *d, const cJSON *root, const char *path
 		}
 		if (!next)
 			break;
-		at = last = next;
+		at = next;
+		found |= tp_docs_position(d, at, line, col);
 		p += used;
 		if (*p == '.')
 			p++;
 	}
-	return tp_docs_position(d, last, line, col);
+	return found;
 }

@@ -178,6 +178,47 @@ static void the_json_reader_reads_one_object(void **state)
 	assert_null(tw_json_value("1 2"));
 }
 
+/* ------------------------------------------------------------ paths */
+
+/* One walk finds where a finding's field was written: the deepest node of
+ * the path that has a position, a node made after loading standing in for
+ * none (validate's findings.c no longer cuts the path and asks again). */
+static void one_walk_places_a_path(void **state)
+{
+	(void)state;
+	static const char yaml[] = "kind: TrainJob\n"
+				   "spec:\n"
+				   "  trainer:\n"
+				   "    numNodes: 2\n"
+				   "metadata:\n"
+				   "  labels:\n"
+				   "    app.kubernetes.io/name: x\n";
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.positions = true;
+	tp_docs *d = NULL;
+	tp_load_error err = { 0 };
+	assert_int_equal(tp_load(yaml, sizeof(yaml) - 1, &lim, &d, &err), TP_OK);
+	cJSON *root = tp_docs_at(d, 0)->obj;
+	int line = 0, col = 0;
+	assert_true(tp_docs_path_position(d, root, "spec.trainer.numNodes", &line, &col));
+	assert_int_equal(line, 4);
+	assert_int_equal(col, 5);
+	assert_true(tp_docs_path_position(d, root, "spec.trainer.image", &line, &col));
+	assert_int_equal(line, 3); /* its parent, written */
+	assert_true(tp_docs_path_position(d, root, "metadata.labels.app.kubernetes.io/name", &line,
+					  &col));
+	assert_int_equal(line, 7);
+	/* made after loading: no position of its own, nor its child */
+	cJSON *made = cJSON_AddObjectToObject(cJSON_GetObjectItem(root, "spec"), "made");
+	assert_non_null(cJSON_AddObjectToObject(made, "inner"));
+	line = col = 0;
+	assert_true(tp_docs_path_position(d, root, "spec.made.inner.x", &line, &col));
+	assert_int_equal(line, 2);
+	assert_int_equal(col, 1);
+	tp_docs_free(d);
+}
+
 /* ------------------------------------------------------------ argv */
 
 /* What tw_flags_parse handed to the callbacks, one line each. */
@@ -340,6 +381,7 @@ int main(void)
 		cmocka_unit_test(one_of_each_in_the_sources),
 		cmocka_unit_test(no_second_json_reader_linked),
 		cmocka_unit_test(the_json_reader_reads_one_object),
+		cmocka_unit_test(one_walk_places_a_path),
 		cmocka_unit_test(the_table_reads_argv),
 		cmocka_unit_test(every_command_says_the_same),
 	};

@@ -132,18 +132,8 @@ static bool at_root(const tp_field_error *e)
 static void place(cJSON *item, const tw_finding_ctx *fc, const char *path)
 {
 	int line = fc->line, col = 1;
-	char p[FIELD_MAX];
-	snprintf(p, sizeof(p), "%s", path ? path : "");
-	while (fc->docs && *p && !tp_docs_path_position(fc->docs, fc->obj, p, &line, &col)) {
-		char *cut = strrchr(p, '.'), *br = strrchr(p, '[');
-		if (br && (!cut || br > cut))
-			cut = br;
-		if (!cut) {
-			tp_docs_path_position(fc->docs, fc->obj, "", &line, &col);
-			break;
-		}
-		*cut = '\0';
-	}
+	if (fc->docs && path && *path) /* one walk: the deepest written node on the path */
+		tp_docs_path_position(fc->docs, fc->obj, path, &line, &col);
 	cJSON_AddNumberToObject(item, "line", line);
 	cJSON_AddNumberToObject(item, "column", col);
 }
