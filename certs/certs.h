@@ -14,14 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Status codes. Negative values are failures. */
+#include "policy/trainpolicy.h"
+
+/* Status codes: the one error enum's (policy/trainpolicy.h's tp_error and
+ * the binary's range), under the names this folder's callers know. */
 enum {
-	TW_CERTS_OK = 0,
-	TW_CERTS_EINVAL = -1, /* bad input: a name, an address, a day count */
-	TW_CERTS_EEXIST = -2, /* a file to write exists and force was not given */
-	TW_CERTS_EIO = -3,    /* a file or folder cannot be read, written or created */
-	TW_CERTS_EBAD = -4,   /* check: the pair is unusable (err/reason says why) */
-	TW_CERTS_ECRYPTO = -5 /* OpenSSL failed (out of memory, no randomness) */
+	TW_CERTS_OK = TP_OK,
+	TW_CERTS_EINVAL = TP_EINVAL,   /* bad input: a name, an address, a day count */
+	TW_CERTS_EEXIST = TW_EEXIST,   /* a file to write exists and force was not given */
+	TW_CERTS_EIO = TP_EIO,         /* a file or folder cannot be read, written or created */
+	TW_CERTS_EBAD = TW_EBAD,       /* check: the pair is unusable (err/reason says why) */
+	TW_CERTS_ECRYPTO = TW_ECRYPTO  /* OpenSSL failed (out of memory, no randomness) */
 };
 
 #define TW_CERTS_DEFAULT_DAYS 365

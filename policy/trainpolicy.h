@@ -50,6 +50,13 @@ typedef enum tp_error {
 			       * nothing can be decided, the request can be retried */
 	TP_ETIMEDOUT = -10,   /* the caller's deadline (tp_deadline) passed before the work
 			       * was done: nothing was decided */
+	/* TW_EFIRST and below: the binary's own (webhook/, certs/), which the
+	 * library never returns; one range, so no number means two things */
+	TW_EFIRST = -100,
+	TW_EFAILED = -100,    /* failed: the message beside the code says why */
+	TW_EEXIST = -101,     /* a file to write exists and force was not given */
+	TW_EBAD = -102,       /* a certificate pair is unusable (its reason says why) */
+	TW_ECRYPTO = -103,    /* OpenSSL failed (out of memory, no randomness) */
 } tp_error;
 
 /* A static, human-readable sentence for a TP_E* code. Never NULL. */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certs/certs.h"
 #include "tests/support/clicheck.h"
 #include "tests/support/testutil.h"
 #include "webhook/cli/flags.h"
@@ -219,6 +220,37 @@ static void one_walk_places_a_path(void **state)
 	tp_docs_free(d);
 }
 
+/* ------------------------------------------------------------ errors */
+
+/* One error enum for library and binary: tp_error's codes, then the
+ * binary's range from TW_EFIRST down, and certs' names mapped onto them, so
+ * that no number means two things (certs' -1 was "bad input" where the
+ * library's -1 is "out of memory"). */
+static void one_error_enum(void **state)
+{
+	(void)state;
+	static const int codes[] = {
+		TP_ENOMEM, TP_EINVAL, TP_EPARSE, TP_ELIMIT, TP_ENOTFOUND, TP_EUNSUPPORTED,
+		TP_ECONFLICT, TP_EIO, TP_EUNAVAILABLE, TP_ETIMEDOUT,
+		TW_EFAILED, TW_EEXIST, TW_EBAD, TW_ECRYPTO,
+	};
+	size_t n = sizeof(codes) / sizeof(codes[0]);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(codes[i] < 0);
+		assert_true(i < 10 ? codes[i] > TW_EFIRST : codes[i] <= TW_EFIRST);
+		for (size_t j = i + 1; j < n; j++)
+			assert_int_not_equal(codes[i], codes[j]);
+	}
+	/* certs' codes are the one enum's, each meaning what it meant */
+	assert_int_equal(TW_CERTS_OK, TP_OK);
+	assert_int_equal(TW_CERTS_EINVAL, TP_EINVAL);
+	assert_int_equal(TW_CERTS_EIO, TP_EIO);
+	assert_int_equal(TW_CERTS_EEXIST, TW_EEXIST);
+	assert_int_equal(TW_CERTS_EBAD, TW_EBAD);
+	assert_int_equal(TW_CERTS_ECRYPTO, TW_ECRYPTO);
+	assert_int_not_equal(TW_CERTS_EINVAL, TP_ENOMEM);
+}
+
 /* ------------------------------------------------------------ argv */
 
 /* What tw_flags_parse handed to the callbacks, one line each. */
@@ -382,6 +414,7 @@ int main(void)
 		cmocka_unit_test(no_second_json_reader_linked),
 		cmocka_unit_test(the_json_reader_reads_one_object),
 		cmocka_unit_test(one_walk_places_a_path),
+		cmocka_unit_test(one_error_enum),
 		cmocka_unit_test(the_table_reads_argv),
 		cmocka_unit_test(every_command_says_the_same),
 	};
