@@ -425,7 +425,7 @@ static void exec_plugin_timeout(void **state)
 	assert_int_equal(tw_kubeconfig_load(path, NULL, &kc, err, sizeof(err)), 0);
 	tw_kube_exec_cred cred;
 	long long t0 = tt_mono_ms();
-	assert_int_equal(tw__kube_exec_run(kc.exec, 300, &cred, err, sizeof(err)), -1);
+	assert_int_equal(tw__kube_exec_run(kc.exec, 300, &cred, err, sizeof(err)), TW_EFAILED);
 	assert_true(tt_mono_ms() - t0 < 10000); /* killed, not waited for (it sleeps 30 s) */
 	assert_non_null(strstr(err, "did not answer within 0 s (killed)"));
 	tw_kube_config_free(&kc);
@@ -468,7 +468,7 @@ static void kubeconfig_env_merged(void **state)
 	assert_string_equal(kc.server, x->server);
 	assert_string_equal(kc.token, "third");
 	tw_kube_config_free(&kc);
-	assert_int_equal(tw_kubeconfig_load(NULL, "c", &kc, err, sizeof(err)), -1);
+	assert_int_equal(tw_kubeconfig_load(NULL, "c", &kc, err, sizeof(err)), TW_EFAILED);
 	assert_non_null(strstr(err, "no context \"c\" (contexts: a, b)"));
 	assert_non_null(strstr(err, "KUBECONFIG="));
 	/* --kubeconfig names one file: no merging */
@@ -477,7 +477,7 @@ static void kubeconfig_env_merged(void **state)
 	assert_string_equal(kc.server, "https://nowhere.invalid");
 	tw_kube_config_free(&kc);
 	setenv("KUBECONFIG", "/nonexistent/one:/nonexistent/two", 1);
-	assert_int_equal(tw_kubeconfig_load(NULL, NULL, &kc, err, sizeof(err)), -1);
+	assert_int_equal(tw_kubeconfig_load(NULL, NULL, &kc, err, sizeof(err)), TW_EFAILED);
 	assert_non_null(strstr(err, "none of its files exists"));
 	unsetenv("KUBECONFIG");
 	free(ca);

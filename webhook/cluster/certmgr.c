@@ -199,11 +199,11 @@ int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size
 	if (!o->kube || !o->serve || !o->namespace_ || !o->secret || !o->service) {
 		snprintf(err, errlen, "managed certificates need the API server, a namespace, a "
 				      "Secret name and a Service name");
-		return -1;
+		return TW_EFAILED;
 	}
 	tw_certmgr *m = calloc(1, sizeof(*m));
 	if (!m)
-		return snprintf(err, errlen, "out of memory"), -1;
+		return snprintf(err, errlen, "out of memory"), TP_ENOMEM;
 	pthread_mutex_init(&m->lock, NULL);
 	tw_wake_init(&m->wake);
 	m->o = *o;
@@ -224,13 +224,13 @@ int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		certmgr_free(m);
-		return -1;
+		return TW_EFAILED;
 	}
 	tw_metrics_certmgr_enable();
 	if (pthread_create(&m->thread, NULL, run, m)) {
 		snprintf(err, errlen, "cannot start the certificate manager's thread");
 		certmgr_free(m);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = m;
 	return 0;

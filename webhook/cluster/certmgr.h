@@ -55,7 +55,7 @@ typedef struct tw_certmgr_opts {
 
 typedef struct tw_certmgr tw_certmgr;
 
-/* Start the thread (and its watch). 0, or -1 with the reason in err. */
+/* Start the thread (and its watch). 0, or TW_EFAILED with the reason in err. */
 int tw_certmgr_start(const tw_certmgr_opts *o, tw_certmgr **out, char *err, size_t errlen);
 void tw_certmgr_stop(tw_certmgr *m);
 

@@ -47,7 +47,7 @@ struct tw_certmgr {
  * floor: nothing changed, readiness stays, sleep until next due). */
 enum round { ROUND_DONE, ROUND_AGAIN, ROUND_FAILED, ROUND_HELD };
 
-/* certmgr_objects.c: GET path into *obj (malloc'd tree, NULL on 404; -1 on
+/* certmgr_objects.c: GET path into *obj (malloc'd tree, NULL on 404; TW_EFAILED on
  * anything else, with why); the webhook configurations as they are now
  * (NULL: not configured or absent); whether every one carries ca_crt; put
  * the bundle into every webhook that lacks it; the Secret's keys read into

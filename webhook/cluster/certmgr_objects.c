@@ -115,10 +115,10 @@ int tw__certmgr_read_configs(tw_certmgr *m, cJSON *cfg[NCFG], char *why, size_t 
 		if (!cfg_path(m, i, path, sizeof(path))) {
 			snprintf(why, n, "%s name \"%s\" is not a valid name", cfg_kind_name[i],
 				 m->cfg_name[i]);
-			return -1;
+			return TW_EFAILED;
 		}
 		if (tw__certmgr_get(m, path, &cfg[i], why, n))
-			return -1;
+			return TW_EFAILED;
 	}
 	return 0;
 }
@@ -195,11 +195,11 @@ static int set_data(cJSON *data, const char *key, const char *value)
 {
 	char *v = b64(value ? value : "");
 	if (!v)
-		return -1;
+		return TW_EFAILED;
 	cJSON_DeleteItemFromObjectCaseSensitive(data, key);
 	bool ok = cJSON_AddStringToObject(data, key, v) != NULL;
 	free(v);
-	return ok ? 0 : -1;
+	return ok ? 0 : TW_EFAILED;
 }
 
 static cJSON *child_object(cJSON *parent, const char *key)

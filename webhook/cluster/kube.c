@@ -16,7 +16,7 @@
 static int fail(char *err, size_t n, const char *msg, const char *what)
 {
 	snprintf(err, n, "%s%s%s", msg, what ? ": " : "", what ? what : "");
-	return -1;
+	return TW_EFAILED;
 }
 
 static char *dup_or_null(const char *s)
@@ -60,7 +60,7 @@ int tw_kube_config_copy(tw_kube_config *dst, const tw_kube_config *src)
 	dst->auth = src->auth ? tw__kube_auth_ref(src->auth) : tw__kube_auth_new();
 	if (!ok || !dst->auth) {
 		tw_kube_config_free(dst);
-		return -1;
+		return TP_ENOMEM;
 	}
 	return 0;
 }
@@ -129,7 +129,7 @@ int tw_kube_read_token(const char *path, char **out)
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return TW_EFAILED;
 	char *buf = malloc(TW_KUBE_TOKEN_MAX + 1);
 	size_t len = 0;
 	ssize_t r = 0;
@@ -140,7 +140,7 @@ int tw_kube_read_token(const char *path, char **out)
 	close(fd);
 	if (!buf || r < 0 || len > TW_KUBE_TOKEN_MAX) {
 		free(buf);
-		return -1;
+		return TW_EFAILED;
 	}
 	while (len && isspace((unsigned char)buf[len - 1]))
 		len--;
@@ -153,7 +153,7 @@ int tw_kube_read_token(const char *path, char **out)
 			len = i; /* refuse */
 	if (i == len) {
 		free(buf);
-		return -1;
+		return TW_EFAILED;
 	}
 	memmove(buf, buf + i, len - i);
 	buf[len - i] = '\0';
@@ -168,7 +168,7 @@ int tw_kube_namespace(const char *sa_dir, char *out, size_t n)
 	char *ns = NULL;
 	/* The same rules as a token: one line, no control characters. */
 	if (tw_kube_read_token(path, &ns))
-		return -1;
+		return TW_EFAILED;
 	int rc = strlen(ns) < n ? 0 : -1;
 	if (!rc)
 		snprintf(out, n, "%s", ns);

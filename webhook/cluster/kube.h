@@ -50,7 +50,7 @@ typedef struct tw_kube_config {
 } tw_kube_config;
 
 /* In-cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT with
- * sa_dir/token and sa_dir/ca.crt (sa_dir NULL: TW_KUBE_SA_DIR). 0 or -1 with
+ * sa_dir/token and sa_dir/ca.crt (sa_dir NULL: TW_KUBE_SA_DIR). 0 or TW_EFAILED with
  * the reason in err. */
 int tw_kube_config_in_cluster(tw_kube_config *c, const char *sa_dir, char *err, size_t errlen);
 /* Outside a cluster: server is an http:// or https:// URL; token_file and
@@ -58,23 +58,23 @@ int tw_kube_config_in_cluster(tw_kube_config *c, const char *sa_dir, char *err, 
 int tw_kube_config_explicit(tw_kube_config *c, const char *server, const char *token_file,
 			    const char *ca_file, char *err, size_t errlen);
 /* A copy of src into dst sharing src's credential state (one plugin run, one
- * token read for both). 0, or -1 when out of memory. */
+ * token read for both). 0, or TP_ENOMEM. */
 int tw_kube_config_copy(tw_kube_config *dst, const tw_kube_config *src);
 void tw_kube_config_free(tw_kube_config *c);
 
 /* The token file's content without surrounding whitespace, malloc'd, into
- * *out. 0, or -1 (unreadable, empty, over TW_KUBE_TOKEN_MAX). */
+ * *out. 0, or TW_EFAILED (unreadable, empty, over TW_KUBE_TOKEN_MAX). */
 int tw_kube_read_token(const char *path, char **out);
 
 /* The pod's namespace: sa_dir/namespace (sa_dir NULL: TW_KUBE_SA_DIR), as
- * the kubelet mounts it, into out. 0, or -1 when there is none. */
+ * the kubelet mounts it, into out. 0, or TW_EFAILED when there is none. */
 int tw_kube_namespace(const char *sa_dir, char *out, size_t n);
 
 /* (kubeconfig.c) A kubeconfig's context as a config, the way kubectl reads
  * it: path (--kubeconfig) is one file; without it, $KUBECONFIG's files
  * (':'-separated, missing ones skipped) merged, the first file to set a
  * value winning, else ~/.kube/config. context NULL: current-context.
- * Relative paths in an entry are relative to its file. 0, or -1 with the
+ * Relative paths in an entry are relative to its file. 0, or TW_EFAILED with the
  * reason (file and field) in err. */
 int tw_kubeconfig_load(const char *path, const char *context, tw_kube_config *c, char *err,
 		       size_t errlen);
@@ -83,7 +83,7 @@ int tw_kubeconfig_load(const char *path, const char *context, tw_kube_config *c,
  * certificate, and an "Authorization: Bearer" header appended to *hdrs.
  * flags: TW_KUBE_AUTH_REREAD reads the token file now (else at most every
  * 30 s); TW_KUBE_AUTH_REFRESH after a 401: the token file re-read and the
- * plugin run again. 0, or -1 with why in err (a plugin that failed; nothing
+ * plugin run again. 0, or TW_EFAILED with why in err (a plugin that failed; nothing
  * usable to send). */
 enum { TW_KUBE_AUTH_REREAD = 1, TW_KUBE_AUTH_REFRESH = 2 };
 int tw_kube_auth_apply(const tw_kube_config *c, CURL *h, struct curl_slist **hdrs, int flags,

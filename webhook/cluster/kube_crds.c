@@ -46,7 +46,7 @@ static int fetch_one(tw_kubeapi *api, tp_crds *crds, const char *name, size_t *a
 			else
 				snprintf(err, errlen, "CRD %s could not be read from %s: HTTP %ld", name,
 					 tw_kubeapi_server(api), resp.status);
-			rc_out = -1;
+			rc_out = TW_EFAILED;
 		}
 		tw_kube_resp_free(&resp);
 		return rc_out;

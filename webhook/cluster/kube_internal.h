@@ -42,7 +42,7 @@ void tw__kube_auth_unref(tw_kube_auth *a);
 #define TW_KUBE_EXEC_TIMEOUT_MS 30000
 
 /* (kubeexec.c) Run the plugin once (at most timeout_ms) and read its
- * ExecCredential. 0, or -1 with the reason in err: not found (with the
+ * ExecCredential. 0, or TW_EFAILED with the reason in err: not found (with the
  * install hint), a failure (its exit status and the end of its stderr), a
  * timeout, or an answer that is not an ExecCredential of the asked
  * apiVersion. */
@@ -53,7 +53,7 @@ void tw__kube_exec_cred_free(tw_kube_exec_cred *c);
 /* (kubeconfig_exec.c) A kubeconfig user's exec (the object under
  * user.exec, of a file in folder dir; cluster: the context's cluster, for
  * provideClusterInfo) into c->exec. where names the file and the user for
- * messages. 0, or -1 with the reason in err. */
+ * messages. 0, or TW_EFAILED with the reason in err. */
 int tw__kubeconfig_exec(tw_kube_config *c, const cJSON *exec, const char *dir,
 			const cJSON *cluster, const char *where, char *err, size_t errlen);
 /* A deep copy of an exec spec (NULL when out of memory), and its free. */

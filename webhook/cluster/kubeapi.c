@@ -33,10 +33,10 @@ int tw_kubeapi_new(const tw_kube_config *c, tw_kubeapi **out, char *err, size_t 
 	*out = NULL;
 	tw_kubeapi *k = calloc(1, sizeof(*k));
 	if (!k)
-		return snprintf(err, errlen, "out of memory"), -1;
+		return snprintf(err, errlen, "out of memory"), TP_ENOMEM;
 	if (tw_kube_config_copy(&k->cfg, c)) {
 		free(k);
-		return snprintf(err, errlen, "out of memory"), -1;
+		return snprintf(err, errlen, "out of memory"), TP_ENOMEM;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	pthread_mutex_init(&k->lock, NULL);
@@ -128,7 +128,7 @@ static int perform(tw_kubeapi *k, CURL *h, const char *method, const char *url,
 	if (tw_kube_auth_apply(&k->cfg, h, &hdrs, fresh_token ? TW_KUBE_AUTH_REFRESH : 0,
 			       resp->error, sizeof(resp->error))) {
 		curl_slist_free_all(hdrs);
-		return -1;
+		return TW_EFAILED;
 	}
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -150,7 +150,7 @@ static int perform(tw_kubeapi *k, CURL *h, const char *method, const char *url,
 	if (cc != CURLE_OK) {
 		snprintf(resp->error, sizeof(resp->error), "%s %.200s: %.200s", method, url,
 			 errbuf[0] ? errbuf : curl_easy_strerror(cc));
-		return -1;
+		return TW_EFAILED;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
 	if (resp->status < 200 || resp->status > 299)
@@ -166,12 +166,12 @@ int tw_kubeapi_call(tw_kubeapi *k, const char *method, const char *path, const c
 	if (len < 0 || (size_t)len >= sizeof(url)) {
 		snprintf(resp->error, sizeof(resp->error), "the request path is too long");
 		resp->status = 0;
-		return -1;
+		return TW_EFAILED;
 	}
 	CURL *h = take_handle(k);
 	if (!h) {
 		snprintf(resp->error, sizeof(resp->error), "out of memory for a libcurl handle");
-		return -1;
+		return TW_EFAILED;
 	}
 	long long t0 = tw_mono_ms();
 	int rc = perform(k, h, method, url, body, timeout_ms, false, resp);

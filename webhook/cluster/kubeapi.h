@@ -17,7 +17,7 @@
 
 typedef struct tw_kubeapi tw_kubeapi;
 
-/* c is copied. 0, or -1 with the reason in err. */
+/* c is copied. 0, or TW_EFAILED with the reason in err. */
 int tw_kubeapi_new(const tw_kube_config *c, tw_kubeapi **out, char *err, size_t errlen);
 void tw_kubeapi_free(tw_kubeapi *k);
 /* The server URL ("https://10.96.0.1:443"). */
@@ -37,17 +37,17 @@ void tw_kube_resp_free(tw_kube_resp *r);
 /* method "GET", "PUT" or "POST"; path from the server root ("/api/v1/...");
  * body NULL or JSON. timeout_ms bounds the whole call (connect included).
  * Returns 0 when an HTTP answer arrived (whatever its status: resp->status),
- * -1 when none did (resp->error says why). resp->error also holds, for a
+ * TW_EFAILED when none did (resp->error says why). resp->error also holds, for a
  * non-2xx answer, the status and the Status object's message. */
 int tw_kubeapi_call(tw_kubeapi *k, const char *method, const char *path, const char *body,
 		    long timeout_ms, tw_kube_resp *resp);
 
 /* (kubeapi_json.c) GET path as JSON into *obj (a malloc'd tree; NULL on a
- * 404). 0, or -1 with why: no answer, another status, not JSON. */
+ * 404). 0, or TW_EFAILED with why: no answer, another status, not JSON. */
 int tw_kubeapi_get_json(tw_kubeapi *k, const char *path, long timeout_ms, cJSON **obj,
 			char *why, size_t n);
 /* PUT or POST obj to path. 0 written, 1 on 409 (someone wrote first, or it
- * exists), -1 failed with why. */
+ * exists), TW_EFAILED failed with why. */
 int tw_kubeapi_write_json(tw_kubeapi *k, const char *method, const char *path,
 			  const cJSON *obj, long timeout_ms, char *why, size_t n);
 

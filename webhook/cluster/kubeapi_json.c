@@ -16,7 +16,7 @@ int tw_kubeapi_get_json(tw_kubeapi *k, const char *path, long timeout_ms, cJSON 
 	*obj = NULL;
 	tw_kube_resp r;
 	tw_kube_resp_init(&r);
-	int rc = -1;
+	int rc = TW_EFAILED;
 	if (tw_kubeapi_call(k, "GET", path, NULL, timeout_ms, &r))
 		snprintf(why, n, "%s", r.error);
 	else if (r.status == 404)
@@ -36,10 +36,10 @@ int tw_kubeapi_write_json(tw_kubeapi *k, const char *method, const char *path,
 {
 	char *body = cJSON_PrintUnformatted(obj);
 	if (!body)
-		return snprintf(why, n, "out of memory"), -1;
+		return snprintf(why, n, "out of memory"), TP_ENOMEM;
 	tw_kube_resp r;
 	tw_kube_resp_init(&r);
-	int rc = -1;
+	int rc = TW_EFAILED;
 	if (tw_kubeapi_call(k, method, path, body, timeout_ms, &r))
 		snprintf(why, n, "%s", r.error);
 	else if (r.status == 409)

@@ -60,7 +60,7 @@ static int exec_cred(const tw_kube_config *c, int flags, char *err, size_t errle
 		return 0;
 	tw_kube_exec_cred fresh;
 	if (tw__kube_exec_run(c->exec, TW_KUBE_EXEC_TIMEOUT_MS, &fresh, err, errlen))
-		return -1;
+		return TW_EFAILED;
 	tw__kube_exec_cred_free(&a->cred);
 	a->cred = fresh;
 	a->have_cred = true;
@@ -93,13 +93,13 @@ static int add_bearer(struct curl_slist **hdrs, const char *token)
 	size_t n = strlen(token) + 32;
 	char *h = malloc(n);
 	if (!h)
-		return -1;
+		return TW_EFAILED;
 	snprintf(h, n, "Authorization: Bearer %s", token);
 	struct curl_slist *l = curl_slist_append(*hdrs, h);
 	explicit_bzero(h, n);
 	free(h);
 	if (!l)
-		return -1;
+		return TW_EFAILED;
 	*hdrs = l;
 	return 0;
 }
@@ -124,7 +124,7 @@ int tw_kube_auth_apply(const tw_kube_config *c, CURL *h, struct curl_slist **hdr
 	set_trust(c, h);
 	if (!c->auth) {
 		snprintf(err, errlen, "the API-server configuration was not made by tw_kube_config_*");
-		return -1;
+		return TW_EFAILED;
 	}
 	int rc = 0;
 	pthread_mutex_lock(&c->auth->lock);
@@ -134,7 +134,7 @@ int tw_kube_auth_apply(const tw_kube_config *c, CURL *h, struct curl_slist **hdr
 		if (!rc && (x->cert_pem || x->key_pem))
 			set_client_cert(h, x->cert_pem, x->key_pem, NULL, NULL);
 		if (!rc && x->token && add_bearer(hdrs, x->token))
-			rc = -1, snprintf(err, errlen, "out of memory");
+			rc = TP_ENOMEM, snprintf(err, errlen, "out of memory");
 	} else {
 		if (c->cert_pem || c->cert_file || c->key_pem || c->key_file)
 			set_client_cert(h, c->cert_pem, c->key_pem, c->cert_file, c->key_file);
@@ -142,7 +142,7 @@ int tw_kube_auth_apply(const tw_kube_config *c, CURL *h, struct curl_slist **hdr
 		if (!tok)
 			tok = c->token;
 		if (tok && add_bearer(hdrs, tok))
-			rc = -1, snprintf(err, errlen, "out of memory");
+			rc = TP_ENOMEM, snprintf(err, errlen, "out of memory");
 	}
 	pthread_mutex_unlock(&c->auth->lock);
 	return rc;

@@ -51,7 +51,7 @@ static int kc_fail(char *err, size_t n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, n, fmt, ap);
 	va_end(ap);
-	return -1;
+	return TW_EFAILED;
 }
 
 static void kc_close(struct kc *k)
@@ -180,7 +180,7 @@ static int decode(const char *b64, char **out)
 	tp_buf b = TP_BUF_INIT(MAX_KUBECONFIG);
 	if (tp_base64_decode(b64, strlen(b64), &b) || tp_buf_addc(&b, '\0')) {
 		tp_buf_free(&b);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = b.data;
 	return 0;
@@ -241,7 +241,7 @@ static int user_into(tw_kube_config *c, const cJSON *e, const struct kc_file *f,
 	char where[400];
 	snprintf(where, sizeof(where), "%s: users[%s].user", f->path, name ? name : "");
 	if (refused(u, where, err, n))
-		return -1;
+		return TW_EFAILED;
 	if (tp_get(u, "exec"))
 		return tw__kubeconfig_exec(c, tp_get_object(u, "exec"), f->dir, cluster, where, err,
 					   n);
@@ -269,7 +269,7 @@ int tw_kubeconfig_load(const char *path, const char *context, tw_kube_config *c,
 	struct kc k;
 	if (kc_open(&k, path, err, errlen)) {
 		kc_close(&k);
-		return -1;
+		return TW_EFAILED;
 	}
 	const char *ctx_name = context;
 	for (size_t i = 0; !ctx_name && i < k.n; i++) {
@@ -283,7 +283,7 @@ int tw_kubeconfig_load(const char *path, const char *context, tw_kube_config *c,
 	const cJSON *cl = kc_find(&k, "clusters", cl_name, &fl);
 	const cJSON *us = kc_find(&k, "users", us_name, &fu);
 	char names[256];
-	int rc = -1;
+	int rc = TW_EFAILED;
 	if (!ctx) {
 		context_names(&k, names, sizeof(names));
 		kc_fail(err, errlen, ctx_name ? "%s: no context \"%s\" (contexts: %s)"

@@ -27,7 +27,7 @@ static int fail(char *err, size_t n, const char *where, const char *fmt, const c
 	char what[600];
 	snprintf(what, sizeof(what), fmt, a ? a : "", b ? b : "");
 	snprintf(err, n, "%s.exec%s", where, what);
-	return -1;
+	return TW_EFAILED;
 }
 
 /* The run mode; -1 (err set) for one that is missing where required,
@@ -157,11 +157,11 @@ int tw__kubeconfig_exec(tw_kube_config *c, const cJSON *x, const char *dir, cons
 		return fail(err, n, where, ".command: Required value: the plugin to run%s%s", NULL,
 			    NULL);
 	if (check_mode(x, api, where, err, n))
-		return -1;
+		return TW_EFAILED;
 	tw_kube_exec_spec *s = calloc(1, sizeof(*s));
 	bool bad_env = false;
 	if (!s)
-		return snprintf(err, n, "out of memory"), -1;
+		return snprintf(err, n, "out of memory"), TP_ENOMEM;
 	c->exec = s;
 	s->api_version = strdup(api);
 	s->argv = argv_of(x, dir, &s->command);
@@ -177,7 +177,7 @@ int tw__kubeconfig_exec(tw_kube_config *c, const cJSON *x, const char *dir, cons
 					   "'=') and a value%s%s", NULL, NULL);
 	if (!s->api_version || !s->argv || !s->env || !s->where ||
 	    (tp_get_true(x, "provideClusterInfo") && !s->cluster_info))
-		return snprintf(err, n, "out of memory"), -1;
+		return snprintf(err, n, "out of memory"), TP_ENOMEM;
 	return 0;
 }
 

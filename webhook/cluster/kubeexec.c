@@ -116,10 +116,12 @@ static int spawn(const tw_kube_exec_spec *s, char **envp, struct child *ch, char
 {
 	int po[2], pe[2];
 	if (pipe2(po, O_CLOEXEC))
-		return snprintf(err, n, "%s: cannot make a pipe: %s", s->where, strerror(errno)), -1;
+		return snprintf(err, n, "%s: cannot make a pipe: %s", s->where, strerror(errno)),
+		       TW_EFAILED;
 	if (pipe2(pe, O_CLOEXEC)) {
 		close(po[0]), close(po[1]);
-		return snprintf(err, n, "%s: cannot make a pipe: %s", s->where, strerror(errno)), -1;
+		return snprintf(err, n, "%s: cannot make a pipe: %s", s->where, strerror(errno)),
+		       TW_EFAILED;
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -155,7 +157,7 @@ static int spawn(const tw_kube_exec_spec *s, char **envp, struct child *ch, char
 		else
 			snprintf(err, n, "%s: cannot run the credential plugin \"%s\": %s", s->where,
 				 s->command, strerror(rc));
-		return -1;
+		return TW_EFAILED;
 	}
 	ch->out = po[0];
 	ch->errfd = pe[0];
@@ -251,7 +253,7 @@ static int read_answer(const tw_kube_exec_spec *s, const tp_buf *b, tw_kube_exec
 	cJSON *ec = tw_json_object(b->data, b->len);
 	const char *kind = tp_get_str(ec, "kind"), *av = tp_get_str(ec, "apiVersion");
 	const cJSON *st = tp_get_object(ec, "status");
-	int rc = -1;
+	int rc = TW_EFAILED;
 	if (!ec || !kind || strcmp(kind, "ExecCredential"))
 		snprintf(err, n, "%s: the plugin \"%s\" did not print an ExecCredential (JSON) on "
 				 "its standard output", s->where, s->command);
@@ -302,7 +304,7 @@ int tw__kube_exec_run(const tw_kube_exec_spec *s, long timeout_ms, tw_kube_exec_
 			snprintf(err, errlen, "out of memory");
 		free(envp);
 		free(info);
-		return -1;
+		return TW_EFAILED;
 	}
 	free(envp);
 	free(info);
@@ -317,7 +319,7 @@ int tw__kube_exec_run(const tw_kube_exec_spec *s, long timeout_ms, tw_kube_exec_
 	int status = 0;
 	while (waitpid(ch.pid, &status, 0) < 0 && errno == EINTR)
 		;
-	int rc = -1;
+	int rc = TW_EFAILED;
 	if (!done)
 		snprintf(err, errlen, "%s: the credential plugin \"%s\" did not answer within %ld s "
 				      "(killed)", s->where, s->command, timeout_ms / 1000);

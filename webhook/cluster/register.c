@@ -46,7 +46,7 @@ static int put_all(tw_register *r, bool fill, char *why, size_t n)
 		if (rc == 1)
 			snprintf(why, n, "%s keeps changing under this replica", r->cfg_name[i]);
 		if (rc)
-			return -1;
+			return TW_EFAILED;
 	}
 	return 0;
 }
@@ -168,26 +168,26 @@ int tw_register_start(const tw_register_opts *o, tw_register **out, char *err, s
 	if (!o->kube || !o->ready || !o->namespace_ || !o->service) {
 		snprintf(err, errlen, "registering the webhooks needs the API server, a namespace, "
 				      "the Service and a readiness gate");
-		return -1;
+		return TW_EFAILED;
 	}
 	tw_register *r = calloc(1, sizeof(*r));
 	if (!r)
-		return snprintf(err, errlen, "out of memory"), -1;
+		return snprintf(err, errlen, "out of memory"), TP_ENOMEM;
 	tw_wake_init(&r->wake);
 	atomic_init(&r->filled, false);
 	if (!copy_opts(r, o)) {
 		reg_free(r);
-		return snprintf(err, errlen, "out of memory"), -1;
+		return snprintf(err, errlen, "out of memory"), TP_ENOMEM;
 	}
 	if (tw_kubeapi_new(o->kube, &r->api, err, errlen) || start_watch(r, err, errlen)) {
 		reg_free(r);
-		return -1;
+		return TW_EFAILED;
 	}
 	r->o.kube = NULL; /* copied by the client and the watch */
 	if (pthread_create(&r->thread, NULL, run, r)) {
 		snprintf(err, errlen, "cannot start the registrar's thread");
 		reg_free(r);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = r;
 	return 0;

@@ -63,7 +63,7 @@ typedef struct tw_register_opts {
 
 typedef struct tw_register tw_register;
 
-/* Start the thread and its watch. 0, or -1 with the reason in err. */
+/* Start the thread and its watch. 0, or TW_EFAILED with the reason in err. */
 int tw_register_start(const tw_register_opts *o, tw_register **out, char *err, size_t errlen);
 /* Stop the thread; then, when unregister and no other replica's endpoint is
  * ready, empty both configurations (each call bounded). Frees r. */

@@ -39,10 +39,10 @@ typedef struct reg_endpoints {
 	enum own_endpoint own;
 } reg_endpoints;
 
-/* register_objects.c: the Service's endpoints; 0, or -1 with why. */
+/* register_objects.c: the Service's endpoints; 0, or TW_EFAILED with why. */
 int tw__register_endpoints(tw_register *r, reg_endpoints *out, char *why, size_t n);
 /* Make configuration i hold every webhook of ours (fill) or none. 0 when it
- * does (written or already so), 1 on a conflict (read again), -1 with why. */
+ * does (written or already so), 1 on a conflict (read again), TW_EFAILED with why. */
 int tw__register_put(tw_register *r, int i, bool fill, char *why, size_t n);
 
 #endif /* TW_REGISTER_INTERNAL_H */

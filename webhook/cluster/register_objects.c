@@ -50,13 +50,14 @@ int tw__register_endpoints(tw_register *r, reg_endpoints *out, char *why, size_t
 	char path[600];
 	if (!tw_kube_path(path, sizeof(path), "discovery.k8s.io", "v1", "endpointslices", r->ns,
 			  NULL))
-		return snprintf(why, n, "namespace \"%s\" is not a valid name", r->ns), -1;
+		return snprintf(why, n, "namespace \"%s\" is not a valid name", r->ns),
+		       TW_EFAILED;
 	size_t len = strlen(path);
 	snprintf(path + len, sizeof(path) - len, "?labelSelector=kubernetes.io%%2Fservice-name%%3D%s",
 		 r->service);
 	cJSON *list = NULL;
 	if (get(r, path, &list, why, n))
-		return -1;
+		return TW_EFAILED;
 	const cJSON *slice, *ep;
 	cJSON_ArrayForEach(slice, tp_get_array(list, "items"))
 	{
@@ -169,19 +170,19 @@ int tw__register_put(tw_register *r, int i, bool fill, char *why, size_t n)
 	if (!tw_kube_path(path, sizeof(path), "admissionregistration.k8s.io", "v1", plural[i], NULL,
 			  r->cfg_name[i]))
 		return snprintf(why, n, "%s name \"%s\" is not a valid name", kind_name[i],
-				r->cfg_name[i]), -1;
+				r->cfg_name[i]), TW_EFAILED;
 	cJSON *cfg = NULL;
 	if (get(r, path, &cfg, why, n))
-		return -1;
+		return TW_EFAILED;
 	if (!cfg)
 		return snprintf(why, n, "%s \"%s\" does not exist: apply deploy/ (it ships both "
 					"configurations, empty, for the server to fill)", kind_name[i],
-				r->cfg_name[i]), -1;
+				r->cfg_name[i]), TW_EFAILED;
 	const cJSON *live = tp_get_array(cfg, "webhooks");
 	cJSON *want = wanted(r, i, fill, live);
 	int rc = 0;
 	if (!want) {
-		rc = -1;
+		rc = TW_EFAILED;
 		snprintf(why, n, "out of memory");
 	} else if (!same(live, want)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(cfg, "webhooks");

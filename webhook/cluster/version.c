@@ -50,7 +50,7 @@ int tw_kube_version_parse(const cJSON *v, int *minor, char *why, size_t whylen)
 	if (n < 0) {
 		snprintf(why, whylen, "no Kubernetes 1.N in major \"%s\", minor \"%s\", gitVersion "
 			 "\"%s\"", major ? major : "", min ? min : "", git ? git : "");
-		return -1;
+		return TW_EFAILED;
 	}
 	*minor = n;
 	return 0;
@@ -62,10 +62,10 @@ int tw_kube_version_read(tw_kubeapi *api, long timeout_ms, int *minor, char *git
 	cJSON *v = NULL;
 	git[0] = '\0';
 	if (tw_kubeapi_get_json(api, "/version", timeout_ms, &v, why, whylen))
-		return -1;
+		return TW_EFAILED;
 	if (!v) {
 		snprintf(why, whylen, "GET /version: HTTP 404");
-		return -1;
+		return TW_EFAILED;
 	}
 	const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "gitVersion"));
 	snprintf(git, gitlen, "%s", g ? g : "");

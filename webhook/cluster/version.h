@@ -19,10 +19,10 @@
 
 /* A /version answer ({"major":"1","minor":"32",...,"gitVersion":
  * "v1.32.3"}): *minor. A provider's build ("minor":"32+") counts as its
- * release; without a usable minor, gitVersion's. 0, or -1 with why. */
+ * release; without a usable minor, gitVersion's. 0, or TW_EFAILED with why. */
 int tw_kube_version_parse(const cJSON *v, int *minor, char *why, size_t whylen);
 
-/* GET /version: *minor and its gitVersion into git ("" when none). 0, or -1
+/* GET /version: *minor and its gitVersion into git ("" when none). 0, or TW_EFAILED
  * with why. */
 int tw_kube_version_read(tw_kubeapi *api, long timeout_ms, int *minor, char *git, size_t gitlen,
 			 char *why, size_t whylen);

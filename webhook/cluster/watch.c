@@ -40,7 +40,7 @@ static int url_of(struct res *s, char *url, size_t n)
 	char path[1024], sel[600] = "";
 	if (!tw_kube_path(path, sizeof(path), s->k.group, s->k.version, s->k.plural,
 			  s->k.namespace_, NULL))
-		return -1;
+		return TW_EFAILED;
 	if (s->k.name) {
 		char *v = curl_easy_escape(s->easy, s->k.name, 0);
 		snprintf(sel, sizeof(sel), "&fieldSelector=metadata.name%%3D%s", v ? v : "");
@@ -60,7 +60,7 @@ static int url_of(struct res *s, char *url, size_t n)
 			       s->w->kube.server, path, rv ? rv : "", s->w->o.timeout_s, sel);
 		curl_free(rv);
 	}
-	return len > 0 && (size_t)len < n ? 0 : -1;
+	return len > 0 && (size_t)len < n ? 0 : TW_EFAILED;
 }
 
 static int start(struct res *s)
@@ -78,14 +78,14 @@ static int start(struct res *s)
 	s->conn_events = 0;
 	s->errbuf[0] = '\0';
 	if (url_of(s, url, sizeof(url)))
-		return -1;
+		return TW_EFAILED;
 	s->headers = curl_slist_append(NULL, "Accept: application/json");
 	/* The CA, a client certificate, the token (the file read at every
 	 * transfer: the kubelet rotates it) or an exec plugin's (kubeauth.c). */
 	char why[512];
 	if (tw_kube_auth_apply(&w->kube, e, &s->headers, TW_KUBE_AUTH_REREAD, why, sizeof(why))) {
 		tw_log(TW_LOG_WARN, "watch %s: %s", s->resource, why);
-		return -1;
+		return TW_EFAILED;
 	}
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -103,7 +103,7 @@ static int start(struct res *s)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, limit_ms);
 	s->started = tw__mono_ms();
 	if (curl_multi_add_handle(w->multi, e) != CURLM_OK)
-		return -1;
+		return TW_EFAILED;
 	s->busy = true;
 	return 0;
 }
@@ -358,19 +358,19 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	if (!o || !o->kube || !o->kinds || !o->nkinds || o->nkinds > TW_WATCH_MAX_KINDS) {
 		snprintf(err, errlen, "the watch needs an API server and 1 to %d kinds",
 			 TW_WATCH_MAX_KINDS);
-		return -1;
+		return TW_EFAILED;
 	}
 	for (size_t i = 0; i < o->nkinds; i++)
 		if (!o->kinds[i].sink.put || !o->kinds[i].sink.del || !o->kinds[i].plural ||
 		    !o->kinds[i].version || !o->kinds[i].kind) {
 			snprintf(err, errlen, "watched kind %zu is incomplete", i);
-			return -1;
+			return TW_EFAILED;
 		}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	tw_watch *w = calloc(1, sizeof(*w));
 	if (!w) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return TW_EFAILED;
 	}
 	pthread_mutex_init(&w->stat_lock, NULL);
 	w->o = *o;
@@ -380,18 +380,18 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	if (tw_kube_config_copy(&w->kube, o->kube)) {
 		snprintf(err, errlen, "out of memory");
 		watch_free(w);
-		return -1;
+		return TW_EFAILED;
 	}
 	int rc = 0;
 	w->multi = curl_multi_init();
 	for (; !rc && w->n < o->nkinds; w->n++)
 		rc = res_init(w, w->n);
 	if (!rc && !w->multi)
-		rc = -1;
+		rc = TW_EFAILED;
 	if (rc) {
 		snprintf(err, errlen, "cannot set up libcurl for the watch");
 		watch_free(w);
-		return -1;
+		return TW_EFAILED;
 	}
 	if (o->metrics)
 		tw_metrics_watch_enable();
@@ -399,7 +399,7 @@ int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t err
 	if (pthread_create(&w->thread, NULL, run, w)) {
 		snprintf(err, errlen, "cannot start the watch thread");
 		watch_free(w);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = w;
 	return 0;

@@ -88,7 +88,7 @@ typedef struct tw_watch_opts {
 
 typedef struct tw_watch tw_watch;
 
-/* Start the background thread. 0, or -1 with the reason in err. */
+/* Start the background thread. 0, or TW_EFAILED with the reason in err. */
 int tw_watch_start(const tw_watch_opts *o, tw_watch **out, char *err, size_t errlen);
 /* Stop the thread (interrupting transfers in flight), join it, free. */
 void tw_watch_stop(tw_watch *w);
