@@ -51,10 +51,12 @@ if [ "$1" = --one ]; then
 	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%d", ($14 + $15) * 1000 / hz }' \
 		"/proc/$$/stat")
 	# how busy it kept a CPU, in percent, as if the machine had been its
-	# own: CPU over wall, scaled up by the share of a CPU it could get
-	# (CPUs over the load average, when the load is above the CPUs)
+	# own: on a machine loaded L times its CPUs, its CPU time took about L
+	# times as long and its waiting as long as it would, so its wall time
+	# alone would have been about wall - CPU * (L - 1)
 	busy=$(awk -v c="$cpu" -v w="$ms" -v n="$(nproc 2>/dev/null || echo 1)" \
-		'{ s = $1 > n ? $1 / n : 1; printf "%d", (w > 0 ? 100 * c * s / w : 100) }' /proc/loadavg)
+		'{ l = $1 > n ? $1 / n : 1; w0 = w - c * (l - 1); if (w0 < c) w0 = c
+		   printf "%d", (w0 > 0 ? 100 * c / w0 : 100) }' /proc/loadavg)
 	p=$(grep -o '\[  PASSED  \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
 	f=$(grep -o '\[  FAILED  \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
 	s=$(grep -o '\[  SKIPPED \] [0-9]* test' "$out" | awk '{s+=$4} END {print s+0}')
@@ -102,7 +104,7 @@ printf '%s\n' "$@" | awk -v dir="$dir" '
 	FILENAME == ARGV[1] { w[$4] = $1; b[$4] = $3; next }
 	{
 		k = key($0)
-		wait = (k in w) && b[k] < 25
+		wait = (k in w) && b[k] < 25 && w[k] >= 2000 # under 2 s: busy, whatever its ratio
 		print ((k in w) ? w[k] : 1e9), $0 > (dir (wait ? "/waiting" : "/busy"))
 	}' "$last" -
 : >>"$dir/busy"
