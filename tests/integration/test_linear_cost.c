@@ -5,13 +5,24 @@
  * env items held a worker 51 s, 100,000 containers in a runtimePatch 93 s,
  * 100,000 labels 36 s on the mutate route).
  *
- * Instructions, not seconds: the binary runs under callgrind, which counts
+ * Instructions, not seconds: the commands run under callgrind, which counts
  * those of the decision alone (--toggle-collect on the function that makes
  * it), whatever else the machine does. Skipped when valgrind is missing
  * (tests/deps.sh installs it) and in `make asan`, whose binary valgrind
  * cannot run. (perf_event_open's instruction counter would be cheaper, but
  * where there is no hardware counter, as in a container on a VM, it is
  * not there at all.)
+ *
+ * One callgrind start-up per function counted, not one per input: this
+ * program runs itself under callgrind (--measure), calls the commands
+ * main() would (tw_cmd_review, tw_cmd_validate, tw_cmd_expand: the same
+ * code as the binary's) on every input of the cases that count that
+ * function, each in a child forked under callgrind, which dumps its count
+ * (a client request); the inputs are written with callgrind's
+ * instrumentation off. 7 start-ups of valgrind instead of 54: 54 CPU-seconds
+ * instead of 100 on a loaded machine, with the smaller inputs below. A
+ * planted quadratic (quadratic_probe) is counted the same way, to show the
+ * check still catches one.
  *
  * What callgrind's time goes to is the binary's start, not the decision:
  * reading the CRDs' 3.2 MB of YAML was 97% of every run's instructions
@@ -31,18 +42,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glob.h>
 
+#include <valgrind/callgrind.h>
+
 #include "policy/trainpolicy.h"
 #include "tests/support/testutil.h"
 #include "webhook/cli/builtin_crds.h"
+#include "webhook/cli/commands.h"
 
-/* 10x apart; large enough that an O(n^2) step dominates its case at N_BIG
- * (the old code: ratios of 30 to 100), small enough for callgrind. */
-#define N_SMALL 200
-#define N_BIG 2000
+/* 10x apart; large enough that an O(n^2) step dominates its case at the
+ * big size (the old code: ratios of 30 to 100 at 2,000), small enough for
+ * callgrind. A case whose items cost much (a Pod check each) sets a smaller
+ * n_small: callgrind's time is the instructions it counts, and at 200 ->
+ * 2,000 items the 27 cases counted 1.5 billion, half of them in five cases. */
+#define N_SMALL 100
+#define BIG_TIMES 10
 /* linear is 10; a hash table's growth and n log n sorts stay well under */
 #define MAX_RATIO 14.0
 #define MIN_RATIO 5.0
@@ -447,22 +465,6 @@ static void review(tp_buf *b, int n, maker m, const char *group, const char *kin
 
 /* ------------------------------------------------------------ measuring */
 
-/* Instructions callgrind counts inside fn for one run of args on file. */
-static long long instructions(const char *fn, const char *args, const char *file)
-{
-	char cmd[2048], *out = NULL, *err = NULL;
-	snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --callgrind-out-file=/dev/null "
-		 "--toggle-collect=%s %s %s %s", fn, tt_bin(), args, file);
-	tt_run(cmd, &out, &err);
-	const char *c = err ? strstr(err, "Collected : ") : NULL;
-	long long n = c ? atoll(c + strlen("Collected : ")) : -1;
-	if (n <= 0)
-		fail_msg("no instruction count from: %s\n%s", cmd, err ? err : "");
-	free(out);
-	free(err);
-	return n;
-}
-
 typedef struct cost_case {
 	const char *name;
 	const char *fn;   /* where the decision is made */
@@ -474,52 +476,176 @@ typedef struct cost_case {
 	bool crds;        /* needs ../shared's CRDs */
 	maker runtime;    /* a runtime of n items too, in the store (rt/wide.json) */
 	maker crd;        /* a CRD of n items too, at crd.json */
+	int n_small;      /* the small input's items (0: N_SMALL), the big one's BIG_TIMES that */
 } cost_case;
 
-static void measure(const cost_case *c)
+static int small_n(const cost_case *c)
 {
-	if (!have_valgrind)
-		skip();
-	if (c->crds && !tt_shared_dir())
-		skip();
-	char args[1024], crds[128];
+	return c->n_small ? c->n_small : N_SMALL;
+}
+
+/* The planted failure: n*n steps, which the check must call not linear. */
+__attribute__((noipa)) static long quadratic_probe(int n)
+{
+	volatile long s = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			s += i ^ j;
+	return s;
+}
+
+static bool can_run(const cost_case *c)
+{
+	return !c->crds || tt_shared_dir();
+}
+
+/* The command line of c (its args, then the input), split at spaces into
+ * argv, argv[0] the command as main() passes it; the words live in line. */
+static int command_argv(const cost_case *c, const char *input, char *line, size_t len,
+			char **argv, int max)
+{
+	char crds[128];
 	/* the CRDs as JSON (setup): ../shared's, or the built-in ones where the
 	 * case names none (the binary's default; expand has no --crds) */
 	snprintf(crds, sizeof(crds), "%s/%s", tmp, c->crds ? "shared-crds" : "builtin-crds");
-	int used = snprintf(args, sizeof(args), c->args, tmp, crds);
+	int used = snprintf(line, len, c->args, tmp, crds);
 	if (!c->crds && !strstr(c->args, "--crds") && !strstr(c->args, "--no-schema") &&
 	    strncmp(c->args, "expand ", 7))
-		snprintf(args + used, sizeof(args) - (size_t)used, " --crds %s", crds);
-	long long cost[2];
-	for (int k = 0; k < 2; k++) {
-		int n = k ? N_BIG : N_SMALL;
-		tp_buf b = TP_BUF_INIT(0);
-		if (c->runtime) {
-			c->runtime(&b, n);
-			save("rt/wide.json", &b);
-			tp_buf_reset(&b);
-		}
-		if (c->crd) {
-			c->crd(&b, n);
-			save("crd.json", &b);
-			tp_buf_reset(&b);
-		}
-		if (c->review_kind)
-			review(&b, n, c->make, c->review_group, c->review_kind, c->op);
-		else
-			c->make(&b, n);
-		save(k ? "big.json" : "small.json", &b);
-		tp_buf_free(&b);
-		cost[k] = instructions(c->fn, args, tpath(k ? "big.json" : "small.json"));
-		if (c->runtime)
-			unlink(tpath("rt/wide.json"));
+		used += snprintf(line + used, len - (size_t)used, " --crds %s", crds);
+	snprintf(line + used, len - (size_t)used, " %s", input);
+	int argc = 0;
+	for (char *w = strtok(line, " "); w && argc < max - 1; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* Writes the input of c at n items (and its runtime or CRD), as name. */
+static void write_input(const cost_case *c, int n, const char *name)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	if (c->runtime) {
+		c->runtime(&b, n);
+		save("rt/wide.json", &b);
+		tp_buf_reset(&b);
 	}
-	double ratio = (double)cost[1] / (double)cost[0];
-	printf("  %-34s %9lld -> %10lld instructions for %dx the items: x%.1f\n", c->name, cost[0],
-	       cost[1], N_BIG / N_SMALL, ratio);
-	if (ratio > MAX_RATIO || ratio < MIN_RATIO)
-		fail_msg("%s: %lld -> %lld instructions (x%.1f) for %d -> %d items: not linear",
-			 c->name, cost[0], cost[1], ratio, N_SMALL, N_BIG);
+	if (c->crd) {
+		c->crd(&b, n);
+		save("crd.json", &b);
+		tp_buf_reset(&b);
+	}
+	if (c->review_kind)
+		review(&b, n, c->make, c->review_group, c->review_kind, c->op);
+	else
+		c->make(&b, n);
+	save(name, &b);
+	tp_buf_free(&b);
+}
+
+/* One counted run, in a child of its own (forked under callgrind: no new
+ * start-up), so that nothing one command leaves in the process (a cache, a
+ * lazily built table) counts in or out of the next; its pid appended to
+ * pids, whose dump is <out>.<pid>.1. */
+static void counted_child(FILE *pids, int (*cmd)(int, char **), int argc, char **argv, int probe)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		CALLGRIND_START_INSTRUMENTATION;
+		if (cmd)
+			cmd(argc, argv);
+		else
+			quadratic_probe(probe);
+		CALLGRIND_STOP_INSTRUMENTATION;
+		CALLGRIND_DUMP_STATS;
+		_exit(0);
+	}
+	int st;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	fprintf(pids, "%d\n", (int)pid);
+}
+
+/* Under callgrind (--measure DIR FN): every case of cases[] that counts fn,
+ * at its small size then BIG_TIMES that; for quadratic_probe, the probe.
+ * Instrumented only while a command runs. */
+static int run_counted(const cost_case *cases_, size_t n_cases, const char *fn)
+{
+	tp_json_init();
+	char path[200];
+	snprintf(path, sizeof(path), "%s/cg.%s.pids", tmp, fn);
+	FILE *pids = fopen(path, "w");
+	if (!pids || !freopen("/dev/null", "w", stdout))
+		return 1;
+	for (size_t i = 0; i < n_cases; i++) {
+		const cost_case *c = &cases_[i];
+		if (strcmp(c->fn, fn) || !can_run(c))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int n = small_n(c) * (k ? BIG_TIMES : 1);
+			char line[1024], *argv[32];
+			write_input(c, n, "input.json");
+			int argc = command_argv(c, tpath("input.json"), line, sizeof(line), argv, 32);
+			int (*cmd)(int, char **) = !strcmp(argv[0], "review")	   ? tw_cmd_review
+						   : !strcmp(argv[0], "validate") ? tw_cmd_validate
+										   : tw_cmd_expand;
+			counted_child(pids, cmd, argc, argv, 0);
+			if (c->runtime)
+				unlink(tpath("rt/wide.json"));
+		}
+	}
+	if (!strcmp(fn, "quadratic_probe"))
+		for (int k = 0; k < 2; k++)
+			counted_child(pids, NULL, 0, NULL, k ? 10 * BIG_TIMES : 10);
+	return fclose(pids) ? 1 : 0;
+}
+
+/* This program under callgrind counting fn (run_counted): the stem of its
+ * dumps' paths. */
+static const char *count_under_callgrind(const char *fn)
+{
+	static char out[160];
+	char cmd[1024], *err = NULL;
+	snprintf(out, sizeof(out), "%s/cg.%s", tmp, fn);
+	snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --instr-atstart=no "
+		 "--callgrind-out-file=%s.%%p --toggle-collect=%s /proc/%d/exe --measure %s %s",
+		 out, fn, (int)getpid(), tmp, fn);
+	if (tt_run(cmd, NULL, &err))
+		fail_msg("%s\n%s", cmd, err ? err : "");
+	free(err);
+	return out;
+}
+
+/* The instructions callgrind counted in the i-th run (0 on) under out. */
+static long long dumped(const char *out, int i)
+{
+	char path[200], line[256];
+	snprintf(path, sizeof(path), "%s.pids", out);
+	FILE *f = fopen(path, "r");
+	int pid = -1;
+	for (int k = 0; f && k <= i && fgets(line, sizeof(line), f); k++)
+		pid = atoi(line);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s.%d.1", out, pid);
+	f = fopen(path, "r");
+	long long n = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "totals: ", 8))
+			n = atoll(line + 8);
+	if (f)
+		fclose(f);
+	if (n <= 0)
+		fail_msg("no instruction count in %s", path);
+	return n;
+}
+
+static double ratio_of(const char *name, long long small, long long big, int n_small)
+{
+	double ratio = (double)big / (double)small;
+	printf("  %-34s %9lld -> %10lld instructions for %d -> %d items: x%.1f\n", name, small,
+	       big, n_small, n_small * BIG_TIMES, ratio);
+	return ratio;
 }
 
 #define RT "--runtimes %1$s/rt"
@@ -527,18 +653,18 @@ static void measure(const cost_case *c)
 
 static const cost_case cases[] = {
 	{ "validate: TrainJob env", "tw_admission_handle", "review " RT, tj_env, "TrainJob",
-	  TJ_GROUP, "CREATE", false },
+	  TJ_GROUP, "CREATE", false, .n_small = 200 },
 	{ "validate: runtimePatch containers", "tw_admission_handle", "review " RT, tj_containers,
 	  "TrainJob", TJ_GROUP, "CREATE", false },
 	{ "validate: runtimePatches", "tw_admission_handle", "review " RT, tj_patches, "TrainJob",
 	  TJ_GROUP, "CREATE", false },
 	{ "validate: a patch of a wide runtime", "tw_admission_handle", "review " RT,
-	  tj_wide_patch, "TrainJob", TJ_GROUP, "CREATE", false, wide_runtime },
+	  tj_wide_patch, "TrainJob", TJ_GROUP, "CREATE", false, wide_runtime, .n_small = 200 },
 	/* --no-schema: with a schema, replicatedJobs past its 100 are one "Too many" */
 	{ "validate command: its findings", "tw_findings_add", "validate --no-schema " RT,
-	  tj_wide_patch, NULL, NULL, NULL, false, wide_runtime },
+	  tj_wide_patch, NULL, NULL, NULL, false, wide_runtime, .n_small = 25 },
 	{ "validate, CRDs: TrainJob env", "tw_admission_handle", "review " RT " --crds %2$s",
-	  tj_env, "TrainJob", TJ_GROUP, "CREATE", true },
+	  tj_env, "TrainJob", TJ_GROUP, "CREATE", true, .n_small = 200 },
 	{ "validate, CRDs: UPDATE resources", "tw_admission_handle", "review " RT " --crds %2$s",
 	  tj_resources, "TrainJob", TJ_GROUP, "UPDATE", true },
 	{ "mutate: TrainJob labels", "tw_admission_handle",
@@ -555,16 +681,16 @@ static const cost_case cases[] = {
 	  runtime_jobs, NULL, NULL, NULL, false },
 	{ "validate, CRDs: UPDATE runtime jobs", "tw_admission_handle",
 	  "review --profile kubeflow --crds %2$s", runtime_jobs, "ClusterTrainingRuntime",
-	  TJ_GROUP, "UPDATE", true },
+	  TJ_GROUP, "UPDATE", true, .n_small = 50 },
 	{ "validate, strict: runtime dependsOn", "tp_validate", "validate --profile strict",
-	  runtime_chain, NULL, NULL, NULL, false },
+	  runtime_chain, NULL, NULL, NULL, false, .n_small = 50 },
 	{ "validate --no-schema: runtime jobs", "tp_validate",
 	  "validate --profile strict --no-schema", runtime_chain, NULL, NULL, NULL, false },
 	{ "built-in schema: runtime UPDATE", "tw_admission_handle",
 	  "review --profile kubeflow --crds none", runtime_jobs, "ClusterTrainingRuntime",
 	  TJ_GROUP, "UPDATE", false },
 	{ "validate: runtime claim templates", "tp_validate", "validate --profile strict",
-	  runtime_claims, NULL, NULL, NULL, false },
+	  runtime_claims, NULL, NULL, NULL, false, .n_small = 50 },
 	{ "validate: colliding volume names", "tp_validate", "validate --profile strict",
 	  runtime_colliding_volumes, NULL, NULL, NULL, false },
 	{ "validate: colliding annotation keys", "tw_admission_handle", "review " RT,
@@ -576,22 +702,65 @@ static const cost_case cases[] = {
 	{ "CRD: colliding schemas", "tp_crds_add", "validate --crds %1$s/crd.json", tj_env,
 	  NULL, NULL, NULL, false, NULL, crd_colliding_schemas },
 	{ "Pod Security: a wide runtime", "tw_admission_handle", "review " RT,
-	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged },
+	  tj_locked, "TrainJob", TJ_GROUP, "CREATE", false, runtime_privileged, .n_small = 25 },
 	{ "validate: torch envInjection", "tw_admission_handle", "review " RT,
-	  tj_of_wide, "TrainJob", TJ_GROUP, "CREATE", false, runtime_targets },
+	  tj_of_wide, "TrainJob", TJ_GROUP, "CREATE", false, runtime_targets, .n_small = 50 },
 	{ "expand: torch envInjection", "tw_expand_trainjob", "expand --no-schema " RT,
-	  tj_of_wide, NULL, NULL, NULL, false, runtime_targets },
-	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false },
+	  tj_of_wide, NULL, NULL, NULL, false, runtime_targets, .n_small = 25 },
+	{ "validate: JobSet", "tp_validate", "validate", jobset_jobs, NULL, NULL, NULL, false,
+	  .n_small = 50 },
 	{ "mutate: JobSet of a TrainJob", "tw_admission_handle",
 	  "review " RT " --path /mutate-jobset-x-k8s-io-v1alpha2-jobset", jobset_owned, "JobSet",
-	  "jobset.x-k8s.io", "CREATE", false },
+	  "jobset.x-k8s.io", "CREATE", false, .n_small = 50 },
 };
 
 static void linear_costs(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
-		measure(&cases[i]);
+	if (!have_valgrind)
+		skip();
+	size_t n_cases = sizeof(cases) / sizeof(*cases);
+	const char *fns[16];
+	size_t n_fns = 0;
+	for (size_t i = 0; i < n_cases; i++) { /* each function once, in the cases' order */
+		size_t j = 0;
+		while (j < n_fns && strcmp(fns[j], cases[i].fn))
+			j++;
+		if (j == n_fns)
+			fns[n_fns++] = cases[i].fn;
+	}
+	int bad = 0;
+	for (size_t j = 0; j < n_fns; j++) {
+		const char *out = count_under_callgrind(fns[j]);
+		int dump = 0;
+		for (size_t i = 0; i < n_cases; i++) {
+			if (strcmp(cases[i].fn, fns[j]) || !can_run(&cases[i]))
+				continue;
+			long long small = dumped(out, dump), big = dumped(out, dump + 1);
+			dump += 2;
+			int n = small_n(&cases[i]);
+			double r = ratio_of(cases[i].name, small, big, n);
+			if (r > MAX_RATIO || r < MIN_RATIO) {
+				printf("  %s: %lld -> %lld instructions (x%.1f) for %d -> %d items: "
+				       "not linear\n", cases[i].name, small, big, r, n, n * BIG_TIMES);
+				bad++;
+			}
+		}
+	}
+	if (bad)
+		fail_msg("%d of %zu cases not linear (above)", bad, n_cases);
+}
+
+/* The check itself: counted the same way, a quadratic step is not linear. */
+static void a_quadratic_step_is_caught(void **state)
+{
+	(void)state;
+	if (!have_valgrind)
+		skip();
+	const char *out = count_under_callgrind("quadratic_probe");
+	long long small = dumped(out, 0), big = dumped(out, 1);
+	double r = ratio_of("planted: quadratic_probe", small, big, 10);
+	assert_true(r > MAX_RATIO);
 }
 
 /* ------------------------------------------------------------ fixtures */
@@ -694,9 +863,14 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--measure")) { /* under callgrind: the counting */
+		snprintf(tmp, sizeof(tmp), "%s", argv[2]);
+		return run_counted(cases, sizeof(cases) / sizeof(*cases), argv[3]);
+	}
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_quadratic_step_is_caught),
 		cmocka_unit_test(linear_costs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
