@@ -19,6 +19,12 @@ const char *tp_strerror(int code)
 	case TP_EIO: return "input/output error";
 	case TP_EUNAVAILABLE: return "the cluster could not be asked; the request can be retried";
 	case TP_ETIMEDOUT: return "the request's deadline passed before a decision";
+	/* The binary's range: the library never returns these, but one enum
+	 * means one function names every code. */
+	case TW_EFAILED: return "failed (the message beside the code says why)";
+	case TW_EEXIST: return "the file exists (pass --force to replace it)";
+	case TW_EBAD: return "the certificate pair is unusable";
+	case TW_ECRYPTO: return "the cryptographic library failed";
 	}
 	return "unknown error";
 }

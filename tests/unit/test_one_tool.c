@@ -238,8 +238,12 @@ static void one_error_enum(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_true(codes[i] < 0);
 		assert_true(i < 10 ? codes[i] > TW_EFIRST : codes[i] <= TW_EFIRST);
-		for (size_t j = i + 1; j < n; j++)
+		for (size_t j = i + 1; j < n; j++) {
 			assert_int_not_equal(codes[i], codes[j]);
+			assert_string_not_equal(tp_strerror(codes[i]), tp_strerror(codes[j]));
+		}
+		/* one function names every code of the one enum */
+		assert_string_not_equal(tp_strerror(codes[i]), "unknown error");
 	}
 	/* certs' codes are the one enum's, each meaning what it meant */
 	assert_int_equal(TW_CERTS_OK, TP_OK);
