@@ -39,23 +39,36 @@ static const char *ref_str(const cJSON *job, const char *member, const char *dfl
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* Whether Go's GroupKind.String() of (k, g), kind "." group (the kind
+ * alone without a group), is want, compared where it lies: every TrainJob
+ * asks (a snprintf of it cost 1,100 instructions a review, callgrind). */
+static bool key_is(const char *k, const char *g, const char *want)
+{
+	size_t n = strlen(k);
+	if (strncmp(k, want, n))
+		return false;
+	if (!*g)
+		return want[n] == '\0';
+	return want[n] == '.' && !strcmp(want + n + 1, g);
+}
+
 /* Step 1 of §2.4: Go's GroupKind.String() must name a registered runtime. */
 static int check_registry_key(const tp_options *opt, const cJSON *job, tp_result *res,
 			      tp_kind *kind)
 {
 	const char *k = ref_str(job, "kind", "ClusterTrainingRuntime");
 	const char *g = ref_str(job, "apiGroup", TP_GROUP_TRAINER);
-	char key[600];
-	snprintf(key, sizeof(key), "%s%s%s", k, *g ? "." : "", g);
-	if (!strcmp(key, KEY_TR)) {
+	if (key_is(k, g, KEY_TR)) {
 		*kind = TP_KIND_TRAINING_RUNTIME;
 		return TP_OK;
 	}
-	if (!strcmp(key, KEY_CTR)) {
+	if (key_is(k, g, KEY_CTR)) {
 		*kind = TP_KIND_CLUSTER_TRAINING_RUNTIME;
 		return TP_OK;
 	}
 	*kind = TP_KIND_UNKNOWN;
+	char key[600];
+	snprintf(key, sizeof(key), "%s%s%s", k, *g ? "." : "", g);
 	if (tp_strict(opt) && !strcmp(g, OLD_GROUP))
 		return tp_result_add(res, TP_FIELD_PLAIN, NULL, NULL,
 				     "unsupported runtime: %s: use apiGroup \"%s\"", key,
@@ -165,13 +178,19 @@ static const cJSON *resolve_runtime(const tp_options *opt, tp_operation op, cons
 
 /* Step 3: upstream warns for a deprecated ClusterTrainingRuntime; the guides
  * promise the same for a TrainingRuntime (strict). */
-static int warn_deprecated(const tp_options *opt, tp_kind kind, const cJSON *rt, tp_result *res)
+static int warn_deprecated(const tp_tj_ctx *ctx, tp_kind kind)
 {
-	if (!tp__runtime_is_deprecated(rt))
+	const char *text;
+	size_t len;
+	bool planned = tp__rt_plan_deprecation(ctx->plan, kind, &text, &len);
+	if (planned ? !text : !tp__runtime_is_deprecated(ctx->runtime))
 		return TP_OK;
-	if (kind == TP_KIND_TRAINING_RUNTIME && !tp_strict(opt))
+	if (kind == TP_KIND_TRAINING_RUNTIME && !tp_strict(ctx->opt))
 		return TP_OK;
-	return tp__warn_deprecated(res, "Referenced ", kind, tp_meta_name(rt));
+	/* the runtime's text, made when the store took it (pod/plan.c) */
+	if (planned)
+		return tp__result_warn_clean(ctx->res, text, len);
+	return tp__warn_deprecated(ctx->res, "Referenced ", kind, tp_meta_name(ctx->runtime));
 }
 
 /* Strict: numNodes 0 is accepted by the schema, but the build clamps it. */
@@ -198,7 +217,8 @@ static int build_templates(tp_tj_ctx *ctx)
 {
 	char err[512] = "";
 	int rc = TP_OK;
-	if (!(ctx->base = tp__runtime_template_view(ctx->runtime))) {
+	if (!(ctx->base = tp__rt_plan_base(ctx->plan)) &&
+	    !(ctx->base = tp__runtime_template_view(ctx->runtime))) {
 		rc = tp__runtime_template(ctx->runtime, NULL, &ctx->owned[0], err, sizeof(err));
 		ctx->base = ctx->owned[0];
 	}
@@ -219,7 +239,7 @@ static int build_templates(tp_tj_ctx *ctx)
 
 static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 {
-	int rc = warn_deprecated(ctx->opt, kind, ctx->runtime, ctx->res);
+	int rc = warn_deprecated(ctx, kind);
 	if (!rc)
 		rc = strict_trainer_rules(ctx->opt, ctx->job, ctx->res);
 	if (!rc)
@@ -344,9 +364,15 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 		return rc;
 	tp_tj_ctx ctx = {
 		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
-		.runtime = rt, .res = res,
+		.runtime = rt, .res = res, .plan = tp__rt_plan_of(rt),
 	};
-	rc = validate_with_runtime(&ctx, kind);
+	/* a runtime the store does not hold (a snapshot, the API server's
+	 * answer): its plan made for this request, read the same way */
+	if (!ctx.plan && tp_strict(opt) && !(rc = tp__rt_plan_new(rt, &ctx.owned_plan)))
+		ctx.plan = ctx.owned_plan;
+	if (!rc)
+		rc = validate_with_runtime(&ctx, kind);
+	tp__rt_plan_free(ctx.owned_plan);
 	cJSON_Delete(snapshot);
 	return tp__deadline_status(rc);
 }

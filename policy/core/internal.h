@@ -85,6 +85,14 @@ int tp__warn_deprecated(tp_result *res, const char *prefix, tp_kind k, const cha
 /* A warning that is parts[0..n) end to end, as tp_result_warn(r, "%s%s...")
  * would keep it, without the printf family (a hot path's warnings). */
 int tp__result_warn_parts(tp_result *r, const char *const *parts, size_t n);
+/* A warning of len bytes already cleaned (tp__warning_clean: the control
+ * characters the API server drops a warning for made spaces), copied in
+ * without a scan: a text made once per runtime (pod/plan.c). */
+int tp__result_warn_clean(tp_result *r, const char *w, size_t len);
+void tp__warning_clean(char *w);
+/* Upstream's deprecation warning (tp__warn_deprecated) in malloc'd
+ * memory, cleaned; NULL when memory ran out. */
+char *tp__deprecation_text(const char *prefix, tp_kind k, const char *name);
 
 /* The TrainJob validator (admission/trainjob.c) and defaulter (admission/trainjob_defaults.c)
  * implement the public tp_validate_trainjob and tp_default_trainjob. */

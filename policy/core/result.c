@@ -172,14 +172,18 @@ int tp_result_add(tp_result *r, tp_field_type type, const char *path, const char
 }
 
 /* w, written in r's arena, kept as a warning at path. */
-static int keep_warning(tp_result *r, const char *path, char *w)
+/* The API server drops a warning that holds a control character. */
+void tp__warning_clean(char *w)
 {
-	if (!w)
-		return TP_ENOMEM;
-	/* The API server drops a warning that holds a control character. */
 	for (char *p = w; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = ' ';
+}
+
+/* w (the result's, cleaned) kept unless it is there already or there are
+ * enough. */
+static int keep_clean(tp_result *r, const char *path, char *w)
+{
 	for (size_t i = 0; i < r->nwarnings; i++)
 		if (!strcmp(r->warnings[i], w))
 			return TP_OK;
@@ -197,6 +201,23 @@ static int keep_warning(tp_result *r, const char *path, char *w)
 	paths[r->nwarnings] = path ? tp_arena_strdup(r->arena, path) : NULL;
 	arr[r->nwarnings++] = w;
 	return TP_OK;
+}
+
+static int keep_warning(tp_result *r, const char *path, char *w)
+{
+	if (!w)
+		return TP_ENOMEM;
+	tp__warning_clean(w);
+	return keep_clean(r, path, w);
+}
+
+int tp__result_warn_clean(tp_result *r, const char *w, size_t len)
+{
+	char *own = tp_arena_alloc(r->arena, len + 1);
+	if (!own)
+		return TP_ENOMEM;
+	memcpy(own, w, len + 1);
+	return keep_clean(r, NULL, own);
 }
 
 static int warn_v(tp_result *r, const char *path, const char *fmt, va_list ap)

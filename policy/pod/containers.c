@@ -93,32 +93,49 @@ static void check_image_space(tp_podv *v, const char *image)
 			     "must not have leading or trailing whitespace");
 }
 
-/* validateContainerCommon. */
-static void check_common(tp_podv *v, const cJSON *c, pod_facts *pf)
+void tp__pod_check_container_image(tp_podv *v, const cJSON *c)
 {
-	static const char *const tmp[] = { "File", "FallbackToLogsOnError", NULL };
-	static const char *const pull[] = { "Always", "IfNotPresent", "Never", NULL };
 	const char *image = tp__mstr(c, "image");
-	check_name(v, tp__mstr(c, "name"));
 	if (!image || !*image)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".image", NULL, "give the container an image", "%s",
 			     "");
 	else
 		check_image_space(v, image);
-	check_enum(v, c, "terminationMessagePolicy", tmp, "\"File\", \"FallbackToLogsOnError\"");
-	tp__pod_check_ports(v, tp_member(c, "ports"));
-	tp__pod_check_env(v, tp_member(c, "env"));
-	tp__pod_check_env_from(v, tp_member(c, "envFrom"));
-	tp__pod_check_container_mounts(v, c, pf->volumes);
-	if (tp__marr(c, "volumeDevices"))
-		tp__pod_check_devices(v, c, pf->volumes, sources_of(v, pf));
-	check_enum(v, c, "imagePullPolicy", pull, "\"Always\", \"IfNotPresent\", \"Never\"");
+}
+
+void tp__pod_check_container_resources(tp_podv *v, const cJSON *c)
+{
 	const cJSON *res = tp__mobj(c, "resources");
 	if (res) {
 		size_t mark = tp__podv_push(v, ".resources");
 		tp__pod_check_resources(v, res);
 		tp__podv_pop(v, mark);
 	}
+}
+
+/* validateContainerCommon. The parts a TrainJob's trainer settings rewrite
+ * are marked for pod/plan.c. */
+static void check_common(tp_podv *v, const cJSON *c, pod_facts *pf)
+{
+	static const char *const tmp[] = { "File", "FallbackToLogsOnError", NULL };
+	static const char *const pull[] = { "Always", "IfNotPresent", "Never", NULL };
+	check_name(v, tp__mstr(c, "name"));
+	tp__podv_mark(v, c, TP_MARK_IMAGE_BEGIN);
+	tp__pod_check_container_image(v, c);
+	tp__podv_mark(v, c, TP_MARK_IMAGE_END);
+	check_enum(v, c, "terminationMessagePolicy", tmp, "\"File\", \"FallbackToLogsOnError\"");
+	tp__pod_check_ports(v, tp_member(c, "ports"));
+	tp__podv_mark(v, c, TP_MARK_ENV_BEGIN);
+	tp__pod_check_env(v, tp_member(c, "env"));
+	tp__podv_mark(v, c, TP_MARK_ENV_END);
+	tp__pod_check_env_from(v, tp_member(c, "envFrom"));
+	tp__pod_check_container_mounts(v, c, pf->volumes);
+	if (tp__marr(c, "volumeDevices"))
+		tp__pod_check_devices(v, c, pf->volumes, sources_of(v, pf));
+	check_enum(v, c, "imagePullPolicy", pull, "\"Always\", \"IfNotPresent\", \"Never\"");
+	tp__podv_mark(v, c, TP_MARK_RES_BEGIN);
+	tp__pod_check_container_resources(v, c);
+	tp__podv_mark(v, c, TP_MARK_RES_END);
 	tp__pod_check_security_context(v, tp_member(c, "securityContext"));
 }
 

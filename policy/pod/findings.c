@@ -148,6 +148,16 @@ int tp__podv_add(tp_podv *v, tp_field_type type, const char *suffix, const char 
 	return v->rc;
 }
 
+int tp__podv_append(tp_podv *v, const tp_pod_finding *f)
+{
+	tp_pod_finding *at = slot(v);
+	if (!at)
+		return v->rc = TP_ENOMEM;
+	*at = *f;
+	v->n++;
+	return v->rc;
+}
+
 const char *tp__podv_printf(tp_podv *v, const char *fmt, ...)
 {
 	va_list ap;

@@ -729,14 +729,13 @@ static void check_success_policy(tp_podv *v, const cJSON *spec, bool indexed,
 
 /* ------------------------------------------------------------ the Job */
 
-int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
+/* validateJobSpec up to the Pod template, at the current path: what
+ * parallelism and completions (the builder's count) decide. */
+static void check_head(tp_podv *v, const cJSON *spec)
 {
 	static const char *const counts[] = { "parallelism", "completions", "activeDeadlineSeconds",
 					      "backoffLimit", "ttlSecondsAfterFinished",
 					      "backoffLimitPerIndex", "maxFailedIndexes" };
-	tp__pod_check_job_meta(v, job_template);
-	const cJSON *spec = tp__mobj(job_template, "spec");
-	size_t mark = tp__podv_push(v, "spec");
 	/* the builder's count (v->pods) is 1 or more: its two members need no check */
 	for (size_t i = v->pods > 0 ? 2 : 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		check_nonnegative(v, spec, counts[i]);
@@ -752,6 +751,23 @@ int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 	job_counts c = counts_of(v, spec);
 	check_success_policy(v, spec, indexed, c.has_completions ? &c.completions : NULL);
 	check_pod_replacement(v, spec);
+}
+
+void tp__pod_check_job_head(tp_podv *v, const cJSON *job_template)
+{
+	size_t mark = tp__podv_push(v, "spec");
+	check_head(v, tp__mobj(job_template, "spec"));
+	tp__podv_pop(v, mark);
+}
+
+int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
+{
+	tp__pod_check_job_meta(v, job_template);
+	const cJSON *spec = tp__mobj(job_template, "spec");
+	size_t mark = tp__podv_push(v, "spec");
+	tp__podv_mark(v, NULL, TP_MARK_HEAD_BEGIN);
+	check_head(v, spec);
+	tp__podv_mark(v, NULL, TP_MARK_HEAD_END);
 	size_t tmark = tp__podv_push(v, ".template");
 	const cJSON *tmpl = tp_member(spec, "template");
 	tp__pod_check_template(v, tmpl);

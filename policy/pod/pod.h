@@ -55,6 +55,9 @@ typedef struct tp_podv {
 	 * template's own counts are not what the Job gets. 0: as the template
 	 * says (a JobSet of any other origin). Set per job by the caller. */
 	long long pods;
+	/* Where the segments a TrainJob may rewrite begin and end in the
+	 * findings (pod/plan.c), when the caller records them; else NULL. */
+	struct tp_pod_marks *marks;
 } tp_podv;
 
 int tp__podv_init(tp_podv *v);
@@ -264,6 +267,99 @@ void tp__podv_leave(tp_podv *v);
  * by default: a warning each into warnings (NULL: none), naming v->rjob. */
 int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
 			tp_result *warnings);
+
+/* f, whose strings outlive v, appended as it is (TP_OK or TP_ENOMEM). */
+int tp__podv_append(tp_podv *v, const tp_pod_finding *f);
+
+/* --------------------------------------------------------- marks
+ * (pod/plan.c) The segments of a Job's findings that a TrainJob's trainer
+ * settings and numNodes can change, recorded when a runtime's job is
+ * checked once, so that a TrainJob's check re-checks only those: the Job
+ * spec's rules that read parallelism and completions, and the image, env
+ * and resources of the container the trainer's settings go into (node).
+ * Each mark is a findings count (v->n) where the segment begins or ends. */
+typedef enum tp_pod_mark {
+	TP_MARK_HEAD_BEGIN, /* the Job spec's rules before its Pod template */
+	TP_MARK_HEAD_END,
+	TP_MARK_IMAGE_BEGIN,
+	TP_MARK_IMAGE_END,
+	TP_MARK_ENV_BEGIN,
+	TP_MARK_ENV_END,
+	TP_MARK_RES_BEGIN,
+	TP_MARK_RES_END,
+	TP_MARK__COUNT
+} tp_pod_mark;
+
+typedef struct tp_pod_marks {
+	const cJSON *node; /* the container whose segments are recorded */
+	size_t at[TP_MARK__COUNT];
+	bool seen[TP_MARK__COUNT];
+} tp_pod_marks;
+
+static inline void tp__podv_mark(tp_podv *v, const cJSON *container, tp_pod_mark m)
+{
+	if (v->marks && (!container || container == v->marks->node)) {
+		v->marks->at[m] = v->n;
+		v->marks->seen[m] = true;
+	}
+}
+
+/* The parts of a container a TrainJob's trainer settings rewrite, each
+ * checked as validateContainerCommon checks it, at the current path (the
+ * container's, entered): pod/containers.c. */
+void tp__pod_check_container_image(tp_podv *v, const cJSON *c);
+void tp__pod_check_container_resources(tp_podv *v, const cJSON *c);
+/* The Job spec's rules before its Pod template (validateJobSpec's counts
+ * and what reads them) at the current path plus "spec" (pod/job.c). */
+void tp__pod_check_job_head(tp_podv *v, const cJSON *job_template);
+
+/* (pod/plan.c) A runtime's plan: what its Pods are, worked out once per
+ * runtime version. */
+typedef struct tp_rt_plan tp_rt_plan;
+typedef struct tp_rt_plan_job {
+	const cJSON *job;  /* the runtime's replicated job */
+	bool planned;      /* checked: the rest is set */
+	long long pods;    /* the runtime's Pod count for it */
+	int node_index;    /* the node container's place, or -1 */
+	const tp_pod_finding *items; /* tp__pod_check_job's findings */
+	size_t n;
+	tp_arena *arena;   /* theirs; NULL when there are none */
+	tp_pod_marks marks;
+} tp_rt_plan_job;
+
+/* A plan for runtime, for the caller to free (TP_OK or TP_ENOMEM). */
+int tp__rt_plan_new(const cJSON *runtime, tp_rt_plan **out);
+void tp__rt_plan_free(tp_rt_plan *p);
+/* The store's: a plan filed under the runtime's tree when it takes it,
+ * dropped when it lets the tree go; found by the tree (NULL: none). */
+int tp__rt_plan_attach(const cJSON *runtime);
+void tp__rt_plan_detach(const cJSON *runtime);
+const tp_rt_plan *tp__rt_plan_of(const cJSON *runtime);
+/* The runtime's spec.template without patches (NULL: it cannot be made),
+ * and its index-th replicated job's plan when job is that job (else NULL). */
+const cJSON *tp__rt_plan_base(const tp_rt_plan *p);
+const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int index);
+/* The findings of tp__pod_check_job of the job with v->pods as its Pod
+ * count, copy (NULL: the runtime's template itself) being the runtime's
+ * template with only the node container's image, command, args, env and
+ * resources rewritten, into v: the plan's read in place, the rewritten
+ * parts checked. TP_EUNSUPPORTED: the plan cannot say (nothing added). */
+int tp__rt_plan_replay(tp_podv *v, const tp_rt_plan_job *pj, const cJSON *copy);
+/* Upstream's deprecation warning to a TrainJob of the runtime through a
+ * reference of kind: false when p cannot say (no plan, another kind);
+ * else *text (cleaned, *len bytes) or NULL when the runtime is not
+ * deprecated. */
+bool tp__rt_plan_deprecation(const tp_rt_plan *p, tp_kind kind, const char **text, size_t *len);
+/* The context of a finding of the JobSet's network.subdomain (pod/trainjob.c),
+ * or NULL without a plan. */
+const char *tp__rt_plan_network(const tp_rt_plan *p);
+/* The bytes p holds beside the runtime (its arenas as used, not as
+ * reserved: an arena reserves 16 KiB once it holds anything). */
+size_t tp__rt_plan_bytes(const tp_rt_plan *p);
+/* For the tests: the jobs replayed so far in this process, and plans
+ * read or not (on unless a test turns it off). */
+size_t tp__rt_plan_replays(void);
+void tp__rt_plan_set_replay(bool on);
 
 /* Each finding of v into res as the API server writes it (no hint). */
 int tp__podv_to_result(const tp_podv *v, tp_result *res);

@@ -562,6 +562,22 @@ static int check_initializer_env(const tp_tj_ctx *ctx)
 	return rc;
 }
 
+/* The check of the job build_job made, read from the runtime's plan when
+ * the job is the runtime's own template with at most the trainer's
+ * settings in its node container (no runtimePatches; neither the plugins'
+ * parts nor a default written: either makes the copy whole).
+ * TP_EUNSUPPORTED: the job is checked whole. */
+static int replay(tj_pods *t, const cJSON *job, int index)
+{
+	const tp_tj_ctx *ctx = t->ctx;
+	const tp_rt_plan_job *pj = tp__rt_plan_job(ctx->plan, job, index);
+	const cJSON *copy = t->parts->copy;
+	if (!pj || ctx->tmpl != ctx->base || ctx->base != tp__rt_plan_base(ctx->plan) ||
+	    (copy && !t->parts->shallow))
+		return TP_EUNSUPPORTED;
+	return tp__rt_plan_replay(&t->built, pj, copy);
+}
+
 /* One replicated job of ctx->tmpl, with the trainer's settings, the
  * plugins' Pod parts and the Pod count written in; *checked keeps the copy
  * for Pod Security. */
@@ -578,7 +594,8 @@ static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *ch
 	cJSON *copy = checked->copy;
 	if (tp__pod_names_note(&t->gen_names, job, index, t->built.pods))
 		return TP_ENOMEM;
-	tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
+	if (replay(t, job, index) == TP_EUNSUPPORTED)
+		tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
 	rc = t->built.rc;
 	if (!rc && t->built.n)
 		rc = attribute(t, job, index, copy || t->nodes_written);
@@ -633,9 +650,13 @@ int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
 /* The JobSet's network.subdomain, which the runtime sets for every Pod. */
 static int check_network(tj_pods *t, const tp_tj_ctx *ctx)
 {
-	const char *context = tp__podv_printf(
-		&t->built, "in %s \"%s\": every Pod of the TrainJob would be invalid (its spec.subdomain)",
-		tp_kind_name(tp_kind_of(ctx->runtime)), tp_meta_name(ctx->runtime));
+	const char *context = tp__rt_plan_network(ctx->plan);
+	if (!context)
+		context = tp__podv_printf(&t->built,
+					  "in %s \"%s\": every Pod of the TrainJob would be invalid "
+					  "(its spec.subdomain)",
+					  tp_kind_name(tp_kind_of(ctx->runtime)),
+					  tp_meta_name(ctx->runtime));
 	return context ? tp__pod_check_subdomain(&t->built, ctx->tmpl, context, ctx->res)
 		       : TP_ENOMEM;
 }

@@ -46,6 +46,10 @@ typedef struct tp_tj_ctx {
 	const cJSON *base;    /* runtime.spec.template without the patches: the
 			       * runtime's own tree when it needs no copy */
 	cJSON *owned[2];      /* the copies behind tmpl and base, freed after */
+	/* what depends on the runtime alone (pod/plan.c): the store's, or
+	 * owned_plan made for this request */
+	const struct tp_rt_plan *plan;
+	struct tp_rt_plan *owned_plan;
 	tp_result *res;
 } tp_tj_ctx;
 

@@ -19,6 +19,7 @@
  */
 #include "policy/core/hash.h"
 #include "policy/core/internal.h"
+#include "policy/pod/pod.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -129,6 +130,7 @@ static struct entry **slot_of(const tp_store *s, uint64_t h, tp_kind k, const ch
 void tp_store_hold_release(tp_store_hold *h)
 {
 	if (h && atomic_fetch_sub(&h->refs, 1) == 1) {
+		tp__rt_plan_detach(h->obj); /* before the tree: no plan outlives it */
 		cJSON_Delete(h->obj);
 		free(h);
 	}
@@ -238,6 +240,10 @@ int tp_store_put(tp_store *s, cJSON *obj)
 	struct entry *e = entry_new(k, key_namespace(k, tp_meta_namespace(obj)), name, obj);
 	if (!e)
 		return TP_ENOMEM;
+	/* what depends on the runtime alone, once per version (pod/plan.c),
+	 * outside the lock; without memory for it each TrainJob works it out */
+	if (tp_kind_is_runtime(k))
+		tp__rt_plan_attach(obj);
 	pthread_rwlock_wrlock(&s->lock);
 	struct entry **pp = slot_of(s, e->hash, k, e->ns, e->name);
 	if (*pp) {
