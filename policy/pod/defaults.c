@@ -292,14 +292,21 @@ static void image_mounts(pass *p, const cJSON *c)
 	}
 }
 
+/* What a TrainJob's trainer settings rewrite in a container: env and
+ * resources (tp__pod_defaults_due). */
+static void trainer_parts(pass *p, const cJSON *c)
+{
+	for (const cJSON *ev = items(c, "env"); ev && !done(p); ev = ev->next)
+		field_ref(p, tp__mobj(ev, "valueFrom"));
+	resources(p, c);
+}
+
 static void container(pass *p, const cJSON *c)
 {
 	for (const cJSON *port = items(c, "ports"); port && !done(p); port = port->next)
 		if (cJSON_IsObject(port) && unset_str(port, "protocol"))
 			set_str(p, (cJSON *)port, "protocol", "TCP");
-	for (const cJSON *ev = items(c, "env"); ev && !done(p); ev = ev->next)
-		field_ref(p, tp__mobj(ev, "valueFrom"));
-	resources(p, c);
+	trainer_parts(p, c);
 	probe(p, c, "livenessProbe", true);
 	probe(p, c, "startupProbe", true);
 	probe(p, c, "readinessProbe", false);
@@ -441,6 +448,17 @@ static int run(cJSON *job_template, const tp_pod_jobset *js, bool write, bool *c
 	tp_arena_free(p.arena);
 	*changed = p.changed;
 	return p.rc;
+}
+
+bool tp__pod_defaults_due(const cJSON *job_template, const cJSON *container_of)
+{
+	pass p = { .write = false };
+	if (container_of)
+		trainer_parts(&p, container_of);
+	else
+		job_spec(&p, tp__mobj(job_template, "spec"));
+	tp_arena_free(p.arena);
+	return p.changed || p.rc;
 }
 
 int tp__pod_defaults(const cJSON *job_template, const tp_pod_jobset *js, cJSON **copy)

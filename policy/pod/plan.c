@@ -75,6 +75,8 @@ static int plan_job(tp_rt_plan *p, const cJSON *ml, const cJSON *job, tp_rt_plan
 			pj->node_index = i;
 	}
 	pj->marks = (tp_pod_marks){ .node = tp_find_named(cs, "name", TP_CONTAINER_NODE) };
+	const char *sub = tp_get_str(tmpl, "spec.template.spec.subdomain");
+	pj->plain = !(sub && *sub) && !tp__pod_defaults_due(tmpl, NULL);
 	tp_podv v;
 	if (tp__podv_init(&v))
 		return TP_ENOMEM;
@@ -217,6 +219,17 @@ const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int
 }
 
 /* ------------------------------------------------------------ replay */
+
+bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *copy)
+{
+	if (!pj->plain || atomic_load(&replay_off))
+		return false;
+	if (!copy)
+		return true;
+	const cJSON *node = tp_find_named(tp_get_array(copy, "spec.template.spec.containers"),
+					  "name", TP_CONTAINER_NODE);
+	return node && !tp__pod_defaults_due(NULL, node);
+}
 
 static void append_range(tp_podv *v, const tp_rt_plan_job *pj, size_t from, size_t to)
 {

@@ -325,6 +325,9 @@ typedef struct tp_rt_plan_job {
 	size_t n;
 	tp_arena *arena;   /* theirs; NULL when there are none */
 	tp_pod_marks marks;
+	/* no default is due in the template, and it has no subdomain of its
+	 * own (the one default that reads the TrainJob's name) */
+	bool plain;
 } tp_rt_plan_job;
 
 /* A plan for runtime, for the caller to free (TP_OK or TP_ENOMEM). */
@@ -339,6 +342,10 @@ const tp_rt_plan *tp__rt_plan_of(const cJSON *runtime);
  * and its index-th replicated job's plan when job is that job (else NULL). */
 const cJSON *tp__rt_plan_base(const tp_rt_plan *p);
 const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int index);
+/* Whether the defaults of job, as build_job made it into copy (NULL: the
+ * runtime's template itself; else that template with only the node
+ * container's trainer settings rewritten), are known to write nothing. */
+bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *copy);
 /* The findings of tp__pod_check_job of the job with v->pods as its Pod
  * count, copy (NULL: the runtime's template itself) being the runtime's
  * template with only the node container's image, command, args, env and
@@ -411,6 +418,11 @@ void tp__pod_jobset_of(const cJSON *jobset_spec, const char *name, tp_pod_jobset
  * write (*copy stays NULL: job_template is as the API server will see it).
  * TP_OK or TP_ENOMEM; *copy is the caller's to delete either way. */
 int tp__pod_defaults(const cJSON *job_template, const tp_pod_jobset *js, cJSON **copy);
+/* Whether a default is due in job_template without a JobSet (its own
+ * subdomain is not looked at), or, with container_of, in the parts of that
+ * container a TrainJob's trainer settings rewrite, its env and resources
+ * (pod/plan.c: a runtime's job once, a TrainJob's node container). */
+bool tp__pod_defaults_due(const cJSON *job_template, const cJSON *container_of);
 
 /* The strict profile's checks of the Pods (pod/trainjob.c, pod/runtime.c),
  * called by the validators of admission/. */

@@ -285,12 +285,33 @@ static tp_pod_checked as_checked(const tj_pods *t)
 	return (tp_pod_checked){ t->parts->copy, t->parts->psa_container, t->parts->psa_note };
 }
 
+/* The runtime's plan of job (the index-th of ctx->tmpl) when ctx->tmpl is
+ * the plan's template, else NULL. */
+static const tp_rt_plan_job *planned(const tj_pods *t, const cJSON *job, int index)
+{
+	const tp_tj_ctx *ctx = t->ctx;
+	if (ctx->tmpl != ctx->base || ctx->base != tp__rt_plan_base(ctx->plan))
+		return NULL;
+	return tp__rt_plan_job(ctx->plan, job, index);
+}
+
+/* No default is due in the job build_job made, by the plan: the runtime's
+ * template is known to need none and the copy (a shell of it: neither a
+ * plugin part nor anything else made it whole) rewrote only the node
+ * container, which needs none. */
+static bool planned_plain(const tj_pods *t, const cJSON *job, int index)
+{
+	const tp_rt_plan_job *pj = planned(t, job, index);
+	const tp_pod_parts *pp = t->parts;
+	return pj && (!pp->copy || pp->shallow) && tp__rt_plan_plain(pj, pp->copy);
+}
+
 /* job as the check sees it, in t->parts: the trainer's settings and the
  * plugins' Pod parts written into t->parts->copy (NULL: nothing was), then
  * the API server's defaults; since (NULL: none) is given the job as written,
  * before the defaults drop what its release does not keep. TP_EINVAL as
  * overlay. */
-static int build_job(tj_pods *t, const cJSON *job, tp_podv *since)
+static int build_job(tj_pods *t, const cJSON *job, int index, tp_podv *since)
 {
 	/* member by member: the origins' buffers need no clearing */
 	tp_pod_parts *pp = t->parts;
@@ -309,7 +330,9 @@ static int build_job(tj_pods *t, const cJSON *job, tp_podv *since)
 	if (!rc && since)
 		tp__pod_check_since(since, t->ctx->opt,
 				    pp->copy ? pp->copy : tp_member(job, "template"), t->ctx->res);
-	if (!rc) { /* last, as the API server defaults the Job the JobSet makes */
+	if (!rc && planned_plain(t, job, index)) {
+		/* the runtime's plan: no default is due (no walk of the template) */
+	} else if (!rc) { /* last, as the API server defaults the Job the JobSet makes */
 		tp_pod_jobset js;
 		tp__pod_jobset_of(tp_member(t->ctx->tmpl, "spec"), tp_meta_name(t->ctx->job), &js);
 		if (pp->shallow) { /* read there; made whole when a default is written */
@@ -569,11 +592,9 @@ static int check_initializer_env(const tp_tj_ctx *ctx)
  * TP_EUNSUPPORTED: the job is checked whole. */
 static int replay(tj_pods *t, const cJSON *job, int index)
 {
-	const tp_tj_ctx *ctx = t->ctx;
-	const tp_rt_plan_job *pj = tp__rt_plan_job(ctx->plan, job, index);
+	const tp_rt_plan_job *pj = planned(t, job, index);
 	const cJSON *copy = t->parts->copy;
-	if (!pj || ctx->tmpl != ctx->base || ctx->base != tp__rt_plan_base(ctx->plan) ||
-	    (copy && !t->parts->shallow))
+	if (!pj || (copy && !t->parts->shallow))
 		return TP_EUNSUPPORTED;
 	return tp__rt_plan_replay(&t->built, pj, copy);
 }
@@ -587,7 +608,7 @@ static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *ch
 	t->built.claims = &t->tmpl_claims;
 	t->built.rjob = tp__mstr(job, "name");
 	t->built.pods = pods_of(t, job);
-	int rc = build_job(t, job, &t->built);
+	int rc = build_job(t, job, index, &t->built);
 	if (rc)
 		return rc == TP_ENOMEM ? rc : TP_OK;
 	*checked = as_checked(t);
@@ -635,7 +656,7 @@ int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
 	int rc = TP_OK;
 	size_t i = 0;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++)
-		if (cJSON_IsObject(j) && !(rc = build_job(&t, j, NULL)))
+		if (cJSON_IsObject(j) && !(rc = build_job(&t, j, (int)i, NULL)))
 			(*out)[i] = as_checked(&t);
 	if (rc != TP_ENOMEM)
 		return TP_OK;

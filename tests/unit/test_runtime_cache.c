@@ -116,6 +116,7 @@ static const char *const trainers[] = {
 	"{'resourcesPerNode':{'requests':{'cpu':'2','memory':'4Gi'}}}",
 	"{'resourcesPerNode':{'requests':{'nvidia.com/gpu':2}}}",
 	"{'resourcesPerNode':{'requests':{'cpu':'64'},'limits':{'cpu':'2'}}}",
+	"{'resourcesPerNode':{'requests':{'cpu':'1500u'},'limits':{'cpu':'1m'}}}",
 	"{'numNodes':3}",
 	"{'numNodes':0}",
 	"{'numNodes':200000}",
