@@ -6,7 +6,7 @@
  * check the Job (tp__pod_check_job) with the runtime's own Pod count, with
  * the marks of the segments a TrainJob can change (pod.h, tp_pod_marks).
  *
- * The store builds it when it takes a runtime (tp__rt_plan_attach) and
+ * The store builds it when it takes a runtime (tp__rt_plan_attach, handed to
  * drops it with the runtime's last reference (tp__rt_plan_detach); a
  * runtime from anywhere else (a snapshot, the API server) gets one for the
  * request (tp__rt_plan_new). Plans are found by the runtime's tree
@@ -21,7 +21,9 @@
  * runtime's: make bench's TrainJob review checked the whole Job template
  * (10,300 instructions of tp__pod_check_job, callgrind).
  */
+#include "policy/patch/patch.h"
 #include "policy/pod/pod.h"
+#include "policy/store/store.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -370,4 +372,17 @@ const tp_rt_plan *tp__rt_plan_of(const cJSON *runtime)
 		}
 	pthread_mutex_unlock(&reg_lock);
 	return found;
+}
+
+/* The store is below this layer and cannot call it: the plan hands the
+ * store its attach and detach when the program starts, before any runtime
+ * is put (a program that links no TrainJob check links no plan, and its
+ * store keeps none). */
+__attribute__((constructor)) static void plan_with_the_store(void)
+{
+	static const tp__store_derived d = {
+		.put = tp__rt_plan_attach,
+		.drop = tp__rt_plan_detach,
+	};
+	tp__store_set_derived(&d);
 }

@@ -19,7 +19,7 @@
  */
 #include "policy/core/hash.h"
 #include "policy/core/internal.h"
-#include "policy/pod/pod.h"
+#include "policy/store/store.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -127,10 +127,22 @@ static struct entry **slot_of(const tp_store *s, uint64_t h, tp_kind k, const ch
 	return pp;
 }
 
+/* The layer above's per-runtime work (store.h, tp__store_derived). */
+static _Atomic(int (*)(const cJSON *)) derived_put;
+static _Atomic(void (*)(const cJSON *)) derived_drop;
+
+void tp__store_set_derived(const tp__store_derived *d)
+{
+	atomic_store(&derived_put, d ? d->put : NULL);
+	atomic_store(&derived_drop, d ? d->drop : NULL);
+}
+
 void tp_store_hold_release(tp_store_hold *h)
 {
 	if (h && atomic_fetch_sub(&h->refs, 1) == 1) {
-		tp__rt_plan_detach(h->obj); /* before the tree: no plan outlives it */
+		void (*drop)(const cJSON *) = atomic_load(&derived_drop);
+		if (drop)
+			drop(h->obj); /* before the tree: nothing derived outlives it */
 		cJSON_Delete(h->obj);
 		free(h);
 	}
@@ -242,8 +254,9 @@ int tp_store_put(tp_store *s, cJSON *obj)
 		return TP_ENOMEM;
 	/* what depends on the runtime alone, once per version (pod/plan.c),
 	 * outside the lock; without memory for it each TrainJob works it out */
-	if (tp_kind_is_runtime(k))
-		tp__rt_plan_attach(obj);
+	int (*put)(const cJSON *) = atomic_load(&derived_put);
+	if (put && tp_kind_is_runtime(k))
+		put(obj);
 	pthread_rwlock_wrlock(&s->lock);
 	struct entry **pp = slot_of(s, e->hash, k, e->ns, e->name);
 	if (*pp) {

@@ -21,4 +21,16 @@ const char *tp__resource_name(tp_kind k);
 size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, const char **out,
 			 size_t max);
 
+/* What a layer above keeps per runtime version (pod/plan.c's plan): the
+ * store is below it and may not name it, so that layer hands the store its
+ * two functions once, before any runtime is put. put runs when the store
+ * takes a runtime's tree, outside the store's lock; drop when the tree's
+ * last reference goes, before the tree is freed, so nothing derived from a
+ * tree outlives it. Either may be NULL. */
+typedef struct tp__store_derived {
+	int (*put)(const cJSON *runtime);
+	void (*drop)(const cJSON *runtime);
+} tp__store_derived;
+void tp__store_set_derived(const tp__store_derived *d);
+
 #endif /* TP_STORE_H */
