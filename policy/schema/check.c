@@ -91,8 +91,18 @@ static int write_step(tp_buf *b, const tp_sch_step *st)
 	return tp_buf_add(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
+/* Paths written out by this thread (tests read it: a walk that finds
+ * nothing writes none). */
+static _Thread_local size_t paths_written;
+
+size_t tp__sch_paths_written(void)
+{
+	return paths_written;
+}
+
 const char *tp__sch_path(tp_sch_walk *w)
 {
+	paths_written++;
 	for (; w->written < w->depth; w->written++)
 		w->rc |= write_step(&w->path, &w->steps[w->written]);
 	return w->path.data ? w->path.data : "";
@@ -113,6 +123,16 @@ static const char *path_of(tp_sch_walk *w)
 
 /* ------------------------------------------------------------ errors */
 
+tp_result *tp__sch_out(tp_sch_walk *w, bool lists)
+{
+	if (!w->one_pass)
+		return w->res;
+	tp_result **r = lists ? &w->lists_res : &w->checks_res;
+	if (!*r && tp_result_new(r))
+		w->rc |= TP_ENOMEM;
+	return *r;
+}
+
 /* A walk without a result only asks whether the value passes (anyOf,
  * oneOf, not): the first error ends it, nothing is formatted or allocated. */
 static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char *value,
@@ -120,7 +140,8 @@ static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char 
 static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char *value,
 	       const char *fmt, ...)
 {
-	if (!w->res) {
+	tp_result *out = tp__sch_out(w, false);
+	if (!out) {
 		w->failed = true;
 		return TP_OK;
 	}
@@ -129,17 +150,19 @@ static int add(tp_sch_walk *w, tp_field_type type, const char *path, const char 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return tp_result_add(w->res, type, path, value, "%s", msg);
+	return tp_result_add(out, type, path, value, "%s", msg);
 }
 
 static const char *val(tp_sch_walk *w, const cJSON *v)
 {
-	return w->res ? tp_result_value(w->res, v) : NULL;
+	tp_result *out = tp__sch_out(w, false);
+	return out ? tp_result_value(out, v) : NULL;
 }
 
 static const char *quote(tp_sch_walk *w, const char *s)
 {
-	return w->res ? tp_result_quote(w->res, s) : NULL;
+	tp_result *out = tp__sch_out(w, false);
+	return out ? tp_result_quote(out, s) : NULL;
 }
 
 /* Invalid with kube-openapi's sentence "<path> in body <fmt>". */
@@ -186,47 +209,33 @@ static const char *num(char *buf, size_t n, double d)
 /* The data's OpenAPI type as a TP_SCH_* bit, and its name. */
 static unsigned data_bit(const cJSON *v)
 {
-	if (cJSON_IsObject(v))
+	switch (v->type & 0xff) {
+	case cJSON_Object:
 		return TP_SCH_OBJECT;
-	if (cJSON_IsArray(v))
+	case cJSON_Array:
 		return TP_SCH_ARRAY;
-	if (cJSON_IsString(v))
+	case cJSON_String:
 		return TP_SCH_STRING;
-	if (cJSON_IsBool(v))
+	case cJSON_True:
+	case cJSON_False:
 		return TP_SCH_BOOLEAN;
-	if (cJSON_IsNumber(v))
+	case cJSON_Number:
 		return tp_json_is_int(v, NULL) ? TP_SCH_INTEGER : TP_SCH_NUMBER;
-	return 0;
-}
-
-/* apiextensions keeps only these formats (stripUnsupportedFormatsPostProcess,
- * its supportedFormats): int32, int64, float and double are dropped before
- * kube-openapi sees the schema, so "integer, format: int32" checks as
- * "integer" (1.5 is 'must be of type integer: "number"'; 3000000000 passes). */
-static const char *validated_format(const tp_sch *s)
-{
-	static const char *const kept[] = {
-		"bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid",
-		"uuid3", "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn",
-		"hexcolor", "rgbcolor", "byte", "password", "date", "duration", "datetime",
-		"date-time",
-	};
-	for (size_t i = 0; *s->format && i < sizeof(kept) / sizeof(*kept); i++)
-		if (!strcmp(s->format, kept[i]))
-			return s->format;
-	return "";
+	default:
+		return 0;
+	}
 }
 
 static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	/* x-kubernetes-int-or-string with no type is given both by apiextensions */
 	unsigned types = s->types;
-	const char *type_name = s->type_name, *format = validated_format(s);
+	const char *type_name = s->type_name, *format = s->checked_format;
 	if (!types && s->int_or_string)
 		types = TP_SCH_INTEGER | TP_SCH_STRING, type_name = "integer,string";
 	if (!types && !*format)
 		return true;
-	if (cJSON_IsNull(v)) {
+	if (tp__sch_is(v, cJSON_NULL)) {
 		if (types && !s->nullable) {
 			type_invalid(w, type_name, "null");
 			return false;
@@ -256,7 +265,20 @@ static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 /* ------------------------------------------------------------ combinators */
 
+static void check_branches(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
+
+/* The branches' own reasons are schema checks only: the unknown fields and
+ * list types of the value are the walk's, found once. */
 static void check_combinators(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	bool unknown = w->unknown, lists = w->lists;
+	w->unknown = w->lists = false;
+	check_branches(w, s, v);
+	w->unknown = unknown;
+	w->lists = lists;
+}
+
+static void check_branches(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	/* x-kubernetes-int-or-string's anyOf [integer, string]: decided by type */
 	bool int_or_string = s->int_or_string && (cJSON_IsString(v) || tp_json_is_int(v, NULL));
@@ -309,7 +331,8 @@ static size_t runes(const char *s)
 
 static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	size_t n = runes(v->valuestring);
+	/* counted only for a bound: most strings have none */
+	size_t n = s->max_len >= 0 || s->min_len >= 0 ? runes(v->valuestring) : 0;
 	if (s->max_len >= 0 && (long long)n > s->max_len && (w->blocking = true))
 		w->rc |= add(w, TP_FIELD_TOO_LONG, path_of(w), NULL,
 				       "may not be more than %lld byte%s", s->max_len,
@@ -343,7 +366,7 @@ static bool is_date_time(const char *s)
 
 static void check_format(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	if (!strcmp(s->format, "date-time") || !strcmp(s->format, "datetime")) {
+	if (s->date_time) {
 		if (!is_date_time(v->valuestring))
 			w->rc |= add(w, TP_FIELD_INVALID, path_of(w),
 					       val(w, v),
@@ -361,7 +384,7 @@ static void check_number(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	double d = v->valuedouble;
 	/* v1.32 stores it (the format is not validated, above); the strict
 	 * profile refuses what the controller's int32 field cannot hold */
-	if (w->strict && (s->types & TP_SCH_INTEGER) && !strcmp(s->format, "int32") &&
+	if (w->strict && s->int32 &&
 	    (d < -2147483648.0 || d > 2147483647.0))
 		w->rc |= add(w, TP_FIELD_INVALID, path_of(w), val(w, v),
 			     "must be %s (format: int32): the API server stores it, but the "
@@ -377,16 +400,36 @@ static void check_number(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 /* ------------------------------------------------------------ array */
 
+/* obj's member called name (obj's members, not cJSON's call per lookup). */
+static const cJSON *member(const cJSON *obj, const char *name)
+{
+	for (const cJSON *m = obj->child; m; m = m->next)
+		if (m->string && m->string[0] == name[0] && !strcmp(m->string, name))
+			return m;
+	return NULL;
+}
+
+static long long count(const cJSON *v)
+{
+	long long n = 0;
+	for (const cJSON *c = v->child; c; c = c->next)
+		n++;
+	return n;
+}
+
+
 static void check_array(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	long i = 0;
+	if (w->lists && s->list_type != TP_LIST_ATOMIC)
+		tp__sch_list_check(w, s, v); /* before the lists below, as listtype.c's walk */
 	if (s->items)
 		for (const cJSON *it = v->child; it; it = it->next, i++) {
 			size_t len = tp__sch_push_index(w, i);
 			tp__sch_check(w, s->items, it);
 			tp__sch_pop(w, len);
 		}
-	long long n = cJSON_GetArraySize(v);
+	long long n = s->min_items >= 0 || s->max_items >= 0 ? count(v) : 0;
 	if (s->min_items >= 0 && n < s->min_items)
 		invalid(w, v, "should have at least %lld items", s->min_items);
 	if (s->max_items >= 0 && n > s->max_items) {
@@ -413,7 +456,7 @@ static void check_enum(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	for (const cJSON *e = s->enum_values->child; e; e = e->next)
 		if (tp_json_equal(e, v))
 			return;
-	if (!w->res) {
+	if (!tp__sch_out(w, false)) {
 		w->failed = true;
 		return;
 	}
@@ -435,12 +478,12 @@ static void check_enum(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 static bool pruned_null(const tp_sch *p, const cJSON *m)
 {
-	return cJSON_IsNull(m) && p && !p->nullable; /* the API server drops it */
+	return tp__sch_is(m, cJSON_NULL) && p && !p->nullable; /* the API server drops it */
 }
 
 static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	long long n = cJSON_GetArraySize(v);
+	long long n = s->min_props >= 0 || s->max_props >= 0 ? count(v) : 0;
 	if (s->min_props >= 0 && n < s->min_props)
 		invalid(w, v, "should have at least %lld properties", s->min_props);
 	if (s->max_props >= 0 && n > s->max_props) {
@@ -451,20 +494,28 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 				       "must have at most %lld item%s", s->max_props,
 				       s->max_props == 1 ? "" : "s");
 	}
+	bool unknown = w->unknown, resource = !w->depth || s->embedded;
+	size_t found = 0;
 	for (const cJSON *m = v->child; m; m = m->next) {
 		const tp_sch *p = tp__sch_prop(s, m->string);
 		if (!p)
 			p = s->additional;
+		w->unknown = unknown && tp__sch_unknown_member(w, s, p, m, resource, &found);
 		if (!p || pruned_null(p, m))
 			continue;
-		if (tp__sch_skipped(w, m->string))
+		bool skipped = tp__sch_skipped(w, m->string);
+		if (skipped && !w->unknown)
 			continue;
 		size_t len = tp__sch_push_name(w, m->string);
-		tp__sch_check(w, p, m);
+		if (skipped) /* the status: strict decoding still reads it */
+			tp__sch_unknown_fields(w, p, m, false);
+		else
+			tp__sch_check(w, p, m);
 		tp__sch_pop(w, len);
 	}
+	w->unknown = unknown;
 	for (size_t i = 0; i < s->nrequired; i++) {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(v, s->required[i]);
+		const cJSON *m = member(v, s->required[i]);
 		const tp_sch *p = tp__sch_prop(s, s->required[i]);
 		if (m && !pruned_null(p, m))
 			continue;
@@ -484,24 +535,26 @@ void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	if (!s || !v || w->failed)
 		return;
 	check_type(w, s, v);
-	if (cJSON_IsNull(v)) {
+	int type = v->type & 0xff;
+	if (type == cJSON_NULL) {
 		if (s->enum_values)
 			check_enum(w, s, v);
 		return;
 	}
-	check_combinators(w, s, v);
-	if (cJSON_IsString(v)) {
+	if (s->nany_of || s->none_of || s->nall_of || s->not_schema)
+		check_combinators(w, s, v);
+	if (type == cJSON_String) {
 		check_string(w, s, v);
 		if (*s->format)
 			check_format(w, s, v);
-	}
-	if (cJSON_IsNumber(v))
+	} else if (type == cJSON_Number) {
 		check_number(w, s, v);
-	if (cJSON_IsArray(v))
+	} else if (type == cJSON_Array) {
 		check_array(w, s, v);
+	}
 	if (s->enum_values)
 		check_enum(w, s, v);
-	if (cJSON_IsObject(v))
+	if (type == cJSON_Object)
 		check_object(w, s, v);
 }
 

@@ -320,6 +320,26 @@ static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
 	return k->rc ? NULL : s;
 }
 
+/* apiextensions keeps only these formats (stripUnsupportedFormatsPostProcess,
+ * its supportedFormats): int32, int64, float and double are dropped before
+ * kube-openapi sees the schema, so "integer, format: int32" checks as
+ * "integer" (1.5 is 'must be of type integer: "number"'; 3000000000 passes).
+ * Decided here once, not at every value checked (a strcmp per kept format
+ * per node before). */
+static const char *checked_format(const char *format)
+{
+	static const char *const kept[] = {
+		"bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid",
+		"uuid3", "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn",
+		"hexcolor", "rgbcolor", "byte", "password", "date", "duration", "datetime",
+		"date-time",
+	};
+	for (size_t i = 0; *format && i < sizeof(kept) / sizeof(*kept); i++)
+		if (!strcmp(format, kept[i]))
+			return format;
+	return "";
+}
+
 /* A node compiled from its JSON (compile_node looks for a copy first). */
 static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
 {
@@ -333,6 +353,9 @@ static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
 	s->type_name = type ? tp_arena_strdup(k->c->arena, type) : "";
 	s->types = type_bits(type);
 	s->format = tp_get_str(j, "format") ? dup_str(k, cJSON_GetObjectItemCaseSensitive(j, "format")) : "";
+	s->checked_format = checked_format(s->format);
+	s->date_time = !strcmp(s->format, "date-time") || !strcmp(s->format, "datetime");
+	s->int32 = (s->types & TP_SCH_INTEGER) && !strcmp(s->format, "int32");
 	s->nullable = flag(j, "nullable");
 	s->int_or_string = flag(j, "x-kubernetes-int-or-string");
 	s->preserve_unknown = flag(j, "x-kubernetes-preserve-unknown-fields");

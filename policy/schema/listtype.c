@@ -81,7 +81,8 @@ static bool first_repeat(const tp_sch *s, const cJSON *list, tp_htab *seen, cons
 }
 
 /* A list-map item's key, as the message shows it: {"name":"x"}. */
-static void duplicate_key(tp_sch_walk *w, const tp_sch *s, long i, const cJSON *item)
+static void duplicate_key(tp_sch_walk *w, tp_result *out, const tp_sch *s, long i,
+			  const cJSON *item)
 {
 	tp_buf b = TP_BUF_INIT(1 << 16);
 	int rc = tp_buf_addc(&b, '{');
@@ -90,18 +91,18 @@ static void duplicate_key(tp_sch_walk *w, const tp_sch *s, long i, const cJSON *
 		if (!f)
 			continue;
 		rc |= tp_buf_addf(&b, "%s\"%s\":%s", b.len > 1 ? "," : "", s->map_keys[k],
-				  tp_result_value(w->res, f));
+				  tp_result_value(out, f));
 	}
 	rc |= tp_buf_addc(&b, '}');
 	size_t len = tp__sch_push_index(w, i);
 	if (!rc)
-		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, tp__sch_path(w), b.data, "%s", "");
+		w->rc |= tp_result_add(out, TP_FIELD_DUPLICATE, tp__sch_path(w), b.data, "%s", "");
 	tp__sch_pop(w, len);
 	tp_buf_free(&b);
 	w->rc |= rc;
 }
 
-static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+void tp__sch_list_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	long i = 0;
 	if (!v->child || !v->child->next)
@@ -109,9 +110,12 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	if (s->list_type == TP_LIST_MAP)
 		for (const cJSON *it = v->child; it; it = it->next, i++)
 			if (!cJSON_IsObject(it) && !cJSON_IsNull(it)) {
+				tp_result *out = tp__sch_out(w, true);
+				if (!out)
+					return;
 				size_t len = tp__sch_push_index(w, i);
-				w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, tp__sch_path(w),
-						       tp_result_value(w->res, it),
+				w->rc |= tp_result_add(out, TP_FIELD_INVALID, tp__sch_path(w),
+						       tp_result_value(out, it),
 						       "must be an object for an array of list-type map");
 				tp__sch_pop(w, len);
 				return;
@@ -126,13 +130,16 @@ static void check_list(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	for (const cJSON *it = v->child; it && !rc && !tp__tick(1); it = it->next, i++) {
 		if (!first_repeat(s, v, n > SHORT_LIST ? &seen : NULL, it, &rc))
 			continue;
+		tp_result *out = tp__sch_out(w, true);
+		if (!out)
+			break;
 		if (s->list_type == TP_LIST_MAP) {
-			duplicate_key(w, s, i, it);
+			duplicate_key(w, out, s, i, it);
 			continue;
 		}
 		size_t len = tp__sch_push_index(w, i);
-		w->rc |= tp_result_add(w->res, TP_FIELD_DUPLICATE, tp__sch_path(w),
-				       tp_result_value(w->res, it), "%s", "");
+		w->rc |= tp_result_add(out, TP_FIELD_DUPLICATE, tp__sch_path(w),
+				       tp_result_value(out, it), "%s", "");
 		tp__sch_pop(w, len);
 	}
 	tp__htab_free(&seen);
@@ -145,7 +152,7 @@ void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		return;
 	if (cJSON_IsArray(v)) {
 		if (s->list_type != TP_LIST_ATOMIC)
-			check_list(w, s, v);
+			tp__sch_list_check(w, s, v);
 		long i = 0;
 		for (const cJSON *it = v->child; it && s->items; it = it->next, i++) {
 			size_t len = tp__sch_push_index(w, i);

@@ -123,19 +123,30 @@ size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, b
 	bool resource = root || s->embedded;
 	for (const cJSON *m = v->child; m; m = m->next) {
 		const tp_sch *p = tp__sch_member(s, m->string);
-		if (resource && object_member(m->string)) {
-			if (!strcmp(m->string, "metadata"))
-				n += unknown_meta(w, m);
+		if (!tp__sch_unknown_member(w, s, p, m, resource, &n))
 			continue;
-		}
 		size_t len = tp__sch_push_name(w, m->string);
-		if (p)
-			n += tp__sch_unknown_fields(w, p, m, false);
-		else if (!s->preserve_unknown) {
-			unknown(w, closest_prop(s, m->string));
-			n++;
-		}
+		n += tp__sch_unknown_fields(w, p, m, false);
 		tp__sch_pop(w, len);
 	}
 	return n;
+}
+
+bool tp__sch_unknown_member(tp_sch_walk *w, const tp_sch *s, const tp_sch *p, const cJSON *m,
+			    bool resource, size_t *n)
+{
+	if (resource && object_member(m->string)) {
+		if (!strcmp(m->string, "metadata"))
+			*n += unknown_meta(w, m);
+		return false;
+	}
+	if (p)
+		return true;
+	if (!s->preserve_unknown) {
+		size_t len = tp__sch_push_name(w, m->string);
+		unknown(w, closest_prop(s, m->string));
+		tp__sch_pop(w, len);
+		++*n;
+	}
+	return false;
 }

@@ -134,8 +134,9 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 		     const cJSON *old)
 {
 	tp_sch_walk *w = rw->w;
-	const char *path = tp__sch_path(w);
+	/* the path is written out only for a finding: most rules pass */
 	if (!r->expr) {
+		const char *path = tp__sch_path(w);
 		w->rc |= tp_result_warn_at(w->res, path, "%s: the x-kubernetes-validations rule %s was not "
 					"checked (%s)", *path ? path : "<root>", r->rule ? r->rule : "",
 					r->unsupported ? r->unsupported : "no rule");
@@ -144,7 +145,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 	if (r->transition && !old && !r->optional_old_self)
 		return; /* transition rules need an old value to compare */
 	if (rw->budget->remaining <= 0) {
-		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s), "%s",
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, tp__sch_path(w), type_value(w->res, s), "%s",
 				       "validation failed due to running out of cost budget, no further "
 				       "validation rules will be run");
 		rw->stopped = true;
@@ -156,7 +157,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 			     rw->budget->per_call, &cost, &out);
 	bool ratchet = !r->transition && old && tp_json_equal(v, old);
 	if (rc == TP_ELIMIT) {
-		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s),
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, tp__sch_path(w), type_value(w->res, s),
 				       "'operation cancelled: actual cost limit exceeded': no further "
 				       "validation rules will be run due to call cost exceeds limit for "
 				       "rule: %s", rule_text(rw->a, r));
@@ -164,7 +165,7 @@ static void run_rule(rules_walk *rw, const tp_sch_rule *r, const tp_sch *s, cons
 		return;
 	}
 	if (cost > rw->budget->remaining) {
-		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, path, type_value(w->res, s), "%s",
+		w->rc |= tp_result_add(w->res, TP_FIELD_INVALID, tp__sch_path(w), type_value(w->res, s), "%s",
 				       "validation failed due to running out of cost budget, no further "
 				       "validation rules will be run");
 		rw->stopped = true;

@@ -62,6 +62,9 @@ struct tp_sch {
 	unsigned types;        /* 0: any type (x-kubernetes-preserve-unknown-fields, int-or-string) */
 	const char *type_name; /* "integer", as written ("" when none) */
 	const char *format;    /* "" when none */
+	const char *checked_format; /* format when kube-openapi validates it, else "" (compile.c) */
+	bool date_time;        /* checked_format is date-time or datetime */
+	bool int32;            /* an integer of format int32 (the strict profile's bound) */
 	bool nullable, int_or_string, preserve_unknown, embedded;
 	bool rules_below;      /* this node or one under it has x-kubernetes-validations */
 	bool lists_below;      /* ... an x-kubernetes-list-type set or map */
@@ -95,6 +98,17 @@ struct tp_sch {
 	tp_sch_rule *rules;
 	size_t nrules;
 };
+
+/* cJSON's type tests without a call into libcjson (each walk asks them at
+ * every node): v's type is exactly t, or one of the bits of t. */
+static inline bool tp__sch_is(const cJSON *v, int t)
+{
+	return v && (v->type & 0xff) == t;
+}
+static inline bool tp__sch_is_any(const cJSON *v, int t)
+{
+	return v && (v->type & 0xff & t);
+}
 
 /* One served version of one kind. */
 /* Schema nesting at most (deeper CRDs are refused). */
@@ -225,8 +239,22 @@ typedef struct tp_sch_walk {
 	bool failed;      /* a walk without res (does it pass?) met an error */
 	bool blocking;    /* an error that stops the CEL rules (apiextensions' hasBlockingErr:
 			   * Required, NotSupported, TooLong, TooMany, TypeInvalid) */
+	/* One pass (engine.c): tp__sch_check also finds the unknown fields
+	 * (into res at once: they come first) and the list-type duplicates.
+	 * The schema checks' findings wait in checks, the lists' in lists
+	 * (each made on its first finding), to follow ObjectMeta's in the
+	 * order of apiextensions' strategy. */
+	bool one_pass;
+	bool unknown;     /* one pass: this subtree's unknown fields are looked for */
+	bool lists;       /* one pass: this subtree's list types are checked */
+	tp_result *checks_res, *lists_res;
 	int rc;
 } tp_sch_walk;
+
+/* Where the schema checks' (lists: the list types') findings go: res, or
+ * in one pass the stream's own result, made on the first finding. NULL in a
+ * walk that only asks whether a value passes. */
+tp_result *tp__sch_out(tp_sch_walk *w, bool lists);
 
 /* The root's status, when the CRD has a status subresource: the main
  * resource's checks leave it alone (every walk asks at each member). */
@@ -273,8 +301,11 @@ static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
 size_t tp__sch_push_index(tp_sch_walk *w, long i);
 size_t tp__sch_push_key(tp_sch_walk *w, const char *key);
 void tp__sch_pop(tp_sch_walk *w, size_t depth);
-/* The path's text ("" at the root), valid until the next push or pop. */
+/* The path's text ("" at the root), valid until the next push or pop.
+ * Asked for only when a finding is made. */
 const char *tp__sch_path(tp_sch_walk *w);
+/* How many times this thread has asked (tests: a valid object none). */
+size_t tp__sch_paths_written(void);
 /* What a walk holds. */
 void tp__sch_walk_free(tp_sch_walk *w);
 
@@ -286,6 +317,15 @@ bool tp__sch_passes(const tp_sch *s, const cJSON *v);
 /* Unknown members below obj: 'unknown field "<path>"' (+ did you mean),
  * as plain errors carrying the path. Returns how many. */
 size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, bool root);
+/* The unknown-fields step for member m of an object with schema s, whose
+ * own schema is p (NULL: none), resource when the object is the root or an
+ * embedded resource: m reported, or (metadata) its members looked at.
+ * True when m's members are to be looked at in turn. Adds to *n. */
+bool tp__sch_unknown_member(tp_sch_walk *w, const tp_sch *s, const tp_sch *p, const cJSON *m,
+			    bool resource, size_t *n);
+
+/* The list-type duplicates of the array v itself (not of lists below it). */
+void tp__sch_list_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
 
 /* x-kubernetes-list-type set/map duplicates (Duplicate value). */
 void tp__sch_list_types(tp_sch_walk *w, const tp_sch *s, const cJSON *v);

@@ -135,6 +135,29 @@ void tt_dump(const tp_result *res)
 		print_message("  warning: %s\n", tp_result_warning_at(res, i));
 }
 
+tp_crds *tt_crds_of(const cJSON *crd)
+{
+	tp_crds *crds = NULL;
+	char why[256] = "";
+	assert_int_equal(tp_crds_new(&crds), TP_OK);
+	int rc = tp_crds_add(crds, crd, why, sizeof(why));
+	if (rc)
+		print_message("%s\n", why);
+	assert_int_equal(rc, TP_OK);
+	return crds;
+}
+
+char *tt_result_text(const tp_result *res)
+{
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_buf_adds(&b, ""), TP_OK);
+	if (!tp_result_ok(res))
+		tp_result_format(res, &b);
+	for (size_t i = 0; i < tp_result_warning_count(res); i++)
+		tp_buf_addf(&b, " | warning: %s", tp_result_warning_at(res, i));
+	return b.data;
+}
+
 /* ------------------------------------------------------------ processes */
 
 const char *tt_bin(void)

@@ -47,6 +47,12 @@ bool tt_has_error(const tp_result *res, const char *path, const char *detail_par
 bool tt_has_warning(const tp_result *res, const char *part);
 /* Print every error and warning (for a failing test's output). */
 void tt_dump(const tp_result *res);
+/* A set of the one CRD crd, compiled (the test fails, saying why, when it
+ * does not compile). */
+tp_crds *tt_crds_of(const cJSON *crd);
+/* The errors as tp_result_format writes them, then " | warning: <w>" for
+ * each warning; "" when there is neither. malloc'd. */
+char *tt_result_text(const tp_result *res);
 
 /* The binary under test: $TW_BIN, else build/trainer-webhook. */
 const char *tt_bin(void);

@@ -35,23 +35,12 @@ static char *verdict(const char *schema, const char *spec, const char *old_spec)
 					       "'metadata':{'name':'w'},'spec':%s}", old_spec) > 0);
 		old = tt_jsq(old_text);
 	}
-	tp_crds *crds = NULL;
-	char why[256] = "";
-	assert_int_equal(tp_crds_new(&crds), TP_OK);
-	int rc = tp_crds_add(crds, crd, why, sizeof(why));
-	if (rc)
-		print_message("%s\n", why);
-	assert_int_equal(rc, TP_OK);
+	tp_crds *crds = tt_crds_of(crd);
 	tp_options opt = { .crds = crds };
 	tp_result *res = NULL;
 	assert_int_equal(tp_result_new(&res), TP_OK);
 	assert_int_equal(tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res), TP_OK);
-	tp_buf b = TP_BUF_INIT(0);
-	assert_int_equal(tp_buf_adds(&b, ""), TP_OK);
-	if (!tp_result_ok(res))
-		tp_result_format(res, &b);
-	for (size_t i = 0; i < tp_result_warning_count(res); i++)
-		tp_buf_addf(&b, " | warning: %s", tp_result_warning_at(res, i));
+	char *answer = tt_result_text(res);
 	tp_result_free(res);
 	tp_crds_unref(crds);
 	cJSON_Delete(crd);
@@ -60,7 +49,7 @@ static char *verdict(const char *schema, const char *spec, const char *old_spec)
 	free(crd_text);
 	free(obj_text);
 	free(old_text);
-	return b.data;
+	return answer;
 }
 
 static void expect(const char *schema, const char *spec, const char *old, const char *want)
