@@ -39,15 +39,51 @@ static const unsigned char plain_byte[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/* n bytes appended straight when the buffer has room and the limit allows
+ * (tp_buf_add's checks, inline: a call for each quote, comma and colon
+ * before; tp_json_write 5,190 -> 3,420 instructions for the answer to make
+ * bench's TrainJob review, callgrind); else through tp_buf_add. */
+static inline int put(tp_buf *out, const char *p, size_t n)
+{
+	size_t max = out->max ? out->max : TP_BUF_DEFAULT_MAX;
+	if (out->len + n < out->cap && out->len + n <= max) {
+		memcpy(out->data + out->len, p, n);
+		out->len += n;
+		out->data[out->len] = '\0';
+		return TP_OK;
+	}
+	return tp_buf_add(out, p, n);
+}
+
+static inline int put_char(tp_buf *out, char c)
+{
+	return put(out, &c, 1);
+}
+
 static int write_string(const char *s, tp_buf *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	int rc = tp_buf_addc(out, '"');
+	/* most strings need no escape: quotes and text in one append */
+	const char *end = s;
+	while (plain_byte[(unsigned char)*end])
+		end++;
+	size_t len = (size_t)(end - s);
+	size_t max = out->max ? out->max : TP_BUF_DEFAULT_MAX;
+	if (!*end && out->len + len + 2 < out->cap && out->len + len + 2 <= max) {
+		char *d = out->data + out->len;
+		d[0] = '"';
+		memcpy(d + 1, s, len);
+		d[len + 1] = '"';
+		d[len + 2] = '\0';
+		out->len += len + 2;
+		return TP_OK;
+	}
+	int rc = put_char(out, '"');
 	while (!rc) {
 		const char *run = s;
 		while (plain_byte[(unsigned char)*s])
 			s++;
-		rc = tp_buf_add(out, run, (size_t)(s - run));
+		rc = put(out, run, (size_t)(s - run));
 		unsigned char c = (unsigned char)*s;
 		if (rc || c == '\0')
 			break;
@@ -66,10 +102,10 @@ static int write_string(const char *s, tp_buf *out)
 			esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
 			n = 6;
 		}
-		rc = tp_buf_add(out, esc, n);
+		rc = put(out, esc, n);
 		s++;
 	}
-	return rc ? rc : tp_buf_addc(out, '"');
+	return rc ? rc : put_char(out, '"');
 }
 
 /* cJSON's forms (1.7.15): %1.15g, or %1.17g when that does not read back
@@ -90,7 +126,7 @@ static int write_number(const cJSON *v, tp_buf *out)
 		while (u /= 10);
 		if (i < 0)
 			*--p = '-';
-		return tp_buf_add(out, p, (size_t)(tmp + sizeof(tmp) - p));
+		return put(out, p, (size_t)(tmp + sizeof(tmp) - p));
 	}
 	int n = snprintf(tmp, sizeof(tmp), "%1.15g", d);
 	double back = strtod(tmp, NULL);
@@ -106,11 +142,11 @@ int tp_json_write(const cJSON *v, tp_buf *out)
 		return TP_EINVAL;
 	switch (v->type & 0xff) {
 	case cJSON_NULL:
-		return tp_buf_add(out, "null", 4);
+		return put(out, "null", 4);
 	case cJSON_False:
-		return tp_buf_add(out, "false", 5);
+		return put(out, "false", 5);
 	case cJSON_True:
-		return tp_buf_add(out, "true", 4);
+		return put(out, "true", 4);
 	case cJSON_Number:
 		return write_number(v, out);
 	case cJSON_String:
@@ -120,18 +156,18 @@ int tp_json_write(const cJSON *v, tp_buf *out)
 	case cJSON_Array:
 	case cJSON_Object: {
 		bool obj = cJSON_IsObject(v);
-		int rc = tp_buf_addc(out, obj ? '{' : '[');
+		int rc = put_char(out, obj ? '{' : '[');
 		for (const cJSON *c = v->child; c && !rc; c = c->next) {
 			if (c != v->child)
-				rc = tp_buf_addc(out, ',');
+				rc = put_char(out, ',');
 			if (!rc && obj)
 				rc = write_string(c->string ? c->string : "", out);
 			if (!rc && obj)
-				rc = tp_buf_addc(out, ':');
+				rc = put_char(out, ':');
 			if (!rc)
 				rc = tp_json_write(c, out);
 		}
-		return rc ? rc : tp_buf_addc(out, obj ? '}' : ']');
+		return rc ? rc : put_char(out, obj ? '}' : ']');
 	}
 	default:
 		return TP_EINVAL;

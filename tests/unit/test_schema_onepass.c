@@ -251,6 +251,34 @@ static void generated_name(void **state)
 	       "to 10]");
 }
 
+/* The answer writer appends in place when its buffer has room: at every
+ * limit around the text's length it writes the text whole or fails with
+ * the limit's error, as tp_buf_add does, never a cut or a longer text. */
+static void writer_keeps_the_limit(void **state)
+{
+	(void)state;
+	cJSON *j = tt_json("{\"a\":\"0123456789\",\"b\":[true,null,-12],\"c\":\"q\\\"\"}");
+	const char *want = "{\"a\":\"0123456789\",\"b\":[true,null,-12],\"c\":\"q\\\"\"}";
+	size_t n = strlen(want);
+	for (size_t max = 1; max <= n + 2; max++) {
+		tp_buf b = TP_BUF_INIT(max);
+		int rc = tp_json_write(j, &b);
+		assert_int_equal(rc, max >= n ? TP_OK : TP_ELIMIT);
+		if (!rc)
+			assert_string_equal(b.data, want);
+		assert_true(b.len <= max);
+		tp_buf_free(&b);
+	}
+	/* a buffer grown by earlier text, with room to spare past the limit */
+	tp_buf b = TP_BUF_INIT(n + 3);
+	assert_int_equal(tp_buf_adds(&b, "xyz"), TP_OK);
+	assert_int_equal(tp_json_write(j, &b), TP_OK);
+	assert_int_equal(tp_json_write(j, &b), TP_ELIMIT);
+	assert_true(b.len <= n + 3);
+	tp_buf_free(&b);
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	tp_json_init();
@@ -262,6 +290,7 @@ int main(void)
 		cmocka_unit_test(wrong_shapes),
 		cmocka_unit_test(update_keeps_old_repeats),
 		cmocka_unit_test(generated_name),
+		cmocka_unit_test(writer_keeps_the_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
