@@ -285,16 +285,29 @@ static void below_from(tp_sch *s, const tp_sch *child)
 
 /* Which walks need to go under this node (the CEL and list-type walks skip
  * the subtrees that hold nothing for them). */
-static void mark_below(tp_sch *s)
+static void mark_below(comp *k, tp_sch *s)
 {
 	s->rules_below = s->nrules > 0;
 	s->lists_below = s->list_type != TP_LIST_ATOMIC;
-	for (size_t i = 0; i < s->nprops; i++)
+	size_t with_rules = 0;
+	for (size_t i = 0; i < s->nprops; i++) {
 		below_from(s, s->props[i].schema);
+		with_rules += s->props[i].schema->rules_below;
+	}
 	below_from(s, s->additional);
 	below_from(s, s->items);
 	for (size_t i = 0; i < s->nall_of; i++)
 		below_from(s, s->all_of[i]);
+	if (!with_rules)
+		return;
+	s->rule_props = tp_arena_alloc(k->c->arena, with_rules * sizeof(*s->rule_props));
+	if (!s->rule_props) {
+		comp_fail(k, TP_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < s->nprops; i++)
+		if (s->props[i].schema->rules_below)
+			s->rule_props[s->nrule_props++] = s->props[i];
 }
 
 static tp_sch *compile_node(comp *k, const cJSON *j, int depth)
@@ -385,7 +398,7 @@ static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
 	if (cJSON_IsArray(v = cJSON_GetObjectItemCaseSensitive(j, "x-kubernetes-validations")))
 		compile_rules(k, s, v);
 	if (!k->rc)
-		mark_below(s);
+		mark_below(k, s);
 	return k->rc ? NULL : s;
 }
 

@@ -73,6 +73,8 @@ struct tp_sch {
 	size_t nprops;
 	uint32_t *htab;     /* open addressing: 1 + index into props, 0 empty */
 	uint32_t hcap;      /* a power of two, at least twice nprops */
+	tp_sch_prop *rule_props; /* the props with rules_below, in props' order */
+	size_t nrule_props;
 	tp_sch *additional; /* additionalProperties schema (maps), or NULL */
 	tp_sch *items;
 	const char **required;

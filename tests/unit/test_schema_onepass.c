@@ -45,6 +45,9 @@ static const char *const schema =
 	"  'spec':{'type':'object','properties':{'x':{'type':'integer'}}}}},"
 	" 'count':{'x-kubernetes-int-or-string':true},"
 	" 'when':{'type':'string','format':'date-time'},"
+	" 'limits':{'type':'object','properties':{'fixed':{'type':'integer'}},"
+	"  'additionalProperties':{'type':'integer','x-kubernetes-validations':"
+	"   [{'rule':'self >= 0','message':'must not be negative'}]}},"
 	" 'rule':{'type':'object','properties':{'a':{'type':'integer'},'b':{'type':'integer'}},"
 	"  'x-kubernetes-validations':[{'rule':'self.a <= self.b',"
 	"   'message':'a must not exceed b'}]}"
@@ -198,6 +201,17 @@ static void rules_after_unknown_and_lists(void **state)
 	       "spec.rule: Invalid value: \"object\": a must not exceed b]");
 }
 
+/* The rules of a map's values run at each key ("[key]" in the path), not
+ * at its properties without rules. */
+static void rules_of_map_values(void **state)
+{
+	(void)state;
+	expect("'metadata':{'name':'w'},'spec':{'size':1,'limits':{'fixed':-1,'x':-2,'y':3,'z':-4}}",
+	       NULL,
+	       "[spec.limits[x]: Invalid value: \"integer\": must not be negative, "
+	       "spec.limits[z]: Invalid value: \"integer\": must not be negative]");
+}
+
 /* Values of the wrong shape: the walk goes only where the value and the
  * schema both lead, as each of the three walks did. */
 static void wrong_shapes(void **state)
@@ -287,6 +301,7 @@ int main(void)
 		cmocka_unit_test(one_finding_writes_its_path),
 		cmocka_unit_test(broken_everywhere),
 		cmocka_unit_test(rules_after_unknown_and_lists),
+		cmocka_unit_test(rules_of_map_values),
 		cmocka_unit_test(wrong_shapes),
 		cmocka_unit_test(update_keeps_old_repeats),
 		cmocka_unit_test(generated_name),
