@@ -500,7 +500,9 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		const tp_sch *p = tp__sch_prop(s, m->string);
 		if (!p)
 			p = s->additional;
-		w->unknown = unknown && tp__sch_unknown_member(w, s, p, m, resource, &found);
+		/* a known member of a plain object: nothing to report, nothing to call */
+		w->unknown = unknown &&
+			     ((p && !resource) || tp__sch_unknown_member(w, s, p, m, resource, &found));
 		if (!p || pruned_null(p, m))
 			continue;
 		bool skipped = tp__sch_skipped(w, m->string);
