@@ -45,7 +45,7 @@ CFLAGS   ?=
 # --version: this release number and the commit built ("0.4.0 (cada370)";
 # the commit is left out where there is no git, as in the image's build).
 # The file VERSION is the one source of the release number: the chart, the
-# image tags in deploy/, the krew manifest and README's examples say the same
+# image tags in deploy/, the krew manifest and docs/usage.md's examples say the same
 # (tests/integration/test_release_sources.c compares them); `make release
 # VERSION=x.y.z` builds another.
 VERSION  ?= $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION 2>/dev/null)

@@ -2,7 +2,7 @@
  * certs.h — certificate work with OpenSSL: make a CA and a serving pair for a
  * Service, check a pair (key, chain, names, validity), and the dev-mode pair.
  *
- * Conventions follow the Kubeflow Trainer bootstrap (spec §5.2): files ca.crt,
+ * Conventions follow the Kubeflow Trainer bootstrap (docs/admission-protocol.md §5.2): files ca.crt,
  * ca.key, tls.crt, tls.key in one folder; the caBundle is base64 of ca.crt.
  * Nothing here prints; every failure comes back as one sentence in err (or
  * rep->reason) that names the file and what to do.

@@ -275,7 +275,7 @@ static int check_chain(const tw_certs_check_opts *o, struct pair *p, int64_t now
 	return rc;
 }
 
-/* SAN only, as Go's client does: a CN-only certificate fails (spec §1.1). */
+/* SAN only, as Go's client does: a CN-only certificate fails (docs/admission-protocol.md §1.1). */
 static int check_names(const tw_certs_check_opts *o, X509 *leaf, tw_certs_report *rep)
 {
 	for (size_t i = 0; i < o->nnames; i++) {

@@ -1,6 +1,6 @@
 /*
  * generate.c — a CA and a serving certificate for a Service, written as the
- * four files of a kubernetes.io/tls secret plus ca.key (spec §5.2).
+ * four files of a kubernetes.io/tls secret plus ca.key (docs/admission-protocol.md §5.2).
  */
 #include "certs/internal.h"
 

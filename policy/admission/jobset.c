@@ -1,6 +1,6 @@
 /*
  * admission/jobset.c — JobSet's own admission rules (the jobset webhook's
- * ValidateCreate / ValidateUpdate, admission-protocol.md §2.3), so that a
+ * ValidateCreate / ValidateUpdate, docs/admission-protocol.md §2.3), so that a
  * JobSet we build, or one a user brings, is judged as a default JobSet
  * install would judge it: feature gates InPlaceRestart, RestartJob and
  * ElasticJobSet off.

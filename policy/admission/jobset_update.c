@@ -1,5 +1,5 @@
 /*
- * admission/jobset_update.c — JobSet's ValidateUpdate (admission-protocol.md
+ * admission/jobset_update.c — JobSet's ValidateUpdate (docs/admission-protocol.md
  * §2.3): replicatedJobs and managedBy may not change, except the pod
  * template fields Kueue's admission writes while the JobSet or its old self
  * is suspended.

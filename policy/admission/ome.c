@@ -1,6 +1,6 @@
 /*
  * admission/ome.c — admission of OME's runtimes (ome.io/v1beta1 TrainingRuntime
- * and ClusterTrainingRuntime, admission-protocol.md §3).
+ * and ClusterTrainingRuntime, docs/admission-protocol.md §3).
  *
  * kubeflow profile: what OME's own validators do — deny when a replicated job
  * has replicas != 1, "replicas for job <i> must be 1, got <n>". OME answers
@@ -9,7 +9,7 @@
  * the field it is about, and only the first offender is reported, as OME does.
  * An absent replicas is JobSet's schema default, 1.
  *
- * strict profile: that, plus the runtime rules of RULES.md with OME's field
+ * strict profile: that, plus the runtime rules of docs/rules.md with OME's field
  * set (runtime_strict*.c with f->ome), without the framework-label rule.
  * The schema layer checks OME's Go types (there is no CEL in OME's CRDs).
  */

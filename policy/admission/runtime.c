@@ -3,7 +3,7 @@
  * (trainer.kubeflow.org): which layers run for which operation, kind and
  * profile, and upstream's own webhook rule, validateReplicatedJobs.
  *
- * Upstream (kubeflow-upstream.md §2.1, §2.2):
+ * Upstream (docs/kubeflow-upstream.md §2.1, §2.2):
  *   ClusterTrainingRuntime CREATE: deprecation warning + validateReplicatedJobs;
  *   ClusterTrainingRuntime UPDATE: validateReplicatedJobs, no warning;
  *   TrainingRuntime CREATE: validateReplicatedJobs; UPDATE: nothing.

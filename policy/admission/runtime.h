@@ -19,7 +19,7 @@ int tp__validate_ome_runtime(const tp_options *opt, tp_operation op, tp_kind kin
 int tp__runtime_schema(const tp__rt_flavor *f, tp_operation op, const cJSON *obj,
 		       const cJSON *old_obj, tp_result *res);
 
-/* Upstream's validateReplicatedJobs (kubeflow-upstream.md §2.2). */
+/* Upstream's validateReplicatedJobs (docs/kubeflow-upstream.md §2.2). */
 int tp__runtime_replicated_jobs(const cJSON *obj, tp_result *res);
 
 /* The strict profile's "Rules beyond upstream" for runtimes of both groups. */

@@ -1,6 +1,6 @@
 /*
  * admission/runtime_policy.c — mlPolicy and podGroupPolicy as the runtime
- * guides define them (strict profile, RULES.md "MLPolicy, as the guides
+ * guides define them (strict profile, docs/rules.md "MLPolicy, as the guides
  * define it" and "podGroupPolicy"): the rules about the policy as a whole
  * here (numNodes; one policy of each kind), then each plugin's rules about
  * its own member (each plugin's check_ml_policy and check_pod_group_policy).

@@ -1,6 +1,6 @@
 /*
  * admission/runtime_strict.c — the strict profile's "Rules beyond upstream" for
- * runtimes (RULES.md): what the guides promise about a runtime that
+ * runtimes (docs/rules.md): what the guides promise about a runtime that
  * upstream's webhook does not enforce. Every denial here ends with a hint
  * of what to write instead.
  *

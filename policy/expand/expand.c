@@ -1,7 +1,7 @@
 /*
  * expand/expand.c — tp_expand and tp_expand_with_runtime: a TrainJob and its
  * runtime into the v1 List of the JobSet upstream's controller would create
- * and the objects that go with it (kubeflow-upstream.md §5).
+ * and the objects that go with it (docs/kubeflow-upstream.md §5).
  *
  * The steps: check the JSON types of what is read (expand/check.c), build the
  * runtime info (expand/info.c), run the plugin phases (plugins/registry.c), then wrap

@@ -1,5 +1,5 @@
 /*
- * expand/info.c — upstream's newRuntimeInfo (kubeflow-upstream.md §5.1): the
+ * expand/info.c — upstream's newRuntimeInfo (docs/kubeflow-upstream.md §5.1): the
  * runtime template with runtimePatches merged, one pod set per replicated
  * job with its pod count, the TrainJob's resourcesPerNode merged into the
  * trainer's `node` container, and the trainer settings that upstream's

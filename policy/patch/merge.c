@@ -1,6 +1,6 @@
 /*
  * patch/merge.c — the runtime's JobSet template with a TrainJob's runtimePatches
- * applied (kubeflow-upstream.md §5.1 steps 1-2), and the Kubernetes strategic
+ * applied (docs/kubeflow-upstream.md §5.1 steps 1-2), and the Kubernetes strategic
  * merge patch (SMP) it rests on.
  *
  * SMP needs the Go types to know how each list merges. We have no schema, so

@@ -1,7 +1,7 @@
 /*
  * patch/patch.h — what the rest of policy/ asks of patch/: the JobSet
  * template of a runtime with a TrainJob's runtimePatches applied
- * (kubeflow-upstream.md §5.1 steps 1-2, merge.c), which the TrainJob
+ * (docs/kubeflow-upstream.md §5.1 steps 1-2, merge.c), which the TrainJob
  * validators and the expansion read; strategic merge; upstream's pkg/apply
  * upserts (upsert.c). Private to policy/.
  */

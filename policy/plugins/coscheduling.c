@@ -35,7 +35,7 @@ static bool rule_reported(const tp_result *res)
  * PodGroup and kubernetes-sigs/scheduler-plugins uses a PodGroup's
  * scheduleTimeoutSeconds as it is (pkg/util/podgroup.go,
  * GetWaitTimeDuration): the gang gets 0 seconds. The guides' rule
- * (RULES.md: at least 1) keeps refusing it. */
+ * (docs/rules.md: at least 1) keeps refusing it. */
 static int check_pod_group_policy(const tp_rt_ctx *rc)
 {
 	const char *base = "spec.podGroupPolicy.coscheduling";

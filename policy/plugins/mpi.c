@@ -2,7 +2,7 @@
  * plugins/mpi.c — mlPolicy.mpi (OpenMPI): pod counts, the SSH and hostfile
  * volumes and mounts, the launcher's OMPI_* environment, and the two objects
  * the Job needs beside the JobSet: the `<tj>-mpi-hostfile` ConfigMap and the
- * `<tj>-mpi-ssh-auth` Secret (kubeflow-upstream.md §5.2). The key pair is
+ * `<tj>-mpi-ssh-auth` Secret (docs/kubeflow-upstream.md §5.2). The key pair is
  * the caller's (tp_keys.ssh); the library never makes one, so that the same
  * inputs give the same Secret.
  */

@@ -103,7 +103,7 @@ typedef struct tp_plugin {
 	int (*check_pod_group_policy)(const tp_rt_ctx *rc);
 	/* TrainJob checks: upstream's CustomValidation. */
 	int (*check_trainjob)(tp_tj_ctx *ctx);
-	/* The expansion (kubeflow-upstream.md §5.2). */
+	/* The expansion (docs/kubeflow-upstream.md §5.2). */
 	int (*enforce_ml_policy)(tp_expansion *x);
 	int (*enforce_pod_group_policy)(tp_expansion *x);
 	int (*pre_build)(tp_expansion *x);

@@ -9,7 +9,7 @@
  * plainml on runtimes without torch, mpi, jax or xgboost: Flux's too), then every
  * enforce_pod_group_policy, every pre_build (jobset: endpoints,
  * parallelism/completions), every build (jobset's final touches, MPI's
- * ConfigMap and Secret, the PodGroups) — kubeflow-upstream.md §5.2. Plugins
+ * ConfigMap and Secret, the PodGroups) — docs/kubeflow-upstream.md §5.2. Plugins
  * in table order: the ML plugins before the schedulers, so that counts are
  * settled before a PodGroup sums them and MPI's companions come before the
  * PodGroup in the output list.

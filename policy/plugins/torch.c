@@ -4,7 +4,7 @@
  * reserved PET_* envs; TorchTune's in torchtune.c), and the expansion:
  * torchrun's PET_* environment on the trainer's `node` container and on the
  * runtime's envInjection targets, the rendezvous port, and the pod count
- * (kubeflow-upstream.md §5.2).
+ * (docs/kubeflow-upstream.md §5.2).
  * numProcPerNode's resolution is in torch_nproc.c, below both this file and
  * torchtune.c.
  */

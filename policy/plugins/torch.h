@@ -2,7 +2,7 @@
  * plugins/torch.h — what the torch plugin and its TorchTune part share
  * (plugins/torch.c, plugins/torchtune.c): numProcPerNode's resolution and
  * TorchTune's model, recipe, rules and command, computed once for the
- * validator and the expansion alike (kubeflow-upstream.md §5.2).
+ * validator and the expansion alike (docs/kubeflow-upstream.md §5.2).
  */
 #ifndef TP_TORCH_H
 #define TP_TORCH_H

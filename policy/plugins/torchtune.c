@@ -7,7 +7,7 @@
  *   tune run [--rdzv_endpoint=<master>:29500] <recipe> --config <model><suffix>
  *   <the runtime command's items that the runtime owns (output_dir=...)>
  * with the recipe chosen from the node count, processes, GPUs and the
- * LoRA / QLoRA arguments (kubeflow-upstream.md §5.2).
+ * LoRA / QLoRA arguments (docs/kubeflow-upstream.md §5.2).
  */
 #include "policy/plugins/torch.h"
 

@@ -48,7 +48,7 @@ bool tp__x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 		return false;
 	/* 0 passes the schema. Upstream's controller builds what it says (no
 	 * pods; torch's PET_NNODES "0"); the strict profile runs one node, as
-	 * its admission warning says (RULES.md). */
+	 * its admission warning says (docs/rules.md). */
 	*out = n < 1 ? (tp_strict(x->opt) ? 1 : 0) : n;
 	return true;
 }

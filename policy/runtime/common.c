@@ -18,7 +18,7 @@
 /* ------------------------------------------------------ TrainJob checks */
 
 /* Upstream's rules read trainer.numNodes with a default of 1, not the
- * runtime's mlPolicy.numNodes (kubeflow-upstream.md §2.4). */
+ * runtime's mlPolicy.numNodes (docs/kubeflow-upstream.md §2.4). */
 long long tp__tj_num_nodes(const tp_tj_ctx *ctx)
 {
 	long long n;

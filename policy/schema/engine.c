@@ -177,7 +177,7 @@ int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj
 			  .skip_status = v->status_subresource, .strict = tp_strict(opt) };
 	/* The fields and values the runtime guides add (torch.numProcPerNode,
 	 * torch.elasticPolicy, mpiImplementation Intel and MPICH) follow the CRD
-	 * in force in both profiles (RULES.md): one it lacks is refused as
+	 * in force in both profiles (docs/rules.md): one it lacks is refused as
 	 * kubectl's strict field validation refuses it, so strict refuses all
 	 * that kubeflow refuses; one it has is checked as the guides define. */
 	cJSON *named = NULL;

@@ -3,7 +3,7 @@
  * show it (nm) and their #include lines say:
  *   - in neither do files call each other's functions in a circle (the
  *     dispatcher above what it dispatches to, shared helpers below);
- *   - the library calls nothing of webhook/ or certs/ (DESIGN.md: policy/
+ *   - the library calls nothing of webhook/ or certs/ (docs/design.md: policy/
  *     calls nobody of ours);
  *   - policy/'s folders (policy_order) and webhook/'s (webhook_order) are
  *     layers in a declared order: a file calls functions of, and includes
@@ -351,7 +351,7 @@ static void includes_only_lower_layers(const struct layering *l)
 
 /* ------------------------------------------------------------- policy/ */
 
-/* policy/'s folders, lowest first (README's Layout says what each holds),
+/* policy/'s folders, lowest first (docs/layout.md says what each holds),
  * as upstream lays out its runtime framework: pkg/runtime (runtime/: what
  * a plugin is handed and the helpers it uses) below pkg/runtime/framework
  * and its plugins (plugins/), and the three that run the plugins above
@@ -419,7 +419,7 @@ static void policy_includes_only_lower_layers(void **state)
 
 /* ------------------------------------------------------------ webhook/ */
 
-/* webhook/'s folders, lowest first (README's Layout says what each holds).
+/* webhook/'s folders, lowest first (docs/layout.md says what each holds).
  * certs/ (the certificates' OpenSSL side) is below them all; "main" is
  * webhook/main.c, the command table. */
 static const char *const webhook_order[] = {

@@ -4,7 +4,7 @@
  * the strict profile refuses a negative value with upstream's message now;
  * with a CRD that carries the rule the message is said once; the kubeflow
  * profile's built-in schema is the pinned CRD's, without it; a 0 stays
- * refused by the guides' rule (RULES.md: at least 1).
+ * refused by the guides' rule (docs/rules.md: at least 1).
  */
 #include <setjmp.h>
 #include <stdarg.h>

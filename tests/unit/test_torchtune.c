@@ -30,7 +30,7 @@ static tp_result *tune(const char *ref, const char *trainer_extra)
 
 #define GPU1 "\"resourcesPerNode\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}"
 #define GPU4 "\"resourcesPerNode\":{\"limits\":{\"nvidia.com/gpu\":4}}"
-/* kubeflow-upstream.md §5.2: LoRA = an arg naming model.lora_attn_modules;
+/* docs/kubeflow-upstream.md §5.2: LoRA = an arg naming model.lora_attn_modules;
  * QLoRA = model.quantize_base true (any case) without a true model.use_dora. */
 #define QLORA "\"args\":[\"model.lora_attn_modules=[q_proj,v_proj]\",\"model.quantize_base=True\"]"
 #define LORA "\"args\":[\"model.lora_attn_modules=[q_proj,v_proj]\"]"

@@ -6,7 +6,7 @@
  * Everything a request makes lives in its arena: the parsed body (parsed
  * once, in place), the decision's trees and the answer's text.
  *
- * Wire rules (admission-protocol.md §1): the answer has the request's
+ * Wire rules (docs/admission-protocol.md §1): the answer has the request's
  * apiVersion (v1, or v1beta1 for OME), echoes request.uid, and a denial
  * carries status {status: Failure, code: 403, reason: Forbidden, message},
  * as controller-runtime answers. A body that is not an AdmissionReview is an

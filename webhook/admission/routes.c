@@ -1,5 +1,5 @@
 /*
- * routes.c — the server's route table (DESIGN.md), shared by the server, the
+ * routes.c — the server's route table (docs/design.md), shared by the server, the
  * `review` command, the metrics and the tests that check the manifests.
  *
  * Paths follow controller-runtime's convention, which Kubeflow uses:

@@ -1,6 +1,6 @@
 /*
  * webhook/admission/routes.h — the paths the server answers and the kind each
- * admission route accepts (routes.c, in DESIGN.md's order); the server, the
+ * admission route accepts (routes.c, in docs/design.md's order); the server, the
  * `review` command and the metrics read the same table.
  */
 #ifndef TW_ROUTES_H
@@ -24,7 +24,7 @@ typedef struct tw_route {
 	tp_kind kind; /* the kind this admission route accepts (TP_KIND_UNKNOWN: none) */
 } tw_route;
 
-/* Every route the server answers, in DESIGN.md's order; ends with {NULL}. */
+/* Every route the server answers, in docs/design.md's order; ends with {NULL}. */
 extern const tw_route tw_routes[];
 const tw_route *tw_route_find(const char *path);
 /* The tp_kind an AdmissionReview's request.kind names (TP_KIND_UNKNOWN: none). */

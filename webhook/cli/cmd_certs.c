@@ -1,6 +1,6 @@
 /*
  * cmd_certs.c — `trainer-webhook certs generate|check`: the self-signed
- * bootstrap of spec §5.2 from a shell, and a check of any pair before it is
+ * bootstrap of docs/admission-protocol.md §5.2 from a shell, and a check of any pair before it is
  * mounted. All the work is in certs/; this file is flags and output.
  */
 #include <errno.h>

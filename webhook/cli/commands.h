@@ -5,7 +5,7 @@
 #ifndef TW_COMMANDS_H
 #define TW_COMMANDS_H
 
-/* Exit codes of every command (DESIGN.md): allowed, denied, bad input/usage. */
+/* Exit codes of every command (docs/design.md): allowed, denied, bad input/usage. */
 enum { TW_EXIT_OK = 0, TW_EXIT_DENIED = 1, TW_EXIT_USAGE = 2 };
 
 int tw_cmd_validate(int argc, char **argv);

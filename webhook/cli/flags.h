@@ -38,7 +38,7 @@ const tw_flag *tw_flag_find(const tw_command_flags *c, const char *arg);
  * wrapped at 96 columns with continuation lines indented under the
  * command's first flag. */
 void tw_flags_synopsis(const tw_command_flags *c, FILE *out);
-/* Every command's synopsis, then --version's (the README's "Using it"). */
+/* Every command's synopsis, then --version's (docs/usage.md's "Synopsis"). */
 void tw_flags_synopses(FILE *out);
 /* The flags one a line with their help ("  --profile kubeflow|strict  ..."). */
 void tw_flags_list(const tw_command_flags *c, FILE *out);

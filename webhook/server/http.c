@@ -17,7 +17,7 @@
  * sent. Its budget goes back when libmicrohttpd reports the request
  * complete. Nothing a request made outlives it.
  *
- * HTTP errors (admission-protocol.md §1.1): 404 unknown path, 405 wrong
+ * HTTP errors (docs/admission-protocol.md §1.1): 404 unknown path, 405 wrong
  * method, 415 a content type other than JSON, 413 past --max-body or past
  * what the budget could ever give it, 411 a body without Content-Length, 400
  * a body that is not an AdmissionReview, 503 over the memory budget now (with Retry-After), 504

@@ -1,7 +1,7 @@
 /*
  * tls.c — the serving certificate pair: load, check, swap, watch.
  *
- * Pattern: controller-runtime's certwatcher (spec §5.3). inotify on the
+ * Pattern: controller-runtime's certwatcher (docs/admission-protocol.md §5.3). inotify on the
  * directories that hold the files (so kubelet's atomic "..data" symlink swap
  * is seen), re-armed after IN_IGNORED, plus a poll every 10 s. A new pair is
  * served only when both files parse and the key matches the certificate;
