@@ -349,6 +349,53 @@ static void removed_runtime_takes_its_plan(void **state)
 	tp_store_free(s);
 }
 
+/* pod/fields_since.c walks only the places where the release has a field to
+ * refuse or warn about. A Job template with every field of its table, at
+ * every place, answers at each supported minor with the findings the table
+ * gives by hand (errors: the minor predates the field; warnings: its gate is
+ * still off by default); a place or field the walk wrongly left out would
+ * change a count. */
+static void since_walk_skips_only_silent_places(void **state)
+{
+	(void)state;
+	static const char ctr[] =
+		"'resizePolicy':[],'restartPolicyRules':[],'securityContext':{'appArmorProfile':{}},"
+		"'lifecycle':{'stopSignal':'SIGTERM','postStart':{'sleep':{}},'preStop':{'sleep':{}}},"
+		"'volumeMounts':[{'name':'d','mountPath':'/d','recursiveReadOnly':'IfPossible'}],"
+		"'env':[{'name':'a','valueFrom':{'fileKeyRef':{}}}],'resources':{'claims':[]}";
+	char buf[4096];
+	snprintf(buf, sizeof(buf),
+		 "{'spec':{'podReplacementPolicy':'Failed','backoffLimitPerIndex':1,"
+		 "'maxFailedIndexes':1,'managedBy':'x','successPolicy':{},'template':{'spec':{"
+		 "'hostUsers':false,'resourceClaims':[],'resources':{},'hostnameOverride':'h',"
+		 "'schedulingGroup':{},'securityContext':{'appArmorProfile':{},"
+		 "'supplementalGroupsPolicy':'Merge','seLinuxChangePolicy':'Recursive'},"
+		 "'volumes':[{'name':'d','image':{}}],'containers':[{'name':'c',%s}],"
+		 "'initContainers':[{'name':'i','restartPolicy':'Always',%s}]}}}}",
+		 ctr, ctr);
+	cJSON *tmpl = tt_jsq(buf);
+	/* by hand from the table: 1.29 ... 1.32 */
+	static const struct { int minor; size_t errors, warnings; } want[] = {
+		{ 29, 19, 10 }, { 30, 12, 10 }, { 31, 10, 9 }, { 32, 8, 10 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		tp_options opt = { .kubernetes_minor = want[i].minor };
+		tp_podv v;
+		tp_result *warnings;
+		assert_int_equal(tp__podv_init(&v), TP_OK);
+		assert_int_equal(tp_result_new(&warnings), TP_OK);
+		v.rjob = "node";
+		assert_int_equal(tp__pod_check_since(&v, &opt, tmpl, warnings), TP_OK);
+		if (v.n != want[i].errors || tp_result_warning_count(warnings) != want[i].warnings)
+			fail_msg("1.%d: %zu errors, %zu warnings; want %zu, %zu", want[i].minor, v.n,
+				 tp_result_warning_count(warnings), want[i].errors,
+				 want[i].warnings);
+		tp_result_free(warnings);
+		tp__podv_free(&v);
+	}
+	cJSON_Delete(tmpl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +405,7 @@ int main(void)
 		cmocka_unit_test(two_trainjobs_read_one_plan),
 		cmocka_unit_test(runtime_outside_the_store),
 		cmocka_unit_test(removed_runtime_takes_its_plan),
+		cmocka_unit_test(since_walk_skips_only_silent_places),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
