@@ -31,9 +31,9 @@
 
 /* runtimeRef members with the CRD defaults the API server applies before any
  * webhook sees the object; offline input may lack them. */
-static const char *ref_str(const cJSON *job, const char *member, const char *dflt)
+static const char *ref_str(const cJSON *ref, const char *member, const char *dflt)
 {
-	const cJSON *v = tp_get(tp_get(job, "spec.runtimeRef"), member);
+	const cJSON *v = tp_member(ref, member);
 	if (!v || cJSON_IsNull(v))
 		return dflt;
 	return cJSON_IsString(v) ? v->valuestring : "";
@@ -56,8 +56,9 @@ static bool key_is(const char *k, const char *g, const char *want)
 static int check_registry_key(const tp_options *opt, const cJSON *job, tp_result *res,
 			      tp_kind *kind)
 {
-	const char *k = ref_str(job, "kind", "ClusterTrainingRuntime");
-	const char *g = ref_str(job, "apiGroup", TP_GROUP_TRAINER);
+	const cJSON *ref = tp_get(job, "spec.runtimeRef"); /* once, not per member */
+	const char *k = ref_str(ref, "kind", "ClusterTrainingRuntime");
+	const char *g = ref_str(ref, "apiGroup", TP_GROUP_TRAINER);
 	if (key_is(k, g, KEY_TR)) {
 		*kind = TP_KIND_TRAINING_RUNTIME;
 		return TP_OK;
@@ -120,11 +121,11 @@ static const char *ref_path(const tp_options *opt, tp_kind kind)
 static const cJSON *lookup_runtime(const tp_options *opt, const cJSON *job, tp_kind kind,
 				   tp_result *res, int *rc)
 {
-	const char *name = ref_str(job, "name", "");
 	const cJSON *rt = NULL;
 	int lrc = tp__runtime_lookup(opt, job, res, &rt);
 	if (lrc == TP_OK)
 		return rt;
+	const char *name = ref_str(tp_get(job, "spec.runtimeRef"), "name", ""); /* for the finding */
 	if (lrc != TP_ENOTFOUND) {
 		*rc = lrc == TP_EUNAVAILABLE ? TP_OK : lrc; /* the error is in res */
 		return NULL;

@@ -54,11 +54,12 @@ size_t tp__namespaces_of(const tp_options *opt, tp_kind k, const char *name, con
 	return tp_store_namespaces_of(opt->store, k, name, out, max);
 }
 
-/* runtimeRef.<member>: absent or null gives the CRD default; another type
- * gives "", which names nothing. */
-static const char *ref_member(const cJSON *trainjob, const char *member, const char *dflt)
+/* runtimeRef.<member>, ref being the TrainJob's runtimeRef (looked up once
+ * by the caller, not per member): absent or null gives the CRD default;
+ * another type gives "", which names nothing. */
+static const char *ref_member(const cJSON *ref, const char *member, const char *dflt)
 {
-	const cJSON *v = tp_get(tp_get(trainjob, "spec.runtimeRef"), member);
+	const cJSON *v = tp_member(ref, member);
 	if (!v || cJSON_IsNull(v))
 		return dflt;
 	return cJSON_IsString(v) ? v->valuestring : "";
@@ -70,9 +71,10 @@ static const char *ref_member(const cJSON *trainjob, const char *member, const c
  * TrainJob's namespace for a TrainingRuntime, NULL for a cluster one. */
 static void runtime_ref(const cJSON *trainjob, tp_kind *kind, const char **ns, const char **name)
 {
-	const char *k = ref_member(trainjob, "kind", "ClusterTrainingRuntime");
-	const char *group = ref_member(trainjob, "apiGroup", TP_GROUP_TRAINER);
-	*name = ref_member(trainjob, "name", "");
+	const cJSON *ref = tp_get(trainjob, "spec.runtimeRef");
+	const char *k = ref_member(ref, "kind", "ClusterTrainingRuntime");
+	const char *group = ref_member(ref, "apiGroup", TP_GROUP_TRAINER);
+	*name = ref_member(ref, "name", "");
 	*ns = NULL;
 	*kind = TP_KIND_UNKNOWN;
 	if (strcmp(group, TP_GROUP_TRAINER))
