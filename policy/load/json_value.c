@@ -40,6 +40,7 @@ typedef struct jp {
 	int doc, depth, max_depth;
 	size_t objects; /* objects opened so far, in document order */
 	tp_arena *arena; /* the current arena (NULL: cJSON_malloc) */
+	char *copy;      /* with an arena, a copy of the input: strings end in place */
 } jp;
 
 static int fail_at(jp *p, int code, size_t off, const char *fmt, ...) TP_PRINTF(4, 5);
@@ -234,8 +235,9 @@ static int check_escape(jp *p, size_t *n)
 		       "\\b \\f \\n \\r \\t and \\u followed by 4 hex digits");
 }
 
-/* The string whose opening quote is at p->i, decoded, in cJSON memory. */
-static int string(jp *p, char **out)
+/* The string whose opening quote is at p->i, decoded, in cJSON memory, and
+ * its length. */
+static int string(jp *p, char **out, size_t *len)
 {
 	size_t open = p->i++, escapes = 0;
 	for (;;) {
@@ -276,15 +278,25 @@ static int string(jp *p, char **out)
 	const char *s = p->d + open + 1;
 	size_t n = p->i - open - 1;
 	p->i++; /* the closing quote */
-	char *v = mem(p, n + 1);
-	if (!v)
-		return nomem(p);
-	if (escapes)
-		n = unescape(s, n, v);
-	else
-		memcpy(v, s, n);
+	char *v;
+	if (p->copy) {
+		/* In place in the arena's copy of the input: the closing quote
+		 * becomes the NUL, no allocation and no copy a string. Unescaped
+		 * text is never longer than its escapes, so it fits too. */
+		v = p->copy + open + 1;
+		if (escapes)
+			n = unescape(s, n, v);
+	} else {
+		if (!(v = mem(p, n + 1)))
+			return nomem(p);
+		if (escapes)
+			n = unescape(s, n, v);
+		else
+			memcpy(v, s, n);
+	}
 	v[n] = '\0';
 	*out = v;
+	*len = n;
 	return TP_OK;
 }
 
@@ -416,19 +428,42 @@ static int duplicate(jp *p, const cJSON *obj, size_t ordinal, size_t second, con
 		       key, la);
 }
 
+/* Members whose names' lengths members() keeps, to compare a new name with
+ * them without a call; past them tp__key_is_new (linear, then its keyed
+ * set). Small, as members() recurses once a level of nesting. */
+#define KEYS_BY_LENGTH 8
+
+/* Whether key (len bytes) is new among the first count (< KEYS_BY_LENGTH)
+ * members of o, whose lengths are lens: the length and first byte settle
+ * most pairs. Names hold no NUL (\u0000 is refused), so memcmp is strcmp. */
+static bool key_is_new_short(const cJSON *o, const size_t *lens, size_t count, const char *key,
+			     size_t len)
+{
+	const cJSON *c = o->child;
+	for (size_t k = 0; k < count; k++, c = c->next)
+		if (lens[k] == len && c->string[0] == key[0] && !memcmp(c->string, key, len))
+			return false;
+	return true;
+}
+
 static int members(jp *p, cJSON *o, size_t ordinal)
 {
 	tp_strset ks = TP_STRSET_INIT;
+	size_t lens[KEYS_BY_LENGTH];
 	cJSON *tail = NULL;
 	int rc = TP_OK;
-	for (size_t count = 0; !rc && !(rc = tp__load_tick(p->ld)); count++) {
+	size_t count = 0;
+	for (; !rc && !(rc = tp__load_tick(p->ld)); count++) {
 		char *key = NULL;
+		size_t len = 0;
 		cJSON *v = NULL;
 		if (peek(p) != '"')
 			rc = unexpected(p);
 		if (!rc)
-			rc = string(p, &key);
-		int fresh = rc ? 0 : tp__key_is_new(o, count, &ks, key);
+			rc = string(p, &key, &len);
+		int fresh = rc ? 0
+			  : count < KEYS_BY_LENGTH ? key_is_new_short(o, lens, count, key, len)
+						   : tp__key_is_new(o, count, &ks, key);
 		if (!rc && fresh <= 0)
 			rc = fresh < 0 ? nomem(p) : duplicate(p, o, ordinal, count, key);
 		if (!rc && peek(p) != ':')
@@ -441,6 +476,8 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			cJSON_free(key);
 			break;
 		}
+		if (count < KEYS_BY_LENGTH)
+			lens[count] = len;
 		v->string = key;
 		tp__json_link(o, &tail, v);
 		int c = peek(p);
@@ -452,7 +489,8 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			rc = unexpected(p);
 		p->i++;
 	}
-	tp__strset_free(&ks);
+	if (count >= KEYS_BY_LENGTH) /* the set is only made past them */
+		tp__strset_free(&ks);
 	return rc;
 }
 
@@ -530,7 +568,8 @@ static int value(jp *p, cJSON **out)
 		return array(p, out);
 	if (c == '"') {
 		char *s = NULL;
-		int rc = string(p, &s);
+		size_t n;
+		int rc = string(p, &s, &n);
 		if (rc)
 			return rc;
 		cJSON *v = node(p, cJSON_String);
@@ -560,6 +599,9 @@ int tp__json_value(tp_loader *ld, int doc, size_t *pos, cJSON **out)
 		 .stop = ld->len - from > max ? from + max : ld->len,
 		 .max_depth = ld->lim.max_depth < JSON_MAX_DEPTH ? ld->lim.max_depth : JSON_MAX_DEPTH,
 		 .arena = tp_arena_current() };
+	if (p.arena && !ld->copy && (ld->copy = tp__arena_take(p.arena, ld->len + 1)))
+		memcpy(ld->copy, ld->data, ld->len); /* once for all the documents */
+	p.copy = ld->copy;
 	*out = NULL;
 	int rc = value(&p, out);
 	if (rc)

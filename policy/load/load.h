@@ -57,6 +57,7 @@ typedef struct tp_loader {
 	size_t objects; /* objects added so far, List items counted */
 	size_t nonempty; /* documents that were not empty */
 	tp_posmap *pos;  /* where nodes go when positions are recorded, else NULL */
+	char *copy;      /* the JSON reader's arena copy of data (load/json_value.c), else NULL */
 } tp_loader;
 
 /* Record the error (code, 1-based document/line/column or 0) and return code. */
