@@ -148,21 +148,6 @@ int tp__load_add(tp_loader *ld, cJSON *obj, int doc, int line)
 
 /* ----------------------------------------------------- shared small tools */
 
-void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item)
-{
-	item->next = NULL;
-	if (!parent->child) {
-		parent->child = item;
-		item->prev = item;
-	} else {
-		cJSON *last = *tail ? *tail : parent->child->prev;
-		last->next = item;
-		item->prev = last;
-		parent->child->prev = item;
-	}
-	*tail = item;
-}
-
 #define KEYSET_FROM 16 /* members before a hash set beats a linear scan */
 
 int tp__key_is_new(const cJSON *obj, size_t count, tp_strset *ks, const char *key)

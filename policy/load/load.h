@@ -73,8 +73,22 @@ void tp__load_position(const char *data, size_t off, int *line, int *col);
 
 /* Link item as the last child of parent in O(1). tail caches the last child
  * (NULL while parent is empty); cJSON's own child->prev invariant is kept so
- * that cJSON_AddItemTo* keeps working on the result. */
-void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item);
+ * that cJSON_AddItemTo* keeps working on the result. Inline: the JSON reader
+ * links every node it makes. */
+static inline void tp__json_link(cJSON *parent, cJSON **tail, cJSON *item)
+{
+	item->next = NULL;
+	if (!parent->child) {
+		parent->child = item;
+		item->prev = item;
+	} else {
+		cJSON *last = *tail ? *tail : parent->child->prev;
+		last->next = item;
+		item->prev = last;
+		parent->child->prev = item;
+	}
+	*tail = item;
+}
 
 /* Whether obj (with count members so far) already has key. Linear while the
  * object is small, a set of its keys once it grows (ks must start
