@@ -449,7 +449,7 @@ static int duplicate(jp *p, const cJSON *obj, size_t ordinal, size_t second, con
 /* Members whose names' lengths members() keeps, to compare a new name with
  * them without a call; past them tp__key_is_new (linear, then its keyed
  * set). Small, as members() recurses once a level of nesting. */
-#define KEYS_BY_LENGTH 8
+#define KEYS_BY_LENGTH 16
 
 /* Whether key (len bytes) is new among the first count (< KEYS_BY_LENGTH)
  * members of o, whose lengths are lens: the length and first byte settle
