@@ -130,8 +130,8 @@ static int one_file(const char *path, const struct stat *st, int flag, struct FT
 		tp_load_limits_default(&lim);
 		tp_load_error err = { 0 };
 		tp_docs *docs = NULL;
-		for (size_t i = 0; !tp_load(data, len, &lim, &docs, &err) && i < tp_docs_count(docs);
-		     i++) {
+		int rc = tp_load(data, len, &lim, &docs, &err);
+		for (size_t i = 0; !rc && i < tp_docs_count(docs); i++) {
 			char *s = cJSON_Print(tp_docs_at(docs, i)->obj);
 			check_bytes(s, strlen(s), path);
 			cJSON_free(s);
