@@ -50,7 +50,7 @@ int tw_certs_asn1_time(const ASN1_TIME *t, int64_t *out)
 {
 	struct tm tm;
 	if (!t || !ASN1_TIME_to_tm(t, &tm))
-		return -1;
+		return TP_EINVAL;
 	*out = (int64_t)timegm(&tm);
 	return 0;
 }
@@ -109,7 +109,8 @@ static int load_certs(const char *path, const char *pem, STACK_OF(X509) **out,
 	return TW_CERTS_OK;
 }
 
-/* A passphrase prompt would hang a server; an encrypted key fails instead. */
+/* A passphrase prompt would hang a server; an encrypted key fails instead.
+ * OpenSSL's pem_password_cb: -1 means "no passphrase", the API's own value. */
 static int no_passphrase(char *buf, int size, int rwflag, void *u)
 {
 	(void)buf, (void)size, (void)rwflag, (void)u;

@@ -125,6 +125,7 @@ bool tw_certs_exists(const char *dir, const char *name)
 	return yes;
 }
 
+/* All of data to fd, as write(2) reports: -1 means failed, errno says why. */
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
@@ -140,7 +141,8 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* Open a new dir/.name.XXXXXXXX with mode; the suffix is random so that two
- * writers never pick the same name. */
+ * writers never pick the same name. The fd, as open(2) returns it: -1 means
+ * none, errno says why. */
 static int open_tmp(const char *dir, const char *name, unsigned mode, char **tmp)
 {
 	for (int tries = 0; tries < 16; tries++) {
@@ -186,7 +188,9 @@ int tw_certs_stage(const char *dir, const char *name, const char *data, size_t l
 }
 
 /* Move without replacing: renameat2's RENAME_NOREPLACE, or a hard link where
- * the file system lacks it. Either fails with EEXIST on an existing target. */
+ * the file system lacks it. Either fails with EEXIST on an existing target.
+ * As rename(2), which the caller calls in its place: -1 means failed, errno
+ * says why. */
 static int move_noreplace(const char *from, const char *to)
 {
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)

@@ -73,7 +73,7 @@ char *tw_certs_key_pem(EVP_PKEY *k, size_t *len);
 
 /* ------------------------------------------------------------- check.c */
 
-/* An ASN1_TIME as Unix seconds. */
+/* An ASN1_TIME as Unix seconds (TP_EINVAL when it is none). */
 int tw_certs_asn1_time(const ASN1_TIME *t, int64_t *out);
 /* t as "2026-01-01T00:00:00Z". */
 void tw_certs_format_time(int64_t t, char *out, size_t n);

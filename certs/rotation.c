@@ -250,7 +250,7 @@ static int64_t min_time(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* The CA of the bundle a key belongs to, or -1. */
+/* The CA of the bundle a key belongs to: its index; -1 means none. */
 static int ca_of_key(const struct bundle *b, EVP_PKEY *key)
 {
 	for (int i = 0; key && i < b->n; i++)

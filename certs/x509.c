@@ -29,16 +29,16 @@ static int set_serial(X509 *x)
 	while (ok && BN_is_zero(bn));
 	ok = ok && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) != NULL;
 	BN_free(bn);
-	return ok ? 0 : -1;
+	return ok ? 0 : TW_ECRYPTO;
 }
 
 static int set_cn(X509_NAME *n, const char *cn, const char *org)
 {
 	if (org && !X509_NAME_add_entry_by_txt(n, "O", MBSTRING_UTF8,
 					       (const unsigned char *)org, -1, -1, 0))
-		return -1;
+		return TW_ECRYPTO;
 	return X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1,
-					  -1, 0) ? 0 : -1;
+					  -1, 0) ? 0 : TW_ECRYPTO;
 }
 
 /* Version, serial, validity, subject, issuer and public key. */
@@ -70,7 +70,7 @@ static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 	X509_EXTENSION *e = X509V3_EXT_nconf_nid(NULL, &ctx, nid, value);
 	int ok = e && X509_add_ext(x, e, -1);
 	X509_EXTENSION_free(e);
-	return ok ? 0 : -1;
+	return ok ? 0 : TW_ECRYPTO;
 }
 
 static int add_gen(GENERAL_NAMES *gens, int type, ASN1_STRING *value)
@@ -78,12 +78,12 @@ static int add_gen(GENERAL_NAMES *gens, int type, ASN1_STRING *value)
 	GENERAL_NAME *g = value ? GENERAL_NAME_new() : NULL;
 	if (!g) {
 		ASN1_STRING_free(value);
-		return -1;
+		return TW_ECRYPTO;
 	}
 	GENERAL_NAME_set0_value(g, type, value);
 	if (!sk_GENERAL_NAME_push(gens, g)) {
 		GENERAL_NAME_free(g);
-		return -1;
+		return TW_ECRYPTO;
 	}
 	return 0;
 }

@@ -506,7 +506,7 @@ static void curve_keys_of_the_binary(void **state)
 	f = fopen(path, "w");
 	fputs("not a key\n", f);
 	fclose(f);
-	assert_int_equal(tw_curvekey_read(path, &k, err, sizeof(err)), -1);
+	assert_int_equal(tw_curvekey_read(path, &k, err, sizeof(err)), TW_EFAILED);
 	assert_non_null(strstr(err, "openssl genpkey -algorithm X25519"));
 	unlink(path);
 }

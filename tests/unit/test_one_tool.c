@@ -2,8 +2,10 @@
  * test_one_tool.c — one of each basic tool (issue 33): one hash (the keyed
  * SipHash of policy/core/hash.c), one JSON reader (the library's: no
  * cJSON_Parse call in the binary's objects), one argv reader (the flag
- * table's tw_flags_parse: no command walks argv itself), and the request
- * path's functions named for what they do (no three `static decide`).
+ * table's tw_flags_parse: no command walks argv itself), the request
+ * path's functions named for what they do (no three `static decide`), and
+ * one error convention (no bare `return -1;` in webhook/ or certs/ but the
+ * values whose function says what -1 means).
  *
  * The source checks read every .c and .h of policy/, webhook/ and certs/
  * (run from the repository's root, as tests/run.sh does); the symbol check
@@ -19,6 +21,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +65,53 @@ static const char *const parsers[] = {
 	"webhook/cli/cmd_completion.c",
 };
 
-static char found[8192];
+static char found[16384];
 
 static void note(const char *path, const char *what, const char *fix)
 {
 	size_t used = strlen(found);
 	snprintf(found + used, sizeof(found) - used, "%s: %s (use %s)\n", path, what, fix);
+}
+
+/* Whether the comment right above the function that p is in says what its
+ * -1 means ("-1 means not found"): the block comment that ends just before
+ * its signature, no blank line or statement between. A comment that says
+ * "returns -1" on failure does not make -1 a value. */
+static bool function_says_minus_one(const char *text, const char *p)
+{
+	const char *body = NULL;
+	for (const char *q = text; (q = strstr(q, "\n{\n")) && q < p; q++)
+		body = q;
+	const char *end = NULL;
+	for (const char *q = text; body && (q = strstr(q, "*/")) && q < body; q++)
+		end = q;
+	if (!end)
+		return false;
+	for (const char *q = end + 2; q < body; q++)
+		if (*q == ';' || *q == '}' || (q[0] == '\n' && q[1] == '\n'))
+			return false;
+	const char *start = end;
+	while (start > text && strncmp(start, "/*", 2))
+		start--;
+	const char *says = strstr(start, "-1 means");
+	return says && says < end;
+}
+
+/* The binary's failures are the one enum's codes (issue 33): a bare
+ * `return -1;` in webhook/ or certs/ is a value (an index, not found, an
+ * API's own -1) only where its function's comment says what -1 means. */
+static void bare_returns(const char *path, const char *text)
+{
+	for (const char *p = text; (p = strstr(p, "return -1;")); p++)
+		if (!function_says_minus_one(text, p)) {
+			int line = 1;
+			for (const char *q = text; q < p; q++)
+				line += *q == '\n';
+			char what[64];
+			snprintf(what, sizeof(what), "line %d: return -1;", line);
+			note(path, what,
+			     "TW_EFAILED, TP_ENOMEM, ..., or say \"-1 means\" above the function");
+		}
 }
 
 static int one_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -93,6 +137,8 @@ static int one_file(const char *path, const struct stat *st, int type, struct FT
 		if (strstr(text, "for (int i = 1; i < argc; i++)"))
 			note(path, "a loop over argv", "tw_flags_parse");
 	}
+	if (!strncmp(path, "webhook/", 8) || !strncmp(path, "certs/", 6))
+		bare_returns(path, text);
 	free(text);
 	return 0;
 }

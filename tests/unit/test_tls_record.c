@@ -119,7 +119,7 @@ static void peer_that_reads_nothing_is_cut_off(void **state)
 	}
 	long long waited = tt_mono_ms() - t0;
 	print_message("cut off at answer %d after %lld ms\n", answers, waited);
-	assert_int_equal(rc, -1);
+	assert_int_equal(rc, TW_EFAILED);
 	assert_true(waited >= 150); /* it waited for the peer, bounded */
 	/* the peer reads what made it, then the end (the socket was shut) */
 	char got[16384];

@@ -158,7 +158,7 @@ static const char *gvk_text(const tw_review *rv)
 			       rv->version);
 }
 
-/* Checks the envelope; on failure writes why into err and returns -1. */
+/* Checks the envelope; on failure writes why into err and returns TW_EFAILED. */
 static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errlen)
 {
 	const char *av = tp_get_str(root, "apiVersion");
@@ -166,36 +166,36 @@ static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errl
 	if (!av || !kind || strcmp(kind, "AdmissionReview")) {
 		snprintf(err, errlen, "the body is not an AdmissionReview: want kind "
 				      "\"AdmissionReview\" and apiVersion \"" V1 "\"");
-		return -1;
+		return TW_EFAILED;
 	}
 	if (strcmp(av, V1) && strcmp(av, V1BETA1)) {
 		snprintf(err, errlen, "unsupported AdmissionReview apiVersion \"%s\": this webhook "
 				      "speaks \"" V1 "\" and \"" V1BETA1 "\"", av);
-		return -1;
+		return TW_EFAILED;
 	}
 	rv->api_version = av;
 	rv->req = tp_get_object(root, "request");
 	if (!rv->req) {
 		snprintf(err, errlen, "the AdmissionReview has no \"request\" object");
-		return -1;
+		return TW_EFAILED;
 	}
 	rv->uid = tp_get_str(rv->req, "uid");
 	if (!rv->uid || !*rv->uid) {
 		snprintf(err, errlen, "request.uid is missing or empty: the answer must echo it");
-		return -1;
+		return TW_EFAILED;
 	}
 	rv->group = tp_get_str(rv->req, "kind.group");
 	rv->version = tp_get_str(rv->req, "kind.version");
 	rv->kind = tp_get_str(rv->req, "kind.kind");
 	if (!rv->group || !rv->version || !rv->kind) {
 		snprintf(err, errlen, "request.kind must be an object with group, version and kind");
-		return -1;
+		return TW_EFAILED;
 	}
 	const char *op = tp_get_str(rv->req, "operation");
 	if (tp_operation_parse(op, &rv->op)) {
 		snprintf(err, errlen, "request.operation \"%s\" is none of CREATE, UPDATE, DELETE, "
 				      "CONNECT", op ? op : "");
-		return -1;
+		return TW_EFAILED;
 	}
 	rv->object = cJSON_GetObjectItemCaseSensitive(rv->req, "object");
 	rv->old_object = cJSON_GetObjectItemCaseSensitive(rv->req, "oldObject");
@@ -205,11 +205,11 @@ static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errl
 		rv->old_object = NULL;
 	if ((rv->op == TP_OP_CREATE || rv->op == TP_OP_UPDATE) && !cJSON_IsObject(rv->object)) {
 		snprintf(err, errlen, "request.object must be an object on %s", op);
-		return -1;
+		return TW_EFAILED;
 	}
 	if (rv->op == TP_OP_UPDATE && !cJSON_IsObject(rv->old_object)) {
 		snprintf(err, errlen, "request.oldObject must be an object on UPDATE");
-		return -1;
+		return TW_EFAILED;
 	}
 	rv->dry_run = tp_get_true(rv->req, "dryRun");
 	return 0;

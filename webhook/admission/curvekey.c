@@ -29,7 +29,7 @@ int tw_curvekey_from_secret(const unsigned char *secret, tp_curve_key *out, char
 	EVP_PKEY_free(pkey);
 	if (!ok) {
 		snprintf(err, errlen, "cannot compute the X25519 public key (OpenSSL)");
-		return -1;
+		return TW_ECRYPTO;
 	}
 	memcpy(out->secret_key, secret, TP_CURVE_KEY_LEN);
 	return 0;
@@ -42,7 +42,7 @@ int tw_curvekey_from_uid(const char *uid, tp_curve_key *out, char *err, size_t e
 	if (!EVP_Digest(uid, strlen(uid), digest, &n, EVP_sha256(), NULL) ||
 	    n != TP_CURVE_KEY_LEN) {
 		snprintf(err, errlen, "cannot hash the TrainJob's uid (OpenSSL)");
-		return -1;
+		return TW_ECRYPTO;
 	}
 	return tw_curvekey_from_secret(digest, out, err, errlen);
 }
@@ -52,7 +52,7 @@ int tw_curvekey_generate(tp_curve_key *out, char *err, size_t errlen)
 	unsigned char secret[TP_CURVE_KEY_LEN];
 	if (RAND_bytes(secret, sizeof(secret)) != 1) {
 		snprintf(err, errlen, "cannot draw a CURVE secret key (OpenSSL)");
-		return -1;
+		return TW_ECRYPTO;
 	}
 	int rc = tw_curvekey_from_secret(secret, out, err, errlen);
 	OPENSSL_cleanse(secret, sizeof(secret));
@@ -65,7 +65,7 @@ int tw_curvekey_read(const char *path, tp_curve_key *out, char *err, size_t errl
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot open the CURVE key file", path);
-		return -1;
+		return TP_EIO;
 	}
 	EVP_PKEY *pkey = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
@@ -77,7 +77,7 @@ int tw_curvekey_read(const char *path, tp_curve_key *out, char *err, size_t errl
 	if (!ok) {
 		snprintf(err, errlen, "%s: not an X25519 private key in PEM (make one with: "
 				      "openssl genpkey -algorithm X25519)", path);
-		return -1;
+		return TW_EFAILED;
 	}
 	int rc = tw_curvekey_from_secret(secret, out, err, errlen);
 	OPENSSL_cleanse(secret, sizeof(secret));

@@ -9,6 +9,9 @@
 
 #include "policy/trainpolicy.h"
 
+/* Each returns 0, or with the reason in err: TW_ECRYPTO when OpenSSL fails,
+ * TP_EIO when the file cannot be opened, TW_EFAILED when it holds no such
+ * key. */
 /* Upstream's pair for a TrainJob: the secret key is the SHA-256 of its
  * metadata.uid, so every reconcile of the same TrainJob writes the same
  * Secret. */

@@ -80,7 +80,7 @@ static int from_pkey(EVP_PKEY *pkey, tw_sshkey *out, char *err, size_t errlen)
 	if (!out->private_pem || !out->public_line) {
 		tw_sshkey_free(out);
 		snprintf(err, errlen, "cannot encode the SSH key (OpenSSL)");
-		return -1;
+		return TW_ECRYPTO;
 	}
 	return 0;
 }
@@ -91,7 +91,7 @@ int tw_sshkey_generate(tw_sshkey *out, char *err, size_t errlen)
 	EVP_PKEY *pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-521");
 	if (!pkey) {
 		snprintf(err, errlen, "cannot generate an ECDSA P-521 key (OpenSSL)");
-		return -1;
+		return TW_ECRYPTO;
 	}
 	int rc = from_pkey(pkey, out, err, errlen);
 	EVP_PKEY_free(pkey);
@@ -104,7 +104,7 @@ int tw_sshkey_read(const char *path, tw_sshkey *out, char *err, size_t errlen)
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot open the SSH key file", path);
-		return -1;
+		return TP_EIO;
 	}
 	EVP_PKEY *pkey = PEM_read_PrivateKey(f, NULL, NULL, NULL);
 	fclose(f);
@@ -117,7 +117,7 @@ int tw_sshkey_read(const char *path, tw_sshkey *out, char *err, size_t errlen)
 		EVP_PKEY_free(pkey);
 		snprintf(err, errlen, "%s: not an ECDSA P-521 private key in PEM (make one with: "
 				      "openssl ecparam -name secp521r1 -genkey -noout)", path);
-		return -1;
+		return TW_EFAILED;
 	}
 	int rc = from_pkey(pkey, out, err, errlen);
 	EVP_PKEY_free(pkey);

@@ -12,7 +12,9 @@ typedef struct tw_sshkey {
 	char *public_line; /* "ecdsa-sha2-nistp521 AAAA..." */
 } tw_sshkey;
 
-/* A fresh ECDSA P-521 pair. */
+/* Each returns 0, or with the reason in err: TW_ECRYPTO when OpenSSL fails,
+ * TP_EIO when the file cannot be opened, TW_EFAILED when it holds no such
+ * key. A fresh ECDSA P-521 pair. */
 int tw_sshkey_generate(tw_sshkey *out, char *err, size_t errlen);
 /* The pair of a PEM private key file (P-521 only), for repeatable output. */
 int tw_sshkey_read(const char *path, tw_sshkey *out, char *err, size_t errlen);

@@ -329,7 +329,7 @@ static int start_crds(struct running *r, char *err, size_t n)
 {
 	tw_watch_kind kinds[TW_CRDS_FOLLOW_MAX];
 	if (!(r->follow = tw_crds_follow_new(r->srv)))
-		return snprintf(err, n, "out of memory"), -1;
+		return snprintf(err, n, "out of memory"), TP_ENOMEM;
 	tw_watch_opts wo = { .kube = &r->kc, .kinds = kinds,
 			     .nkinds = tw_crds_follow_kinds(r->follow, kinds), .name = "crds" };
 	return tw_watch_start(&wo, &r->crd_watch, err, n);
@@ -340,15 +340,17 @@ static int start_certs(const tw_serve_args *a, struct running *r, char *err, siz
 	char ns[256];
 	if (!a->namespace_ && tw_kube_namespace(NULL, ns, sizeof(ns)))
 		return snprintf(err, n, "--manage-certs: no namespace: give --namespace (outside "
-				       "a pod there is no service-account namespace file)"), -1;
+				       "a pod there is no service-account namespace file)"),
+		       TW_EFAILED;
 	tw_certmgr_opts co = { .kube = &r->kc, .namespace_ = a->namespace_ ? a->namespace_ : ns,
 			       .secret = a->secret, .service = a->service,
 			       .validating = a->validating, .mutating = a->mutating,
 			       .validity = a->cert_validity_s, .ca_validity = a->ca_validity_s,
 			       .overlap = a->ca_overlap_s, .serve = tw_tls_serve_pem,
 			       .serve_arg = r->tls };
-	if (tw_certmgr_start(&co, &r->certs, err, n))
-		return -1;
+	int rc = tw_certmgr_start(&co, &r->certs, err, n);
+	if (rc)
+		return rc;
 	tw_server_set_ready_check(r->srv, TW_READY_CERTS, tw_certmgr_ready, r->certs);
 	return 0;
 }
@@ -401,8 +403,8 @@ static void work_limits(const tw_serve_args *a, tw_server_opts *so)
 	tw_log_end(&l);
 }
 
-/* Load the store, open both ports, start the cluster's helpers. 0, or -1
- * with the reason printed. */
+/* Load the store, open both ports, start the cluster's helpers. 0, or
+ * TW_EFAILED with the reason printed. */
 static int start_all(tw_serve_args *a, struct running *r)
 {
 	char err[512] = "";
@@ -410,17 +412,17 @@ static int start_all(tw_serve_args *a, struct running *r)
 								    sizeof(err)))) {
 		if (err[0])
 			fprintf(stderr, "trainer-webhook serve: --kube: %s\n", err);
-		return -1;
+		return TW_EFAILED;
 	}
 	tp_store *store = load_store(&a->cli);
 	tw_metrics_store_reload(store != NULL); /* the start-up load counts too */
 	if (!store)
-		return -1;
+		return TW_EFAILED;
 	a->cli.crds_elsewhere = a->kube; /* the cluster's own, followed below */
 	if (tw_cli_load_crds(&a->cli)) {
 		tw_log(TW_LOG_ERROR, "cannot load --crds (see above); fix the CustomResourceDefinitions");
 		tp_store_free(store);
-		return -1;
+		return TW_EFAILED;
 	}
 	tw_server_opts so = { .listen = a->listen, .threads = a->threads, .tls = r->tls,
 			      .store = store, .handshake_timeout_s = a->handshake_s,
@@ -453,7 +455,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	    (follow && start_crds(r, err, sizeof(err))) ||
 	    (a->manage_certs && start_certs(a, r, err, sizeof(err)))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
-		return -1;
+		return TW_EFAILED;
 	}
 	if (r->watch)
 		tw_server_set_ready_check(r->srv, TW_READY_WATCH, watch_ready, r->watch);
@@ -462,7 +464,7 @@ static int start_all(tw_serve_args *a, struct running *r)
 	if (a->register_webhooks &&
 	    tw_serve_register_start(a, r->srv, &r->kc, r->certs, &r->reg, err, sizeof(err))) {
 		fprintf(stderr, "trainer-webhook serve: %s\n", err);
-		return -1;
+		return TW_EFAILED;
 	}
 	char ns[256];
 	if (a->kube && !a->manage_certs && a->service[0] &&

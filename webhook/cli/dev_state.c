@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy/trainpolicy.h"
 #include "webhook/cli/dev_state.h"
 #include "webhook/cli/embed.h"
 
@@ -47,10 +48,11 @@ const char *tw_dev_runtime(size_t i, const char **name, size_t *len)
 	return runtimes[i].start;
 }
 
+/* A file or folder that cannot be made: TP_EIO, errno's words in err. */
 static int fail(char *err, size_t errlen, const char *what, const char *path)
 {
 	snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
-	return -1;
+	return TP_EIO;
 }
 
 /* mkdir -p path, each new folder 0700; then path itself made 0700 and
@@ -74,7 +76,7 @@ static int private_dir(const char *path, char *err, size_t errlen)
 	if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
 		errno = errno ? errno : EPERM;
 		snprintf(err, errlen, "%s is not a folder of this user's", path);
-		return -1;
+		return TW_EFAILED;
 	}
 	if ((st.st_mode & 0777) != 0700 && chmod(path, 0700))
 		return fail(err, errlen, "cannot make private", path);
@@ -98,7 +100,8 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 	return 0;
 }
 
-/* The folder among the candidates that can be made private: 0 or -1. */
+/* The folder among the candidates that can be made private: 0, or the
+ * last candidate's code with its reason in err. */
 static int choose_dir(tw_dev_state *st, char *err, size_t errlen)
 {
 	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
@@ -121,8 +124,9 @@ static int choose_dir(tw_dev_state *st, char *err, size_t errlen)
 
 int tw_dev_state_open(tw_dev_state *st, char *err, size_t errlen)
 {
-	if (choose_dir(st, err, errlen))
-		return -1;
+	int rc = choose_dir(st, err, errlen);
+	if (rc)
+		return rc;
 	snprintf(st->runtimes, sizeof(st->runtimes), "%.*s/runtimes", PATH_MAX - 16, st->dir);
 	snprintf(st->certs, sizeof(st->certs), "%.*s/certs", PATH_MAX - 16, st->dir);
 	snprintf(st->cert, sizeof(st->cert), "%.*s/tls.crt", PATH_MAX - 16, st->certs);
@@ -130,14 +134,14 @@ int tw_dev_state_open(tw_dev_state *st, char *err, size_t errlen)
 	snprintf(st->ca, sizeof(st->ca), "%.*s/ca.crt", PATH_MAX - 16, st->certs);
 	snprintf(st->sample, sizeof(st->sample), "%.*s/admissionreview-trainjob.json",
 		 PATH_MAX - 40, st->dir);
-	if (private_dir(st->runtimes, err, errlen))
-		return -1;
+	if ((rc = private_dir(st->runtimes, err, errlen)))
+		return rc;
 	for (size_t i = 0; i < NRUNTIMES; i++) {
 		char path[PATH_MAX + 64];
 		snprintf(path, sizeof(path), "%s/%s", st->runtimes, runtimes[i].name);
-		if (write_file(path, runtimes[i].start,
-			       (size_t)(runtimes[i].end - runtimes[i].start), err, errlen))
-			return -1;
+		if ((rc = write_file(path, runtimes[i].start,
+				     (size_t)(runtimes[i].end - runtimes[i].start), err, errlen)))
+			return rc;
 	}
 	return write_file(st->sample, tw__dev_sample, (size_t)(tw__dev_sample_end - tw__dev_sample),
 			  err, errlen);

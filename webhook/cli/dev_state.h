@@ -23,7 +23,8 @@ typedef struct tw_dev_state {
  * written) a fresh $TMPDIR/trainer-webhook-dev.XXXXXX; create it with mode
  * 0700 and write the examples into it (runtimes replaced each time, so that
  * they are this binary's). The certificates are the caller's
- * (tw_certs_ensure_dev on st->certs). 0, or -1 with why in err. */
+ * (tw_certs_ensure_dev on st->certs). 0, or TP_EIO (a file or folder that
+ * cannot be made) or TW_EFAILED (a folder not this user's) with why in err. */
 int tw_dev_state_open(tw_dev_state *st, char *err, size_t errlen);
 
 /* The example runtimes built in (deploy/runtimes/ when built): how many,

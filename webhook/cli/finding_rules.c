@@ -70,6 +70,7 @@ const tw_finding_rule *tw_finding_rule_at(size_t i)
 	return i < NRULES ? &rules[i] : NULL;
 }
 
+/* The rule's index in the table; -1 means no rule has that id. */
 int tw_finding_rule_index(const char *id)
 {
 	for (size_t i = 0; i < NRULES; i++)

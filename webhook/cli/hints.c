@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------ quantities */
 
-/* "one" .. "ten": a number written as a word. */
+/* "one" .. "ten": a number written as a word; -1 means it is none. */
 static int word_number(const char *s)
 {
 	static const char *const words[] = { "zero", "one", "two", "three", "four", "five",

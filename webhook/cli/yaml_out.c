@@ -48,14 +48,16 @@ static yaml_scalar_style_t string_style(const char *s)
 	return YAML_ANY_SCALAR_STYLE;
 }
 
+/* The emit_ steps: 0, or TW_EFAILED when libyaml refuses an event or its
+ * write handler (the buffer, tw_yaml_write's TP_ENOMEM) fails. */
 static int emit_scalar(yaml_emitter_t *em, const char *text, yaml_scalar_style_t style)
 {
 	yaml_event_t ev;
 	bool plain_ok = style == YAML_ANY_SCALAR_STYLE || style == YAML_PLAIN_SCALAR_STYLE;
 	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)strlen(text),
 					  plain_ok, !plain_ok || style != YAML_ANY_SCALAR_STYLE, style))
-		return -1;
-	return yaml_emitter_emit(em, &ev) ? 0 : -1;
+		return TW_EFAILED;
+	return yaml_emitter_emit(em, &ev) ? 0 : TW_EFAILED;
 }
 
 static int emit_node(yaml_emitter_t *em, const cJSON *v);
@@ -65,9 +67,9 @@ static int emit_children(yaml_emitter_t *em, const cJSON *v, bool keys)
 	for (const cJSON *c = v->child; c; c = c->next) {
 		if (keys && emit_scalar(em, c->string ? c->string : "",
 					string_style(c->string ? c->string : "")))
-			return -1;
+			return TW_EFAILED;
 		if (emit_node(em, c))
-			return -1;
+			return TW_EFAILED;
 	}
 	return 0;
 }
@@ -84,11 +86,11 @@ static int emit_collection(yaml_emitter_t *em, const cJSON *v, bool mapping)
 								flow ? YAML_FLOW_SEQUENCE_STYLE
 								     : YAML_BLOCK_SEQUENCE_STYLE);
 	if (!ok || !yaml_emitter_emit(em, &ev))
-		return -1;
+		return TW_EFAILED;
 	if (emit_children(em, v, mapping))
-		return -1;
+		return TW_EFAILED;
 	ok = mapping ? yaml_mapping_end_event_initialize(&ev) : yaml_sequence_end_event_initialize(&ev);
-	return ok && yaml_emitter_emit(em, &ev) ? 0 : -1;
+	return ok && yaml_emitter_emit(em, &ev) ? 0 : TW_EFAILED;
 }
 
 static int emit_number(yaml_emitter_t *em, const cJSON *v)
@@ -122,17 +124,17 @@ static int emit_document(yaml_emitter_t *em, const cJSON *obj)
 {
 	yaml_event_t ev;
 	if (!yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) || !yaml_emitter_emit(em, &ev))
-		return -1;
+		return TW_EFAILED;
 	if (!yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) ||
 	    !yaml_emitter_emit(em, &ev))
-		return -1;
+		return TW_EFAILED;
 	if (emit_node(em, obj))
-		return -1;
+		return TW_EFAILED;
 	if (!yaml_document_end_event_initialize(&ev, 1) || !yaml_emitter_emit(em, &ev))
-		return -1;
+		return TW_EFAILED;
 	if (!yaml_stream_end_event_initialize(&ev) || !yaml_emitter_emit(em, &ev))
-		return -1;
-	return yaml_emitter_flush(em) ? 0 : -1;
+		return TW_EFAILED;
+	return yaml_emitter_flush(em) ? 0 : TW_EFAILED;
 }
 
 int tw_yaml_write(const cJSON *obj, tp_buf *out)

@@ -219,7 +219,7 @@ static const char *last_line(char *text)
 /* ------------------------------------------------------------ the answer */
 
 /* RFC 3339 ("2024-05-01T10:00:00Z", fractions and offsets allowed) as Unix
- * seconds; -1 when it is not one. */
+ * seconds; -1 means it is not one. */
 static int64_t rfc3339(const char *s)
 {
 	struct tm tm = { 0 };

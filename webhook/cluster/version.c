@@ -26,7 +26,7 @@ static int number(const char *s, const char **rest)
 	return digits ? n : -1;
 }
 
-/* "v1.32.3-eks-1234": 32, or -1. */
+/* "v1.32.3-eks-1234": 32; -1 means it is no such text. */
 static int minor_of_git(const char *git)
 {
 	const char *rest;

@@ -9,7 +9,7 @@
 
 /* Go's time.Duration text as the API server writes it ("10s", "1m30s",
  * "500ms"): one or more <digits>[.<digits>]<unit>, nothing else (no sign,
- * no exponent, no "inf"). Microseconds, or -1 when it does not read, is
+ * no exponent, no "inf"). Microseconds; -1 means it does not read, is
  * zero, or is over max_us. */
 long long tw_parse_go_duration_max(const char *s, long long max_us)
 {

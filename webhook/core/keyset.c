@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/trainpolicy.h"
+
 static int key_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -38,7 +40,7 @@ static int reserve(tw_keyset *k)
 	size_t cap = k->cap ? k->cap * 2 : 64;
 	char **v = realloc(k->v, cap * sizeof(*v));
 	if (!v)
-		return -1;
+		return TP_ENOMEM;
 	k->v = v;
 	k->cap = cap;
 	return 0;

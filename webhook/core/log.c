@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "policy/trainpolicy.h"
 #include "webhook/core/clock.h"
 
 static atomic_int log_level = TW_LOG_INFO;
@@ -26,7 +27,7 @@ static const char *const level_names[] = { "debug", "info", "warn", "error" };
 int tw_log_level_parse(const char *s, tw_log_level *out)
 {
 	if (!s)
-		return -1;
+		return TP_EINVAL;
 	for (int i = 0; i < 4; i++) {
 		if (!strcmp(s, level_names[i])) {
 			*out = (tw_log_level)i;
@@ -37,7 +38,7 @@ int tw_log_level_parse(const char *s, tw_log_level *out)
 		*out = TW_LOG_WARN;
 		return 0;
 	}
-	return -1;
+	return TP_EINVAL;
 }
 
 const char *tw_log_level_name(tw_log_level lvl)

@@ -32,7 +32,7 @@ typedef struct tw_log_line {
 	bool truncated; /* some value did not fit */
 } tw_log_line;
 
-/* "debug", "info", "warn" (or "warning"), "error". Returns 0 or -1. */
+/* "debug", "info", "warn" (or "warning"), "error". Returns 0 or TP_EINVAL. */
 int tw_log_level_parse(const char *s, tw_log_level *out);
 const char *tw_log_level_name(tw_log_level lvl);
 void tw_log_set_level(tw_log_level lvl);

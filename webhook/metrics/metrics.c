@@ -155,7 +155,8 @@ void tw_metrics_watch_enable(void)
 }
 
 /* Names are registered once by the watch's start (a string that outlives
- * the registry: the watch's static kind tables); a lock-free append. */
+ * the registry: the watch's static kind tables); a lock-free append. The
+ * kind's slot; -1 means no slot is left (the kind goes uncounted). */
 int tw_metrics_watch_kind(const char *kind)
 {
 	int n = atomic_load(&reg.watch_kinds);

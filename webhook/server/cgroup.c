@@ -18,7 +18,8 @@
 /* Values from here up mean "no limit" (v1 writes 2^63 rounded to a page). */
 #define NO_LIMIT ((uint64_t)1 << 62)
 
-/* The number in path ("max": none); 0 when there is a limit. */
+/* The number in path into *out: 0 when there is a limit; -1 means none
+ * ("max", over NO_LIMIT, no such file or not a number). */
 static int read_limit(const char *path, uint64_t *out)
 {
 	FILE *f = fopen(path, "r");
@@ -60,6 +61,8 @@ static int smallest_up(const char *dir, const char *path, const char *name, uint
 	}
 }
 
+/* budget.h: 0 with *out set; -1 means no limit is set or none can be read
+ * (a value the caller reads as "no limit", not a failure). */
 int tw_cgroup_memory_limit(const char *root, uint64_t *out)
 {
 	char path[1100];

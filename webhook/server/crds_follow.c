@@ -42,6 +42,7 @@ static void slim(cJSON *crd)
 	strip(cJSON_GetObjectItemCaseSensitive(crd, "spec"), 0);
 }
 
+/* The slot of a followed CRD by its name; -1 means it is not followed. */
 static int slot_of(const char *name)
 {
 	for (int i = 0; tw_kube_crd_names[i] && i < TW_CRDS_FOLLOW_MAX; i++)

@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "policy/trainpolicy.h"
+
 struct tw_deciders {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -51,7 +53,7 @@ int tw_deciders_start(unsigned n, tw_deciders **out)
 	tw_deciders *d = calloc(1, sizeof(*d));
 	if (!d || !(d->threads = calloc(n ? n : 1, sizeof(pthread_t)))) {
 		free(d);
-		return -1;
+		return TP_ENOMEM;
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->wake, NULL);
@@ -60,7 +62,7 @@ int tw_deciders_start(unsigned n, tw_deciders **out)
 			break;
 	if (!d->n) {
 		tw_deciders_stop(d);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = d;
 	return 0;

@@ -24,7 +24,8 @@ struct tw_job {
 
 typedef struct tw_deciders tw_deciders;
 
-/* n threads. 0, or -1 (nothing started). */
+/* n threads. 0, or (nothing started) TP_ENOMEM, or TW_EFAILED when no
+ * thread could be created. */
 int tw_deciders_start(unsigned n, tw_deciders **out);
 /* Queue job (first in, first out). Once the pool is stopping, the job runs
  * cancelled at once on the calling thread. */

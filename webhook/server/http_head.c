@@ -68,6 +68,8 @@ static bool tchar(unsigned char c)
 	       (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
+/* Refuse the head with status and msg. -1 means refused: the answer the
+ * byte steps pass up to tw_head_feed (0 is "go on"), which reads h. */
 static int refuse(tw_head *h, int status, const char *msg)
 {
 	h->status = status;

@@ -13,12 +13,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "policy/trainpolicy.h"
+
 /* Split "HOST:PORT", ":PORT" or "[V6]:PORT" into host (NULL: any) and port. */
 static int split_addr(const char *addr, char *host, size_t hn, char *port, size_t pn)
 {
 	const char *colon = strrchr(addr, ':');
 	if (!colon || !colon[1] || strlen(colon + 1) >= pn)
-		return -1;
+		return TP_EINVAL;
 	snprintf(port, pn, "%s", colon + 1);
 	size_t len = (size_t)(colon - addr);
 	if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']') {
@@ -26,12 +28,14 @@ static int split_addr(const char *addr, char *host, size_t hn, char *port, size_
 		len -= 2;
 	}
 	if (len >= hn)
-		return -1;
+		return TP_EINVAL;
 	memcpy(host, addr, len);
 	host[len] = '\0';
 	return 0;
 }
 
+/* The first of ai that binds and listens; TW_EFAILED with the last errno in
+ * *eno when none does. */
 static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
 {
 	for (; ai; ai = ai->ai_next) {
@@ -52,7 +56,7 @@ static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
 		*eno = errno;
 		close(fd);
 	}
-	return -1;
+	return TW_EFAILED;
 }
 
 int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err, size_t errlen)
@@ -63,14 +67,15 @@ int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err,
 				"listen address \"%s\" is not HOST:PORT (examples: :9443, "
 				"127.0.0.1:9443, [::1]:9443)",
 				addr ? addr : ""),
-		       -1;
+		       TW_EFAILED;
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
 				  .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL;
 	int gai = getaddrinfo(host[0] ? host : NULL, serv, &hints, &res);
 	if (gai)
-		return snprintf(err, errlen, "cannot listen on %s: %s", addr, gai_strerror(gai)), -1;
+		return snprintf(err, errlen, "cannot listen on %s: %s", addr, gai_strerror(gai)),
+		       TW_EFAILED;
 	/* For a wildcard host, try the IPv6 (dual-stack) entry first. */
 	if (!host[0] && res->ai_next && res->ai_family != AF_INET6 &&
 	    res->ai_next->ai_family == AF_INET6) {
@@ -86,7 +91,7 @@ int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err,
 				"cannot listen on %s: %s; stop whatever holds that port or choose "
 				"another address",
 				addr, strerror(eno)),
-		       -1;
+		       TW_EFAILED;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	getsockname(*fd, (struct sockaddr *)&ss, &sl);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 /* Bind and listen on addr ("HOST:PORT", ":PORT", "[::1]:PORT"). Writes the
- * socket and the bound port. 0, or -1 with the reason in err. */
+ * socket and the bound port. 0, or TW_EFAILED with the reason in err. */
 int tw_listen_socket(const char *addr, int *fd, unsigned short *port, char *err,
 		     size_t errlen);
 

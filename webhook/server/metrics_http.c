@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policy/trainpolicy.h"
 #include "webhook/core/log.h"
 #include "webhook/metrics/metrics.h"
 #include "webhook/server/listen.h"
@@ -90,13 +91,14 @@ int tw_metrics_serve(const char *listen, tw_metrics_server **out, char *err, siz
 {
 	int fd;
 	unsigned short port;
-	if (tw_listen_socket(listen, &fd, &port, err, errlen))
-		return -1;
+	int rc = tw_listen_socket(listen, &fd, &port, err, errlen);
+	if (rc)
+		return rc;
 	tw_metrics_server *m = calloc(1, sizeof(*m));
 	if (!m) {
 		close(fd);
 		snprintf(err, errlen, "out of memory starting the metrics server");
-		return -1;
+		return TP_ENOMEM;
 	}
 	m->port = port;
 	m->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
@@ -110,7 +112,7 @@ int tw_metrics_serve(const char *listen, tw_metrics_server **out, char *err, siz
 		snprintf(err, errlen,
 			 "libmicrohttpd could not start the metrics server on %s; see the log above",
 			 listen);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = m;
 	return 0;

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-/* The plain-HTTP /metrics endpoint on listen ("HOST:PORT", ":PORT"). */
+/* The plain-HTTP /metrics endpoint on listen ("HOST:PORT", ":PORT"): 0, or
+ * TW_EFAILED (TP_ENOMEM) with the reason in err. */
 typedef struct tw_metrics_server tw_metrics_server;
 int tw_metrics_serve(const char *listen, tw_metrics_server **out, char *err, size_t errlen);
 unsigned short tw_metrics_port(const tw_metrics_server *m);

@@ -212,22 +212,23 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 	if (!(s->peers = tw_peers_new(s->opt.max_conns ? s->opt.max_conns : 1024u))) {
 		snprintf(err, errlen, "out of memory");
 		tw_server_free(s);
-		return -1;
+		return TP_ENOMEM;
 	}
 	malloc_gives_back();
-	if (tw_deciders_start(s->opt.deciders, &s->deciders)) {
+	int rc = tw_deciders_start(s->opt.deciders, &s->deciders);
+	if (rc) {
 		snprintf(err, errlen, "cannot start %u decision threads", s->opt.deciders);
 		tw_server_free(s);
-		return -1;
+		return rc;
 	}
 	if (!s->opt.handshake_timeout_s)
 		s->opt.handshake_timeout_s = TW_SERVER_HANDSHAKE_TIMEOUT_S;
 	if (!s->opt.idle_timeout_s)
 		s->opt.idle_timeout_s = TW_SERVER_IDLE_TIMEOUT_S;
 	int fd;
-	if (tw_listen_socket(o->listen, &fd, &s->port, err, errlen)) {
+	if ((rc = tw_listen_socket(o->listen, &fd, &s->port, err, errlen))) {
 		tw_server_free(s);
-		return -1;
+		return rc;
 	}
 	if (!tw_tls_recv_active())
 		tw_log(TW_LOG_ERROR | TW_LOG_ALWAYS, "the HTTP framing check is not in the path of "
@@ -242,7 +243,7 @@ int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t 
 			 "above); check --threads and the certificate",
 			 o->listen);
 		tw_server_free(s);
-		return -1;
+		return TW_EFAILED;
 	}
 	*out = s;
 	return 0;

@@ -82,6 +82,7 @@ typedef struct tw_server {
 	void *ready_arg[TW_READY__COUNT];   /* (both guarded by store_lock) */
 } tw_server;
 
+/* 0, or with the reason in err TW_EFAILED or TP_ENOMEM. */
 int tw_server_start(const tw_server_opts *o, tw_server **out, char *err, size_t errlen);
 unsigned short tw_server_port(const tw_server *s);
 /* Serve store from now on (takes ownership); the old one is freed after the

@@ -96,12 +96,13 @@ static int key_matches(gnutls_pubkey_t cert_pub, gnutls_privkey_t key)
 	return same;
 }
 
-/* notAfter and serial of the leaf. */
+/* notAfter and serial of the leaf: 0, or TW_EFAILED when GnuTLS cannot
+ * decode it. */
 static int read_leaf(struct creds *c)
 {
 	gnutls_x509_crt_t crt;
 	if (gnutls_x509_crt_init(&crt))
-		return -1;
+		return TW_EFAILED;
 	int rc = gnutls_x509_crt_import(crt, &c->pcert[0].cert, GNUTLS_X509_FMT_DER);
 	if (rc == 0) {
 		unsigned char raw[40];
@@ -113,7 +114,7 @@ static int read_leaf(struct creds *c)
 		}
 	}
 	gnutls_x509_crt_deinit(crt);
-	return rc;
+	return rc ? TW_EFAILED : 0;
 }
 
 static int creds_load(const tp_buf *cert, const tp_buf *key, const char *cert_path,
@@ -121,7 +122,7 @@ static int creds_load(const tp_buf *cert, const tp_buf *key, const char *cert_pa
 {
 	struct creds *c = calloc(1, sizeof(*c));
 	if (!c)
-		return snprintf(err, errlen, "out of memory loading the certificate"), -1;
+		return snprintf(err, errlen, "out of memory loading the certificate"), TP_ENOMEM;
 	gnutls_datum_t d = { (unsigned char *)cert->data, (unsigned)cert->len };
 	unsigned n = MAX_CHAIN;
 	int rc = gnutls_pcert_list_import_x509_raw(c->pcert, &n, &d, GNUTLS_X509_FMT_PEM, 0);
@@ -153,7 +154,7 @@ static int creds_load(const tp_buf *cert, const tp_buf *key, const char *cert_pa
 	return 0;
 fail:
 	creds_free(c);
-	return -1;
+	return TW_EFAILED;
 }
 
 /* ------------------------------------------------------------- reload */
@@ -163,7 +164,8 @@ static int read_all(const char *path, tp_buf *b, char *err, size_t errlen)
 	tp_buf_reset(b);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno)), -1;
+		return snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno)),
+		       TW_EFAILED;
 	char chunk[8192];
 	ssize_t n;
 	int rc = 0;
@@ -173,7 +175,7 @@ static int read_all(const char *path, tp_buf *b, char *err, size_t errlen)
 		if (n < 0 || tp_buf_add(b, chunk, (size_t)n)) {
 			snprintf(err, errlen, "cannot read %s: %s", path,
 				 n < 0 ? strerror(errno) : "larger than 1 MiB, not a PEM file");
-			rc = -1;
+			rc = TW_EFAILED;
 			break;
 		}
 	}
@@ -246,7 +248,7 @@ static void swap_in(tw_tls *t, struct creds *c)
 
 /* Serve the pair in cert/key (taken) unless it is what the last attempt
  * saw. The caller holds reload_lock. 1 a new pair is served, 0 nothing new,
- * -1 broken (err; the last good pair stays). rc is the read's result. */
+ * TW_EFAILED broken (err; the last good pair stays). rc is the read's result. */
 static int consider_locked(tw_tls *t, int rc, tp_buf *cert, tp_buf *key, const char *cert_label,
 			   const char *key_label, char *err, size_t errlen)
 {
@@ -266,7 +268,7 @@ static int consider_locked(tw_tls *t, int rc, tp_buf *cert, tp_buf *key, const c
 	snprintf(t->last_err, sizeof(t->last_err), "%s", rc ? err : "");
 	t->tried = true;
 	if (rc)
-		return -1;
+		return TW_EFAILED;
 	bool first = t->cur == NULL;
 	swap_in(t, c);
 	log_loaded(c, cert_label, first);
@@ -287,9 +289,11 @@ int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *sou
 		   char *err, size_t errlen)
 {
 	tp_buf c = TP_BUF_INIT(MAX_PEM), k = TP_BUF_INIT(MAX_PEM);
-	int rc = tp_buf_adds(&c, cert ? cert : "") || tp_buf_adds(&k, key ? key : "") ? -1 : 0;
-	if (rc)
+	int rc = 0;
+	if (tp_buf_adds(&c, cert ? cert : "") || tp_buf_adds(&k, key ? key : "")) {
 		snprintf(err, errlen, "%s: the pair is larger than 1 MiB", source);
+		rc = TW_EFAILED;
+	}
 	pthread_mutex_lock(&t->reload_lock);
 	rc = consider_locked(t, rc, &c, &k, source, source, err, errlen);
 	pthread_mutex_unlock(&t->reload_lock);
@@ -366,7 +370,7 @@ int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char 
 		if (!t->cert_path || !t->key_path)
 			snprintf(err, errlen, "out of memory");
 		tw_tls_close(t);
-		return -1;
+		return TW_EFAILED;
 	}
 	tw_metrics_cert_reload(true);
 	*out = t;
@@ -464,6 +468,8 @@ void tw_tls_conn_closed(void **socket_context)
 	*socket_context = NULL;
 }
 
+/* GnuTLS's gnutls_certificate_retrieve_function2: -1 means "no certificate",
+ * the API's own value, which fails the handshake. */
 int tw_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn,
 			 int nreqs, const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
 			 gnutls_pcert_st **pcert, unsigned int *pcert_length,
@@ -575,7 +581,7 @@ int tw_tls_watch(tw_tls *t, unsigned poll_ms)
 		if (t->stop >= 0)
 			close(t->stop);
 		t->ino = t->stop = -1;
-		return -1;
+		return TW_EFAILED;
 	}
 	t->watching = true;
 	return 0;

@@ -42,7 +42,7 @@ typedef struct tw_tls tw_tls;
 
 /* Load the pair at cert_path/key_path (PEM). Fails, with the reason in err,
  * when either file is unreadable, does not parse, or the key does not belong
- * to the certificate. */
+ * to the certificate: TW_EFAILED. */
 int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char *err,
 		size_t errlen);
 /* A pair that comes from memory (serve --manage-certs: the Secret) rather
@@ -50,8 +50,8 @@ int tw_tls_open(tw_tls **out, const char *cert_path, const char *key_path, char 
 int tw_tls_new(tw_tls **out);
 /* Serve the PEM pair cert/key from now on (new handshakes; connections keep
  * the pair they started with). 1 when a new pair is served, 0 when it is the
- * pair already seen, -1 when it is broken (err says why, naming source; the
- * last good pair stays). */
+ * pair already seen, TW_EFAILED (< 0) when it is broken (err says why,
+ * naming source; the last good pair stays). */
 int tw_tls_set_pem(tw_tls *t, const char *cert, const char *key, const char *source,
 		   char *err, size_t errlen);
 /* tw_tls_set_pem for a tw_pem_sink (cluster/certmgr.h): tls is the tw_tls. */
@@ -62,13 +62,14 @@ int tw_tls_serve_pem(void *tls, const char *cert, const char *key, const char *s
 void tw_tls_close(tw_tls *t);
 
 /* Re-read both files. Returns 1 when a new pair is now served, 0 when the
- * files are unchanged since the last attempt, -1 when the new files are
- * broken (the last good pair stays; the log says why, once per change). */
+ * files are unchanged since the last attempt, TW_EFAILED (< 0) when the new
+ * files are broken (the last good pair stays; the log says why, once per
+ * change). */
 int tw_tls_reload(tw_tls *t);
 
 /* Watch the files' directories with inotify (re-armed after IN_IGNORED) and
  * re-read every poll_ms as a fallback (0: TW_TLS_POLL_MS), on a thread of its
- * own. */
+ * own. TW_EFAILED (logged) when it cannot: the pair then stays as loaded. */
 int tw_tls_watch(tw_tls *t, unsigned poll_ms);
 void tw_tls_unwatch(tw_tls *t);
 
@@ -169,8 +170,9 @@ bool tw_tls_cork(struct MHD_Connection *c, size_t len);
  * worker thread (blocked meanwhile) goes back to the others. */
 #define TW_TLS_FLUSH_MS 200
 void tw_tls_flush(struct MHD_Connection *c);
-/* The same on a session and its socket: 0 when all was sent, -1 when the
- * peer took nothing for wait_ms (or the connection failed): fd is then shut. */
+/* The same on a session and its socket: 0 when all was sent, TW_EFAILED
+ * when the peer took nothing for wait_ms (or the connection failed): fd is
+ * then shut. */
 int tw_tls_flush_session(gnutls_session_t s, int fd, unsigned wait_ms);
 
 /* MHD_OPTION_HTTPS_CERT_CALLBACK: serves the pair the connection holds. */

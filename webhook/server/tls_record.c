@@ -15,6 +15,7 @@
  * never corks it again, and every later answer leaves in its one sendmsg.
  */
 #include "webhook/server/tls.h"
+#include "policy/trainpolicy.h"
 #include "webhook/core/clock.h"
 
 #include <microhttpd.h>
@@ -54,7 +55,7 @@ int tw_tls_flush_session(gnutls_session_t s, int fd, unsigned wait_ms)
 	}
 	if (rc < 0) { /* never a half-sent answer on a live connection */
 		shutdown(fd, SHUT_RDWR);
-		return -1;
+		return TW_EFAILED;
 	}
 	return 0;
 }
