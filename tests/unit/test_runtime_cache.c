@@ -188,6 +188,7 @@ static void shipped_runtimes_answer_alike(void **state)
 {
 	(void)state;
 	assert_true(sweep_files("deploy/runtimes/*.yaml") > 0);
+	TT_REQUIRE_SHARED(); /* the shipped runtimes are swept; upstream's need ../shared */
 	char *up = tt_shared_path("fixtures/upstream/runtimes");
 	char pattern[1024];
 	snprintf(pattern, sizeof(pattern), "%s/*.yaml", up);
