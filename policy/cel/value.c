@@ -6,7 +6,7 @@
  */
 #include "policy/core/deadline.h"
 #include "policy/core/index.h"
-#include "policy/schema/schema.h"
+#include "policy/cel/sch.h"
 
 #include <math.h>
 #include <stdio.h>
