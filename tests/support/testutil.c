@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -267,4 +268,26 @@ char *tt_crd_json(const char *file)
 	tp_docs_free(docs);
 	assert_non_null(json);
 	return json;
+}
+
+static void (*each_source_fn)(const char *path, const char *text);
+
+static int each_source_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (type != FTW_F || n < 2 || (strcmp(path + n - 2, ".c") && strcmp(path + n - 2, ".h")))
+		return 0;
+	char *text = tt_read_file(path, NULL);
+	assert_non_null(text);
+	each_source_fn(path, text);
+	free(text);
+	return 0;
+}
+
+void tt_each_source(const char *root, void (*fn)(const char *path, const char *text))
+{
+	each_source_fn = fn;
+	assert_int_equal(nftw(root, each_source_file, 16, FTW_PHYS), 0);
 }

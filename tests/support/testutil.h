@@ -34,6 +34,10 @@ cJSON *tt_shared_object(const char *rel, tp_kind k);
 char *tt_crd_json(const char *file);
 /* Whole file into a malloc'd NUL-terminated buffer; NULL on error. */
 char *tt_read_file(const char *path, size_t *len);
+/* fn(path, text) for every .c and .h file under the folder root (text is
+ * the file's, freed after fn): the source checks of test_one_tool and
+ * test_one_clock. Fails the test when a file cannot be read. */
+void tt_each_source(const char *root, void (*fn)(const char *path, const char *text));
 /* Parse JSON text; fails the test on a parse error. Free with cJSON_Delete. */
 cJSON *tt_json(const char *text);
 /* text with single quotes as double quotes (\\' stays a single quote), so
