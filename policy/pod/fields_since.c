@@ -204,15 +204,16 @@ static void judge_in(since_walk *w, const cJSON *obj, const char *member, since_
 	tp__podv_pop(w->v, mark);
 }
 
-/* Each object of obj's list member at ".member[i]", and in each the member
- * inner (NULL: the item itself). */
-static void judge_items(since_walk *w, const cJSON *obj, const char *member, const char *inner,
+/* Each object of obj's list member at "<dotted>[i]" (dotted: ".member", the
+ * path's spelling, so that no printf makes it for each list: 2,160
+ * instructions of make bench's ClusterTrainingRuntime review, callgrind),
+ * and in each the member inner (NULL: the item itself). */
+static void judge_items(since_walk *w, const cJSON *obj, const char *dotted, const char *inner,
 			since_at at)
 {
-	const cJSON *list = w->want[at] ? tp__marr(obj, member) : NULL;
-	const char *dotted = list && list->child ? tp__podv_printf(w->v, ".%s", member) : NULL;
+	const cJSON *list = w->want[at] ? tp__marr(obj, dotted + 1) : NULL;
 	int i = 0;
-	for (const cJSON *it = dotted ? list->child : NULL; it; it = it->next, i++) {
+	for (const cJSON *it = list ? list->child : NULL; it; it = it->next, i++) {
 		size_t mark = tp__podv_push_index(w->v, dotted, i);
 		if (inner)
 			judge_in(w, it, inner, at);
@@ -229,8 +230,8 @@ static void judge_container(since_walk *w, const cJSON *c, bool init)
 		judge(w, c, AT_INIT);
 	judge_in(w, c, "securityContext", AT_CONTAINER_SC);
 	judge_in(w, c, "resources", AT_RESOURCES);
-	judge_items(w, c, "volumeMounts", NULL, AT_MOUNT);
-	judge_items(w, c, "env", "valueFrom", AT_ENV_SOURCE);
+	judge_items(w, c, ".volumeMounts", NULL, AT_MOUNT);
+	judge_items(w, c, ".env", "valueFrom", AT_ENV_SOURCE);
 	bool in_lc = w->want[AT_LIFECYCLE] || w->want[AT_HANDLER];
 	const cJSON *lc = in_lc ? tp__mobj(c, "lifecycle") : NULL;
 	if (!lc)
@@ -282,7 +283,7 @@ int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_temp
 	size_t pmark = tp__podv_push(v, ".template.spec");
 	judge(&w, pod, AT_POD);
 	judge_in(&w, pod, "securityContext", AT_POD_SC);
-	judge_items(&w, pod, "volumes", NULL, AT_VOLUME);
+	judge_items(&w, pod, ".volumes", NULL, AT_VOLUME);
 	judge_containers(&w, pod, false);
 	judge_containers(&w, pod, true);
 	tp__podv_pop(v, pmark);
