@@ -14,7 +14,7 @@ cJSON *tp__parts_pod_spec(tp_pod_parts *pp)
 		cJSON *whole = cJSON_Duplicate(pp->copy, 1);
 		if (!whole)
 			return NULL;
-		cJSON_Delete(pp->copy);
+		tp__x_drop(pp->copy);
 		pp->copy = whole;
 		pp->shallow = false;
 	}

@@ -339,7 +339,7 @@ static int build_job(tj_pods *t, const cJSON *job, int index, tp_podv *since)
 			cJSON *whole = NULL;
 			rc = tp__pod_defaults(pp->copy, &js, &whole);
 			if (whole) {
-				cJSON_Delete(pp->copy);
+				tp__x_drop(pp->copy);
 				pp->copy = whole;
 				pp->shallow = false;
 			}
@@ -348,7 +348,7 @@ static int build_job(tj_pods *t, const cJSON *job, int index, tp_podv *since)
 		}
 	}
 	if (rc) {
-		cJSON_Delete(t->parts->copy);
+		tp__x_drop(t->parts->copy);
 		t->parts->copy = NULL;
 	}
 	return rc;
@@ -634,7 +634,7 @@ static size_t count(const cJSON *jobs)
 static void release_copies(tp_pod_checked *jobs, size_t n)
 {
 	for (size_t i = 0; jobs && i < n; i++)
-		cJSON_Delete(jobs[i].copy);
+		tp__x_drop(jobs[i].copy);
 }
 
 void tp__pod_checked_free(tp_pod_checked *jobs, size_t n)

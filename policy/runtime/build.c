@@ -55,6 +55,12 @@ bool tp__x_trainjob_num_nodes(const tp_expansion *x, long long *out)
 
 /* ------------------------------------------------------------ writing */
 
+void tp__x_drop(cJSON *tree)
+{
+	if (tree && !tp_arena_owns(tp_arena_current(), tree))
+		cJSON_Delete(tree);
+}
+
 int tp__x_set(cJSON *obj, const char *name, cJSON *v)
 {
 	if (!v || !cJSON_IsObject(obj)) {
