@@ -24,6 +24,7 @@
  */
 #include "policy/pod/pod.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,7 @@ typedef struct since_walk {
 	tp_podv *v;
 	int minor;
 	tp_result *warnings; /* NULL: none wanted */
+	uint32_t *present;   /* not NULL: the fields[] found are noted, not judged */
 	/* per place, the fields[] (bit i: fields[i]) the release has something
 	 * to say about: the others are neither unknown nor gated off, so their
 	 * places are not walked (the whole walk was 2,450 instructions of make
@@ -138,18 +140,19 @@ typedef struct since_walk {
 
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "since_walk.want has a bit a field");
 
-/* Fills w->want for w->minor; false when no field has anything to say. */
-static bool wanted(since_walk *w)
+/* Fills w->want for w->minor (every field when w notes what is present);
+ * the fields[] (bit i: fields[i]) the release has something to say about. */
+static uint32_t wanted(since_walk *w)
 {
 	uint32_t any = 0;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		const since *f = &fields[i];
-		if (w->minor < f->added || (f->on && w->minor < f->on)) {
+		if (w->present || w->minor < f->added || (f->on && w->minor < f->on)) {
 			w->want[f->at] |= UINT32_C(1) << i;
 			any |= UINT32_C(1) << i;
 		}
 	}
-	return any != 0;
+	return any;
 }
 
 static void unknown(since_walk *w, const since *f)
@@ -186,7 +189,9 @@ static void judge(since_walk *w, const cJSON *obj, since_at at)
 		const cJSON *m = tp_member(obj, f->member);
 		if (!m || cJSON_IsNull(m))
 			continue;
-		if (w->minor < f->added)
+		if (w->present)
+			*w->present |= UINT32_C(1) << (f - fields);
+		else if (w->minor < f->added)
 			unknown(w, f);
 		else if (f->on && w->minor < f->on)
 			gated(w, f);
@@ -243,6 +248,26 @@ static void judge_container(since_walk *w, const cJSON *c, bool init)
 	tp__podv_pop(w->v, mark);
 }
 
+/* c judged at the current path (its own), whole or only what the trainer's
+ * settings write (in judge_container's order): findings about a container
+ * name it, as pod/containers.c's do. */
+static void in_container(since_walk *w, const cJSON *c, bool init, bool trainer)
+{
+	tp_podv *v = w->v;
+	v->list = init ? TP_POD_INIT : TP_POD_CONTAINERS;
+	v->container = tp__mstr(c, "name");
+	v->container_len = v->len;
+	if (trainer) {
+		judge_in(w, c, "resources", AT_RESOURCES);
+		judge_items(w, c, ".env", "valueFrom", AT_ENV_SOURCE);
+	} else {
+		judge_container(w, c, init);
+	}
+	v->list = TP_POD_NONE;
+	v->container = NULL;
+	v->container_len = 0;
+}
+
 static void judge_containers(since_walk *w, const cJSON *spec, bool init)
 {
 	const char *member = init ? "initContainers" : "containers";
@@ -256,37 +281,92 @@ static void judge_containers(since_walk *w, const cJSON *spec, bool init)
 		if (!cJSON_IsObject(c))
 			continue;
 		size_t mark = tp__podv_push_index(v, init ? ".initContainers" : ".containers", i);
-		/* findings about a container name it, as pod/containers.c's do */
-		v->list = init ? TP_POD_INIT : TP_POD_CONTAINERS;
-		v->container = tp__mstr(c, "name");
-		v->container_len = v->len;
-		judge_container(w, c, init);
-		v->list = TP_POD_NONE;
-		v->container = NULL;
-		v->container_len = 0;
+		in_container(w, c, init, false);
 		tp__podv_pop(v, mark);
 	}
+}
+
+static void walk(since_walk *w, const cJSON *job_template)
+{
+	tp_podv *v = w->v;
+	const cJSON *spec = tp__mobj(job_template, "spec");
+	const cJSON *pod = tp__mobj(tp__mobj(spec, "template"), "spec");
+	size_t mark = tp__podv_push(v, "spec");
+	judge(w, spec, AT_JOB);
+	size_t pmark = tp__podv_push(v, ".template.spec");
+	judge(w, pod, AT_POD);
+	judge_in(w, pod, "securityContext", AT_POD_SC);
+	judge_items(w, pod, ".volumes", NULL, AT_VOLUME);
+	judge_containers(w, pod, false);
+	judge_containers(w, pod, true);
+	tp__podv_pop(v, pmark);
+	tp__podv_pop(v, mark);
+}
+
+/* wanted() of each supported release, worked out once: each check asks
+ * for each job (the loop over the table was 380 instructions a job,
+ * callgrind). */
+#define MINORS (TP_KUBE_MINOR_NEWEST - TP_KUBE_MINOR_OLDEST + 1)
+static struct {
+	uint32_t want[AT_COUNT];
+	uint32_t any;
+} loud[MINORS];
+static pthread_once_t loud_once = PTHREAD_ONCE_INIT;
+
+static void fill_loud(void)
+{
+	for (int m = TP_KUBE_MINOR_OLDEST; m <= TP_KUBE_MINOR_NEWEST; m++) {
+		since_walk w = { .minor = m };
+		loud[m - TP_KUBE_MINOR_OLDEST].any = wanted(&w);
+		memcpy(loud[m - TP_KUBE_MINOR_OLDEST].want, w.want, sizeof(w.want));
+	}
+}
+
+/* w->want filled for opt's release: the fields[] it has something to say
+ * about (none when it is not known). */
+static uint32_t prepare(since_walk *w, const tp_options *opt)
+{
+	if (opt && opt->kubernetes_minor < 0) /* TP_KUBE_MINOR_UNKNOWN: nothing to say */
+		return 0;
+	if (w->minor < TP_KUBE_MINOR_OLDEST || w->minor > TP_KUBE_MINOR_NEWEST)
+		return wanted(w);
+	pthread_once(&loud_once, fill_loud);
+	memcpy(w->want, loud[w->minor - TP_KUBE_MINOR_OLDEST].want, sizeof(w->want));
+	return loud[w->minor - TP_KUBE_MINOR_OLDEST].any;
 }
 
 int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
 			tp_result *warnings)
 {
-	since_walk w = { v, tp_kube_minor(opt), warnings, { 0 } };
-	if (opt && opt->kubernetes_minor < 0) /* TP_KUBE_MINOR_UNKNOWN: nothing to say */
+	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 } };
+	if (prepare(&w, opt)) /* else a release that knows every field with its gate on */
+		walk(&w, job_template);
+	return v->rc;
+}
+
+int tp__pod_since_fields(tp_podv *v, const cJSON *job_template, uint32_t *present)
+{
+	*present = 0;
+	since_walk w = { v, 0, NULL, present, { 0 } };
+	wanted(&w);
+	walk(&w, job_template);
+	return v->rc;
+}
+
+bool tp__pod_since_silent(const tp_options *opt, uint32_t present)
+{
+	since_walk w = { .minor = tp_kube_minor(opt) };
+	return !(prepare(&w, opt) & present);
+}
+
+int tp__pod_check_since_trainer(tp_podv *v, const tp_options *opt, const cJSON *c, int index,
+				tp_result *warnings)
+{
+	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 } };
+	if (!prepare(&w, opt) || !cJSON_IsObject(c))
 		return v->rc;
-	if (!wanted(&w)) /* a release that knows every field with its gate on */
-		return v->rc;
-	const cJSON *spec = tp__mobj(job_template, "spec");
-	const cJSON *pod = tp__mobj(tp__mobj(spec, "template"), "spec");
-	size_t mark = tp__podv_push(v, "spec");
-	judge(&w, spec, AT_JOB);
-	size_t pmark = tp__podv_push(v, ".template.spec");
-	judge(&w, pod, AT_POD);
-	judge_in(&w, pod, "securityContext", AT_POD_SC);
-	judge_items(&w, pod, ".volumes", NULL, AT_VOLUME);
-	judge_containers(&w, pod, false);
-	judge_containers(&w, pod, true);
-	tp__podv_pop(v, pmark);
+	size_t mark = tp__podv_push_index(v, "spec.template.spec.containers", index);
+	in_container(&w, c, false, true);
 	tp__podv_pop(v, mark);
 	return v->rc;
 }

@@ -86,7 +86,9 @@ static int plan_job(tp_rt_plan *p, const cJSON *ml, const cJSON *job, tp_rt_plan
 	v.rjob = tp__mstr(job, "name");
 	v.pods = pj->pods;
 	v.marks = &pj->marks;
-	int rc = tp__pod_check_job(&v, tmpl);
+	int rc = tp__pod_since_fields(&v, tmpl, &pj->since);
+	if (!rc)
+		rc = tp__pod_check_job(&v, tmpl);
 	if (rc || !v.n) {
 		tp__podv_free(&v);
 		pj->planned = !rc;
@@ -222,15 +224,16 @@ const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int
 
 /* ------------------------------------------------------------ replay */
 
-bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *copy)
+bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *node)
 {
 	if (!pj->plain || atomic_load(&replay_off))
 		return false;
-	if (!copy)
-		return true;
-	const cJSON *node = tp_find_named(tp_get_array(copy, "spec.template.spec.containers"),
-					  "name", TP_CONTAINER_NODE);
-	return node && !tp__pod_defaults_due(NULL, node);
+	return !node || !tp__pod_defaults_due(NULL, node);
+}
+
+bool tp__rt_plan_since_silent(const tp_rt_plan_job *pj, const tp_options *opt)
+{
+	return !atomic_load(&replay_off) && tp__pod_since_silent(opt, pj->since);
 }
 
 static void append_range(tp_podv *v, const tp_rt_plan_job *pj, size_t from, size_t to)
@@ -248,13 +251,10 @@ static bool marked(const tp_pod_marks *m, bool node)
 	return true;
 }
 
-int tp__rt_plan_replay(tp_podv *v, const tp_rt_plan_job *pj, const cJSON *copy)
+int tp__rt_plan_replay(tp_podv *v, const tp_rt_plan_job *pj, const cJSON *copy,
+		       const cJSON *node)
 {
 	const tp_pod_marks *m = &pj->marks;
-	const cJSON *node = NULL;
-	if (copy)
-		node = tp_find_named(tp_get_array(copy, "spec.template.spec.containers"), "name",
-				     TP_CONTAINER_NODE);
 	if (atomic_load(&replay_off) || !marked(m, copy != NULL) ||
 	    (copy && (!node || pj->node_index < 0)))
 		return TP_EUNSUPPORTED;

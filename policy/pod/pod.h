@@ -267,6 +267,19 @@ void tp__podv_leave(tp_podv *v);
  * by default: a warning each into warnings (NULL: none), naming v->rjob. */
 int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
 			tp_result *warnings);
+/* The fields of that check present in job_template, whatever the release
+ * (a bit each, for tp__pod_since_silent; v lends its path); whether a
+ * release has nothing to say about any of present; and the check of what a
+ * TrainJob's trainer settings write into container c at
+ * spec.template.spec.containers[index] (its resources and env, where the
+ * table has fields; image, command and args it has none), as the whole
+ * check finds it there. A runtime's plan notes its template's fields once,
+ * so that a TrainJob whose job is the runtime's but for those has only
+ * them checked. */
+int tp__pod_since_fields(tp_podv *v, const cJSON *job_template, uint32_t *present);
+bool tp__pod_since_silent(const tp_options *opt, uint32_t present);
+int tp__pod_check_since_trainer(tp_podv *v, const tp_options *opt, const cJSON *c, int index,
+				tp_result *warnings);
 
 /* f, whose strings outlive v, appended as it is (TP_OK or TP_ENOMEM). */
 int tp__podv_append(tp_podv *v, const tp_pod_finding *f);
@@ -328,6 +341,7 @@ typedef struct tp_rt_plan_job {
 	/* no default is due in the template, and it has no subdomain of its
 	 * own (the one default that reads the TrainJob's name) */
 	bool plain;
+	uint32_t since; /* tp__pod_since_fields of the template */
 } tp_rt_plan_job;
 
 /* A plan for runtime, for the caller to free (TP_OK or TP_ENOMEM). */
@@ -342,16 +356,23 @@ const tp_rt_plan *tp__rt_plan_of(const cJSON *runtime);
  * and its index-th replicated job's plan when job is that job (else NULL). */
 const cJSON *tp__rt_plan_base(const tp_rt_plan *p);
 const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int index);
-/* Whether the defaults of job, as build_job made it into copy (NULL: the
- * runtime's template itself; else that template with only the node
- * container's trainer settings rewritten), are known to write nothing. */
-bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *copy);
+/* Whether the defaults of job, as build_job made it into a copy whose node
+ * container is node (NULL: no copy, the runtime's template itself; else
+ * that template with only the node container's trainer settings
+ * rewritten), are known to write nothing. */
+bool tp__rt_plan_plain(const tp_rt_plan_job *pj, const cJSON *node);
+/* Whether opt's release has nothing to say (tp__pod_check_since) about any
+ * field the job's template has: then only what a TrainJob rewrites in its
+ * node container is checked for it. */
+bool tp__rt_plan_since_silent(const tp_rt_plan_job *pj, const tp_options *opt);
 /* The findings of tp__pod_check_job of the job with v->pods as its Pod
  * count, copy (NULL: the runtime's template itself) being the runtime's
  * template with only the node container's image, command, args, env and
- * resources rewritten, into v: the plan's read in place, the rewritten
- * parts checked. TP_EUNSUPPORTED: the plan cannot say (nothing added). */
-int tp__rt_plan_replay(tp_podv *v, const tp_rt_plan_job *pj, const cJSON *copy);
+ * resources rewritten (node: its node container, as build_job opened it),
+ * into v: the plan's read in place, the rewritten parts checked.
+ * TP_EUNSUPPORTED: the plan cannot say (nothing added). */
+int tp__rt_plan_replay(tp_podv *v, const tp_rt_plan_job *pj, const cJSON *copy,
+		       const cJSON *node);
 /* Upstream's deprecation warning to a TrainJob of the runtime through a
  * reference of kind: false when p cannot say (no plan, another kind);
  * else *text (cleaned, *len bytes) or NULL when the runtime is not

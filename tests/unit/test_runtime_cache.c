@@ -122,6 +122,10 @@ static const char *const trainers[] = {
 	"{'numNodes':200000}",
 	"{'image':'x','numNodes':4,'env':[{'name':'A','value':'b'}],"
 	"'resourcesPerNode':{'limits':{'memory':'1Gi'},'requests':{'memory':'2Gi'}}}",
+	/* fields Kubernetes 1.32 drops (claims, gate off) or does not know */
+	"{'resourcesPerNode':{'claims':[{'name':'gpu'}]}}",
+	"{'env':[{'name':'F','valueFrom':{'fileKeyRef':{'path':'p','key':'k',"
+	"'volumeName':'v'}}}]}",
 };
 
 /* Every TrainJob of trainers on runtime rt (stored), both answers alike. */
@@ -219,6 +223,12 @@ static void runtimes_with_findings_answer_alike(void **state)
 		"{'containers':[{'name':'other','image':'a'}]}",
 		"{'hostNetwork':true,'containers':[{'name':'node','image':'pytorch','ports':"
 		"[{'containerPort':80},{'containerPort':80}]}],'volumes':[{'name':'V'}]}",
+		/* fields 1.32 drops or does not know, in and out of the node container */
+		"{'containers':[{'name':'node','image':'pytorch','resizePolicy':"
+		"[{'resourceName':'cpu','restartPolicy':'NotRequired'}]}]}",
+		"{'hostUsers':false,'containers':[{'name':'side','image':'a','env':[{'name':'F',"
+		"'valueFrom':{'fileKeyRef':{'path':'p','key':'k','volumeName':'v'}}}]},"
+		"{'name':'node','image':'pytorch'}]}",
 	};
 	static const char *const jobs[] = {
 		"",
@@ -394,6 +404,24 @@ static void since_walk_skips_only_silent_places(void **state)
 		tp_result_free(warnings);
 		tp__podv_free(&v);
 	}
+	/* what a plan notes: every field of the table, whatever the release;
+	 * 1.32 has something to say about some, the newest of none */
+	tp_podv v;
+	uint32_t present = 0, none = 1;
+	assert_int_equal(tp__podv_init(&v), TP_OK);
+	assert_int_equal(tp__pod_since_fields(&v, tmpl, &present), TP_OK);
+	cJSON *plain = tt_jsq("{'spec':{'template':{'spec':{'containers':[{'name':'c'}]}}}}");
+	assert_int_equal(tp__pod_since_fields(&v, plain, &none), TP_OK);
+	assert_int_equal(v.n, 0);
+	assert_int_equal(v.len, 0);
+	assert_int_equal(__builtin_popcount(present), 23);
+	assert_int_equal(none, 0);
+	tp_options at32 = { .kubernetes_minor = 32 };
+	assert_false(tp__pod_since_silent(&at32, present));
+	assert_true(tp__pod_since_silent(&at32, none));
+	assert_true(tp__pod_since_silent(&at32, present & UINT32_C(0x1f))); /* the JobSpec's */
+	tp__podv_free(&v);
+	cJSON_Delete(plain);
 	cJSON_Delete(tmpl);
 }
 
