@@ -236,6 +236,10 @@ static void runtimes_with_findings_answer_alike(void **state)
 		"'maxFailedIndexes':5,",
 		"'completions':3,'successPolicy':{'rules':[{'succeededCount':9}]},",
 	};
+	/* Flux writes its parts into the node job (a copy made whole): its
+	 * answers alike too (none read from the plan) */
+	for (size_t p = 0; p < sizeof(pods) / sizeof(pods[0]); p++)
+		sweep(runtime_of("{'numNodes':2,'flux':{}}", "", "", pods[p]));
 	for (size_t p = 0; p < sizeof(pods) / sizeof(pods[0]); p++)
 		for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
 			assert_true(sweep(runtime_of("{'numNodes':2,'torch':{}}",
