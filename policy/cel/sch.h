@@ -33,6 +33,7 @@ typedef struct tp_sch tp_sch;
 typedef struct tp_sch_prop {
 	const char *name;
 	tp_sch *schema;
+	size_t len; /* strlen(name): a path step's length without a strlen per member */
 } tp_sch_prop;
 
 /* One x-kubernetes-validations entry. */
@@ -59,10 +60,12 @@ struct tp_sch {
 	bool rules_below;      /* this node or one under it has x-kubernetes-validations */
 	bool lists_below;      /* ... an x-kubernetes-list-type set or map */
 
-	tp_sch_prop *props; /* sorted by name */
+	tp_sch_prop *props; /* sorted by name (strcmp: bytes unsigned) */
 	size_t nprops;
-	uint32_t *htab;     /* open addressing: 1 + index into props, 0 empty */
-	uint32_t hcap;      /* a power of two, at least twice nprops */
+	/* The props by first byte: those starting with byte lead_lo + i are
+	 * props[lead[i] .. lead[i + 1]), for i < lead_n (NULL: a scan). */
+	uint32_t *lead;
+	unsigned lead_lo, lead_n;
 	tp_sch_prop *rule_props; /* the props with rules_below, in props' order */
 	size_t nrule_props;
 	tp_sch *additional; /* additionalProperties schema (maps), or NULL */
@@ -102,46 +105,53 @@ static inline bool tp__sch_is_any(const cJSON *v, int t)
 	return v && (v->type & 0xff & t);
 }
 
-/* The slot of a property name in the props' hash table: core/hash.h's
- * keyed hash, so that no CRD can be written with property names that share
- * a slot (each lookup would walk them all). */
-static inline uint32_t tp__sch_hash(const char *name)
-{
-	return (uint32_t)tp__hash_str(name);
-}
+/* Up to this many properties a lookup scans them (their first byte
+ * first): an index costs more than it saves. */
+#define TP_SCH_SCAN_MAX 4
+/* Up to this many properties with the same first byte are scanned, more
+ * are searched by halves: a lookup costs at most log2(nprops) strcmp's
+ * whatever names a CRD gives its properties. */
+#define TP_SCH_BUCKET_SCAN 8
 
-/* Up to this many properties a lookup compares names (their first byte
- * first) and computes no hash, as core/index.h scans up to
- * TP_INDEX_SCAN_MAX: the keyed hash costs about a hundred instructions, and
- * most lookups are in schemas this small (make bench's reviews, built-in
- * CRDs, instructions: TrainJob 103,482 hashing every lookup -> 95,643,
- * ClusterTrainingRuntime 213,374 -> 191,273; scanning up to 8 instead of
- * 16, 192,457 for the ClusterTrainingRuntime). A scan costs at most 16
- * comparisons whatever the CRD. */
-#define TP_SCH_SCAN_MAX 16
-
-/* The property name of an object schema, or NULL: a scan of a few names,
- * else one hash and usually one strcmp (inline so that cel/ reads schemas
- * without calling into schema/). */
-static inline const tp_sch *tp__sch_prop(const tp_sch *s, const char *name)
+/* The property name of an object schema, or NULL. The props that start
+ * with name's first byte, found by one subtraction, are scanned or
+ * searched by halves: no hash to compute (the keyed hash this replaced cost
+ * about 135 instructions a lookup in the schemas of more than 16
+ * properties, PodSpec's and Container's; make bench's
+ * ClusterTrainingRuntime review made 30 of them and 6,600 lookups in all).
+ * Inline so that cel/ reads schemas without calling into schema/. */
+static inline const tp_sch_prop *tp__sch_prop_at(const tp_sch *s, const char *name)
 {
 	if (!s || !s->nprops)
 		return NULL;
-	if (s->nprops <= TP_SCH_SCAN_MAX) {
-		for (size_t i = 0; i < s->nprops; i++)
-			if (s->props[i].name[0] == name[0] && !strcmp(s->props[i].name, name))
-				return s->props[i].schema;
-		return NULL;
-	}
-	uint32_t mask = s->hcap - 1;
-	for (uint32_t i = tp__sch_hash(name) & mask;; i = (i + 1) & mask) {
-		uint32_t slot = s->htab[i];
-		if (!slot)
+	size_t lo = 0, hi = s->nprops;
+	if (s->lead) {
+		unsigned b = (unsigned char)name[0] - s->lead_lo;
+		if (b >= s->lead_n)
 			return NULL;
-		const tp_sch_prop *p = &s->props[slot - 1];
-		if (p->name[0] == name[0] && !strcmp(p->name, name))
-			return p->schema;
+		lo = s->lead[b];
+		hi = s->lead[b + 1];
 	}
+	while (hi - lo > TP_SCH_BUCKET_SCAN) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->props[mid].name, name);
+		if (!c)
+			return &s->props[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < hi; i++)
+		if (s->props[i].name[0] == name[0] && !strcmp(s->props[i].name, name))
+			return &s->props[i];
+	return NULL;
+}
+
+static inline const tp_sch *tp__sch_prop(const tp_sch *s, const char *name)
+{
+	const tp_sch_prop *p = tp__sch_prop_at(s, name);
+	return p ? p->schema : NULL;
 }
 
 /* The schema of a member of an object with schema s: a property, else

@@ -386,9 +386,8 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	bool unknown = w->unknown, resource = !w->depth || s->embedded;
 	size_t found = 0;
 	for (const cJSON *m = v->child; m; m = m->next) {
-		const tp_sch *p = tp__sch_prop(s, m->string);
-		if (!p)
-			p = s->additional;
+		const tp_sch_prop *prop = tp__sch_prop_at(s, m->string);
+		const tp_sch *p = prop ? prop->schema : s->additional;
 		/* a known member of a plain object: nothing to report, nothing to call */
 		w->unknown = unknown &&
 			     ((p && !resource) || tp__sch_unknown_member(w, s, p, m, resource, &found));
@@ -397,7 +396,8 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		bool skipped = tp__sch_skipped(w, m->string);
 		if (skipped && !w->unknown)
 			continue;
-		size_t len = tp__sch_push_name(w, m->string);
+		size_t len = prop ? tp__sch_push_name_len(w, m->string, prop->len)
+				  : tp__sch_push_name(w, m->string);
 		if (skipped) /* the status: strict decoding still reads it */
 			tp__sch_unknown_fields(w, p, m, false);
 		else

@@ -127,6 +127,27 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const tp_sch_prop *)a)->name, ((const tp_sch_prop *)b)->name);
 }
 
+/* The first-byte index of the sorted props (cel/sch.h's tp__sch_prop_at):
+ * lead[i] is the first prop whose first byte is lead_lo + i or more. */
+static int index_lead(comp *k, tp_sch *s)
+{
+	if (s->nprops <= TP_SCH_SCAN_MAX || s->nprops > UINT32_MAX)
+		return TP_OK;
+	unsigned lo = (unsigned char)s->props[0].name[0];
+	unsigned n = (unsigned char)s->props[s->nprops - 1].name[0] - lo + 1;
+	if (!(s->lead = tp_arena_alloc(k->c->arena, (n + 1) * sizeof(*s->lead))))
+		return TP_ENOMEM;
+	size_t p = 0;
+	for (unsigned i = 0; i <= n; i++) {
+		while (p < s->nprops && (unsigned char)s->props[p].name[0] < lo + i)
+			p++;
+		s->lead[i] = (uint32_t)p;
+	}
+	s->lead_lo = lo;
+	s->lead_n = n;
+	return TP_OK;
+}
+
 static void compile_props(comp *k, tp_sch *s, const cJSON *props, int depth)
 {
 	size_t n = (size_t)cJSON_GetArraySize(props);
@@ -141,19 +162,10 @@ static void compile_props(comp *k, tp_sch *s, const cJSON *props, int depth)
 		pr->schema = compile_node(k, p, depth + 1);
 	}
 	qsort(s->props, s->nprops, sizeof(*s->props), by_name);
-	for (s->hcap = 4; s->hcap < 2 * s->nprops; s->hcap *= 2)
-		;
-	if (!(s->htab = tp_arena_alloc(k->c->arena, s->hcap * sizeof(*s->htab)))) {
+	for (size_t i = 0; i < s->nprops; i++)
+		s->props[i].len = strlen(s->props[i].name);
+	if (index_lead(k, s))
 		comp_fail(k, TP_ENOMEM, "out of memory");
-		return;
-	}
-	memset(s->htab, 0, s->hcap * sizeof(*s->htab));
-	for (size_t i = 0; i < s->nprops; i++) {
-		uint32_t h = tp__sch_hash(s->props[i].name) & (s->hcap - 1);
-		while (s->htab[h])
-			h = (h + 1) & (s->hcap - 1);
-		s->htab[h] = (uint32_t)i + 1;
-	}
 }
 
 static tp_sch **compile_list(comp *k, const cJSON *arr, size_t *n, int depth)

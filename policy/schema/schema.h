@@ -158,13 +158,17 @@ static inline size_t tp__sch_push(tp_sch_walk *w, char kind, const char *name, l
 /* Push ".name" (or "name" at the root) / "[i]" / "[key]" on the path; pop
  * back to what the push returned. name is not copied: it must live as long
  * as the step. Inline: a push for every member of every object walked. */
-static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
+static inline size_t tp__sch_push_name_len(tp_sch_walk *w, const char *name, size_t len)
 {
 	size_t depth = tp__sch_push(w, '.', name, 0);
 	if (w->len)
 		tp__sch_grow(w, 1);
-	tp__sch_grow(w, strlen(name));
+	tp__sch_grow(w, len);
 	return depth;
+}
+static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
+{
+	return tp__sch_push_name_len(w, name, strlen(name));
 }
 size_t tp__sch_push_index(tp_sch_walk *w, long i);
 size_t tp__sch_push_key(tp_sch_walk *w, const char *key);
