@@ -58,6 +58,9 @@ struct tp_sch {
 	bool int32;            /* an integer of format int32 (the strict profile's bound) */
 	bool nullable, int_or_string, preserve_unknown, embedded;
 	bool rules_below;      /* this node or one under it has x-kubernetes-validations */
+	bool new_rules_below;  /* ... one that runs with no old value (CREATE, or a member
+				* the old object lacks): not a rule on oldSelf alone, which
+				* needs one; the CEL walk skips what has none */
 	bool lists_below;      /* ... an x-kubernetes-list-type set or map */
 
 	tp_sch_prop *props; /* sorted by name (strcmp: bytes unsigned) */

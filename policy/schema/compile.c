@@ -291,8 +291,16 @@ static void below_from(tp_sch *s, const tp_sch *child)
 {
 	if (child) {
 		s->rules_below |= child->rules_below;
+		s->new_rules_below |= child->new_rules_below;
 		s->lists_below |= child->lists_below;
 	}
+}
+
+/* Whether rules.c runs r with no old value: a transition rule (oldSelf,
+ * not optional) is skipped without one; a rule we cannot run warns. */
+static bool runs_without_old(const tp_sch_rule *r)
+{
+	return !r->expr || !r->transition || r->optional_old_self;
 }
 
 /* Which walks need to go under this node (the CEL and list-type walks skip
@@ -300,6 +308,8 @@ static void below_from(tp_sch *s, const tp_sch *child)
 static void mark_below(comp *k, tp_sch *s)
 {
 	s->rules_below = s->nrules > 0;
+	for (size_t i = 0; i < s->nrules; i++)
+		s->new_rules_below |= runs_without_old(&s->rules[i]);
 	s->lists_below = s->list_type != TP_LIST_ATOMIC;
 	size_t with_rules = 0;
 	for (size_t i = 0; i < s->nprops; i++) {

@@ -253,7 +253,9 @@ static const tp_sch *member_with_rules(const tp_sch *s, const char *name, bool *
 static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *old)
 {
 	tp_sch_walk *w = rw->w;
-	if (!s || !s->rules_below || !v || cJSON_IsNull(v) || rw->stopped)
+	/* with no old value only the rules that run without one matter */
+	if (!s || !(old ? s->rules_below : s->new_rules_below) || !v || cJSON_IsNull(v) ||
+	    rw->stopped)
 		return;
 	for (size_t i = 0; i < s->nrules && !rw->stopped; i++) {
 		run_rule(rw, &s->rules[i], s, v, old);
@@ -267,7 +269,9 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 		tp_htab olds = TP_HTAB_INIT;
 		if (old && s->items)
 			w->rc |= file_old_items(s, old, &olds);
-		for (const cJSON *it = v->child; it && s->items && !rw->stopped; it = it->next, i++) {
+		/* no item has an old value (only a list-map's do): as for members */
+		bool items = s->items && (olds.count || s->items->new_rules_below);
+		for (const cJSON *it = v->child; it && items && !rw->stopped; it = it->next, i++) {
 			size_t len = tp__sch_push_index(w, i);
 			rw->stopped = tp__tick(1) != TP_OK; /* tp_validate answers TP_ETIMEDOUT */
 			walk(rw, s->items, it, old_item(s, &olds, it));
@@ -288,9 +292,11 @@ static void walk(rules_walk *rw, const tp_sch *s, const cJSON *v, const cJSON *o
 		const tp_sch *p = member_with_rules(s, m->string, &key);
 		if (!p || tp__sch_skipped(w, m->string))
 			continue;
+		const cJSON *om = has_old ? tp__index_member(&old_members, m->string) : NULL;
+		if (!om && !p->new_rules_below)
+			continue; /* only rules on oldSelf below, and no old value */
 		size_t len = key ? tp__sch_push_key(w, m->string) : tp__sch_push_name(w, m->string);
-		walk(rw, p, m, has_old && p->rules_below ? tp__index_member(&old_members, m->string)
-							    : NULL);
+		walk(rw, p, m, om);
 		tp__sch_pop(w, len);
 	}
 	if (has_old)

@@ -364,7 +364,8 @@ static void same_tree(const tp_sch *a, const tp_sch *b, const char *path)
 	    a->min_len != b->min_len || a->max_len != b->max_len || a->min_items != b->min_items ||
 	    a->max_items != b->max_items || a->min_props != b->min_props ||
 	    a->max_props != b->max_props || a->unique != b->unique || a->list_type != b->list_type ||
-	    a->lead_lo != b->lead_lo || a->lead_n != b->lead_n)
+	    a->lead_lo != b->lead_lo || a->lead_n != b->lead_n ||
+	    a->new_rules_below != b->new_rules_below)
 		fail_msg("%s: a keyword differs", path);
 	same_strings(a->required, a->nrequired, b->required, b->nrequired, path, "required");
 	same_strings(a->map_keys, a->nmap_keys, b->map_keys, b->nmap_keys, path, "map keys");

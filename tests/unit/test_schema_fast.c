@@ -26,12 +26,39 @@ static const char *const names[] = {
 };
 #define N_NAMES (sizeof(names) / sizeof(*names))
 
-/* A Widget whose spec has the properties above: "amber" an enum, "arch"
+/* A one-version CRD of kind (t.example.com/v1) whose .spec schema is spec. */
+static tp_crds *crds_of(const char *kind, const char *spec)
+{
+	char *text = NULL;
+	assert_true(asprintf(&text,
+			     "{'apiVersion':'apiextensions.k8s.io/v1','kind':'CustomResourceDefinition',"
+			     "'metadata':{'name':'%ss.t.example.com'},'spec':{'group':'t.example.com',"
+			     "'names':{'kind':'%s','plural':'%ss'},'scope':'Namespaced',"
+			     "'versions':[{'name':'v1','served':true,'schema':{'openAPIV3Schema':"
+			     "{'type':'object','properties':{'spec':%s}}}}]}}",
+			     kind, kind, kind, spec) > 0);
+	cJSON *crd = tt_jsq(text);
+	tp_crds *crds = tt_crds_of(crd);
+	cJSON_Delete(crd);
+	free(text);
+	return crds;
+}
+
+static const tp_sch *spec_of(const tp_crds *crds, const char *kind)
+{
+	const tp_crd_version *v = tp__crds_find(crds, "t.example.com", "v1", kind);
+	assert_non_null(v);
+	return tp__sch_prop(v->root, "spec");
+}
+
+/* A Widget's spec: the properties above, "amber" an enum, "arch"
  * required, "art" an object with a CEL rule two levels down, each other
  * an integer. */
-static tp_crds *widget_crds(void)
+static char *widget(void)
 {
-	tp_buf props = TP_BUF_INIT(0);
+	tp_buf b = TP_BUF_INIT(0);
+	assert_int_equal(tp_buf_adds(&b, "{'type':'object','required':['arch'],'properties':{"),
+			 TP_OK);
 	for (size_t i = 0; i < N_NAMES; i++) {
 		const char *schema = "{'type':'integer'}";
 		if (!strcmp(names[i], "amber"))
@@ -41,61 +68,59 @@ static tp_crds *widget_crds(void)
 				 "{'leaf':{'type':'object','properties':{'n':{'type':'integer'}},"
 				 "'x-kubernetes-validations':[{'rule':'self.n < 5',"
 				 "'message':'n must be under 5'}]}}}}}";
-		assert_int_equal(tp_buf_addf(&props, "%s'%s':%s", i ? "," : "", names[i], schema),
-				 TP_OK);
+		assert_int_equal(tp_buf_addf(&b, "%s'%s':%s", i ? "," : "", names[i], schema), TP_OK);
 	}
-	char *text = NULL;
-	assert_true(asprintf(&text,
-			     "{'apiVersion':'apiextensions.k8s.io/v1','kind':'CustomResourceDefinition',"
-			     "'metadata':{'name':'widgets.t.example.com'},'spec':{'group':'t.example.com',"
-			     "'names':{'kind':'Widget','plural':'widgets'},'scope':'Namespaced',"
-			     "'versions':[{'name':'v1','served':true,'schema':{'openAPIV3Schema':"
-			     "{'type':'object','properties':{'spec':{'type':'object','required':['arch'],"
-			     "'properties':{%s}}}}}}]}}", props.data) > 0);
-	cJSON *crd = tt_jsq(text);
-	tp_crds *crds = tt_crds_of(crd);
-	cJSON_Delete(crd);
-	free(text);
-	tp_buf_free(&props);
-	return crds;
+	assert_int_equal(tp_buf_adds(&b, "}}"), TP_OK);
+	return b.data;
 }
 
-static const tp_sch *spec_of(const tp_crds *crds)
+/* Errors then warnings of a kind (.spec schema spec_schema) with spec,
+ * and old_spec on UPDATE; "" when allowed silently. */
+static char *verdict(const char *kind, const char *spec_schema, const char *spec,
+		     const char *old_spec)
 {
-	const tp_crd_version *v = tp__crds_find(crds, "t.example.com", "v1", "Widget");
-	assert_non_null(v);
-	return tp__sch_prop(v->root, "spec");
-}
-
-/* Errors then warnings of a Widget with this spec; "" when allowed. */
-static char *verdict(const char *spec)
-{
-	char *text = NULL;
-	assert_true(asprintf(&text, "{'apiVersion':'t.example.com/v1','kind':'Widget',"
-				    "'metadata':{'name':'w'},'spec':%s}", spec) > 0);
-	cJSON *obj = tt_jsq(text);
-	tp_crds *crds = widget_crds();
+	char *text = NULL, *old_text = NULL;
+	static const char *const head = "{'apiVersion':'t.example.com/v1','kind':'%s',"
+					"'metadata':{'name':'w'},'spec':%s}";
+	assert_true(asprintf(&text, head, kind, spec) > 0);
+	cJSON *obj = tt_jsq(text), *old = NULL;
+	if (old_spec) {
+		assert_true(asprintf(&old_text, head, kind, old_spec) > 0);
+		old = tt_jsq(old_text);
+	}
+	tp_crds *crds = crds_of(kind, spec_schema);
 	tp_options opt = { .crds = crds };
 	tp_result *res = NULL;
 	assert_int_equal(tp_result_new(&res), TP_OK);
-	assert_int_equal(tp_validate(&opt, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	assert_int_equal(tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res), TP_OK);
 	char *answer = tt_result_text(res);
 	tp_result_free(res);
 	tp_crds_unref(crds);
 	cJSON_Delete(obj);
+	cJSON_Delete(old);
 	free(text);
+	free(old_text);
 	return answer;
+}
+
+static void expect_of(const char *kind, const char *spec_schema, const char *spec,
+		      const char *old, const char *want)
+{
+	char *got = verdict(kind, spec_schema, spec, old);
+	char *w = tt_dq(want);
+	if (strcmp(got, w))
+		print_message("%s spec %s\nold  %s\ngot  [%s]\nwant [%s]\n", kind, spec,
+			      old ? old : "-", got, w);
+	assert_string_equal(got, w);
+	free(got);
+	free(w);
 }
 
 static void expect(const char *spec, const char *want)
 {
-	char *got = verdict(spec);
-	char *w = tt_dq(want);
-	if (strcmp(got, w))
-		print_message("spec %s\ngot  [%s]\nwant [%s]\n", spec, got, w);
-	assert_string_equal(got, w);
-	free(got);
-	free(w);
+	char *schema = widget();
+	expect_of("Widget", schema, spec, NULL, want);
+	free(schema);
 }
 
 /* The first-byte index (cel/sch.h's tp__sch_prop_at): every property is
@@ -103,8 +128,9 @@ static void expect(const char *spec, const char *want)
 static void lookup_by_first_byte(void **state)
 {
 	(void)state;
-	tp_crds *crds = widget_crds();
-	const tp_sch *s = spec_of(crds);
+	char *schema = widget();
+	tp_crds *crds = crds_of("Widget", schema);
+	const tp_sch *s = spec_of(crds, "Widget");
 	assert_int_equal(s->nprops, N_NAMES);
 	assert_non_null(s->lead); /* more than TP_SCH_SCAN_MAX properties */
 	for (size_t i = 0; i < N_NAMES; i++) {
@@ -120,6 +146,7 @@ static void lookup_by_first_byte(void **state)
 	for (size_t i = 0; i < sizeof(absent) / sizeof(*absent); i++)
 		assert_null(tp__sch_prop_at(s, absent[i]));
 	tp_crds_unref(crds);
+	free(schema);
 }
 
 /* What a blocking error (a type, an enum, Required) adds: the CRD has rules. */
@@ -148,11 +175,87 @@ static void checks_below_indexed_props(void **state)
 	       "spec.art.deep.leaf: Invalid value: 'object': n must be under 5");
 }
 
+/* A Gadget's spec: "fixed" and the list-map "items" (keyed by name) hold
+ * only rules on oldSelf (field is immutable), "opt" one with
+ * optionalOldSelf, "odd" one this interpreter cannot run, "tags" a set
+ * whose items hold a rule without oldSelf. */
+static const char *const gadget =
+	"{'type':'object','properties':{"
+	"'fixed':{'type':'object','properties':{'inner':{'type':'object','properties':{"
+	" 'v':{'type':'string','x-kubernetes-validations':"
+	"  [{'rule':'self == oldSelf','message':'field is immutable'}]}}}}},"
+	"'items':{'type':'array','x-kubernetes-list-type':'map','x-kubernetes-list-map-keys':['name'],"
+	" 'items':{'type':'object','properties':{'name':{'type':'string'},"
+	"  'v':{'type':'string','x-kubernetes-validations':"
+	"   [{'rule':'self == oldSelf','message':'field is immutable'}]}}}},"
+	"'opt':{'type':'string','x-kubernetes-validations':[{'rule':"
+	" 'self != \\'bad\\' || self == oldSelf','optionalOldSelf':true,"
+	" 'message':'bad on create'}]},"
+	"'odd':{'type':'object','properties':{'s':{'type':'string','x-kubernetes-validations':"
+	" [{'rule':'self.reverse() == oldSelf'}]}}},"
+	"'tags':{'type':'array','x-kubernetes-list-type':'set','items':{'type':'string',"
+	" 'x-kubernetes-validations':[{'rule':'self != \\'x\\'','message':'no x'}]}}}}";
+
+static void expect_gadget(const char *spec, const char *old, const char *want)
+{
+	expect_of("Gadget", gadget, spec, old, want);
+}
+
+/* What the compiled schema says of its rules with no old value. */
+static void rules_without_old_value(void **state)
+{
+	(void)state;
+	tp_crds *crds = crds_of("Gadget", gadget);
+	const tp_sch *spec = spec_of(crds, "Gadget");
+	assert_true(tp__sch_prop(spec, "fixed")->rules_below);
+	assert_false(tp__sch_prop(spec, "fixed")->new_rules_below);
+	assert_false(tp__sch_prop(spec, "items")->new_rules_below);
+	assert_true(tp__sch_prop(spec, "opt")->new_rules_below);
+	assert_true(tp__sch_prop(spec, "odd")->new_rules_below); /* it warns */
+	assert_true(tp__sch_prop(spec, "tags")->new_rules_below);
+	assert_true(spec->new_rules_below);
+	tp_crds_unref(crds);
+}
+
+/* The CEL walk skips, with no old value, what holds only rules on
+ * oldSelf; every other rule still runs, and those run on UPDATE. */
+static void rules_below_skipped_subtrees(void **state)
+{
+	(void)state;
+	static const char *const ok = "{'fixed':{'inner':{'v':'a'}},'items':[{'name':'n','v':'a'}],"
+				      "'opt':'good','tags':['a']";
+	char *spec = NULL;
+	assert_true(asprintf(&spec, "%s}", ok) > 0);
+	expect_gadget(spec, NULL, "");
+	free(spec);
+	/* CREATE: the rules with no need of oldSelf, beside and below the skipped
+	 * (optionalOldSelf's runs: with no oldSelf its || errs) */
+	expect_gadget("{'fixed':{'inner':{'v':'a'}},'opt':'bad','tags':['a','x']}", NULL,
+		      "[spec.opt: Invalid value: 'string': no such attribute(s): oldSelf evaluating "
+		      "rule: bad on create, "
+		      "spec.tags[1]: Invalid value: 'string': no x]");
+	/* what cannot run warns, with or without an old value */
+	expect_gadget("{'odd':{'s':'a'}}", NULL,
+		      " | warning: spec.odd.s: the x-kubernetes-validations rule "
+		      "self.reverse() == oldSelf was not checked (function \\'reverse\\' with 1 "
+		      "argument is not supported)");
+	/* UPDATE: the transition rules deep below run, in a list-map item too */
+	expect_gadget("{'fixed':{'inner':{'v':'b'}},'items':[{'name':'n','v':'b'}]}",
+		      "{'fixed':{'inner':{'v':'a'}},'items':[{'name':'n','v':'a'}]}",
+		      "[spec.fixed.inner.v: Invalid value: 'string': field is immutable, "
+		      "spec.items[0].v: Invalid value: 'string': field is immutable]");
+	/* UPDATE where the old object lacks the member: nothing to compare */
+	expect_gadget("{'fixed':{'inner':{'v':'b'}},'items':[{'name':'m','v':'b'}]}",
+		      "{'items':[{'name':'n','v':'a'}]}", "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lookup_by_first_byte),
 		cmocka_unit_test(checks_below_indexed_props),
+		cmocka_unit_test(rules_without_old_value),
+		cmocka_unit_test(rules_below_skipped_subtrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
