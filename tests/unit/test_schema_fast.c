@@ -249,6 +249,69 @@ static void rules_below_skipped_subtrees(void **state)
 		      "{'items':[{'name':'n','v':'a'}]}", "");
 }
 
+/* The findings of an object of the Gadget CRD's group, the first at path
+ * (none: NULL). */
+static void expect_object(const char *obj_text, const char *path, const char *want)
+{
+	tp_crds *crds = crds_of("Gadget", gadget);
+	cJSON *obj = tt_jsq(obj_text);
+	tp_options opt = { .crds = crds };
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	assert_int_equal(tp_validate(&opt, TP_OP_CREATE, obj, NULL, res), TP_OK);
+	char *got = tt_result_text(res), *w = tt_dq(want);
+	if (strcmp(got, w))
+		print_message("object %s\ngot  [%s]\nwant [%s]\n", obj_text, got, w);
+	assert_string_equal(got, w);
+	if (path)
+		assert_string_equal(tp_result_error_at(res, 0)->path, path);
+	free(got);
+	free(w);
+	tp_result_free(res);
+	cJSON_Delete(obj);
+	tp_crds_unref(crds);
+}
+
+/* The group, kind and version served, found in one scan of the CRDs. */
+static void kind_and_version_served(void **state)
+{
+	(void)state;
+	expect_object("{'apiVersion':'t.example.com/v1','kind':'Gadget','metadata':{'name':'g'}}",
+		      NULL, "");
+	expect_object("{'apiVersion':'t.example.com/v2','kind':'Gadget','metadata':{'name':'g'}}",
+		      "apiVersion", "no matches for kind 'Gadget' in version 't.example.com/v2' "
+		      "(served: Gadget t.example.com/v1)");
+	expect_object("{'apiVersion':'t.example.com/v1','kind':'gadget','metadata':{'name':'g'}}",
+		      "kind", "no matches for kind 'gadget' in version 't.example.com/v1': did you "
+		      "mean kind 'Gadget'? (served: Gadget t.example.com/v1)");
+	expect_object("{'apiVersion':'t.example.com/v1','metadata':{'name':'g'}}", "kind",
+		      "no matches for kind '' in version 't.example.com/v1' "
+		      "(served: Gadget t.example.com/v1)");
+	/* another group, or one longer than 255 bytes (cut there): not the
+	 * CRDs' to answer */
+	char long_obj[600];
+	snprintf(long_obj, sizeof(long_obj), "{'apiVersion':'t.example.com%0300d/v1','kind':'Gadget'}",
+		 0);
+	const char *const others[] = {
+		"{'apiVersion':'t.example.co/v1','kind':'Gadget'}", long_obj,
+		"{'apiVersion':'t.example.com','kind':'Gadget'}",
+	};
+	tp_crds *crds = crds_of("Gadget", gadget);
+	tp_options opt = { .crds = crds };
+	for (size_t i = 0; i < sizeof(others) / sizeof(*others); i++) {
+		cJSON *obj = tt_jsq(others[i]);
+		tp_result *res = NULL;
+		bool handled = true;
+		assert_int_equal(tp_result_new(&res), TP_OK);
+		assert_int_equal(tp__schema_validate(&opt, TP_OP_CREATE, obj, NULL, res, &handled), TP_OK);
+		assert_false(handled);
+		assert_true(tp_result_ok(res));
+		tp_result_free(res);
+		cJSON_Delete(obj);
+	}
+	tp_crds_unref(crds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +319,7 @@ int main(void)
 		cmocka_unit_test(checks_below_indexed_props),
 		cmocka_unit_test(rules_without_old_value),
 		cmocka_unit_test(rules_below_skipped_subtrees),
+		cmocka_unit_test(kind_and_version_served),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
