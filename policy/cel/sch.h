@@ -34,6 +34,7 @@ typedef struct tp_sch_prop {
 	const char *name;
 	tp_sch *schema;
 	size_t len; /* strlen(name): a path step's length without a strlen per member */
+	uint64_t req_bit; /* its bit when it is required (tp_sch.required_props), else 0 */
 } tp_sch_prop;
 
 /* One x-kubernetes-validations entry. */
@@ -75,6 +76,10 @@ struct tp_sch {
 	tp_sch *items;
 	const char **required;
 	size_t nrequired;
+	/* required[i]'s prop, its bit req_bit 1 << i: the walk of an object
+	 * marks the required members it meets, and looks none up again. NULL
+	 * (each looked up) when one is no property, named twice or past 64. */
+	const tp_sch_prop **required_props;
 	const cJSON *enum_values; /* array, or NULL */
 	const cJSON *default_value;
 

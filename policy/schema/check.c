@@ -385,9 +385,14 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	}
 	bool unknown = w->unknown, resource = !w->depth || s->embedded;
 	size_t found = 0;
+	uint64_t seen = 0, present = 0; /* required members met, and not pruned */
 	for (const cJSON *m = v->child; m; m = m->next) {
 		const tp_sch_prop *prop = tp__sch_prop_at(s, m->string);
 		const tp_sch *p = prop ? prop->schema : s->additional;
+		if (prop && (prop->req_bit & ~seen)) { /* the first of the name, as member() */
+			seen |= prop->req_bit;
+			present |= pruned_null(p, m) ? 0 : prop->req_bit;
+		}
 		/* a known member of a plain object: nothing to report, nothing to call */
 		w->unknown = unknown &&
 			     ((p && !resource) || tp__sch_unknown_member(w, s, p, m, resource, &found));
@@ -406,10 +411,17 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	}
 	w->unknown = unknown;
 	for (size_t i = 0; i < s->nrequired; i++) {
-		const cJSON *m = member(v, s->required[i]);
-		const tp_sch *p = tp__sch_prop(s, s->required[i]);
-		if (m && !pruned_null(p, m))
-			continue;
+		const tp_sch *p;
+		if (s->required_props) {
+			if (present & ((uint64_t)1 << i))
+				continue;
+			p = s->required_props[i]->schema;
+		} else {
+			const cJSON *m = member(v, s->required[i]);
+			p = tp__sch_prop(s, s->required[i]);
+			if (m && !pruned_null(p, m))
+				continue;
+		}
 		if (p && p->default_value)
 			continue; /* the API server writes the default first */
 		size_t len = tp__sch_push_name(w, s->required[i]);

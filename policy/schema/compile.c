@@ -148,6 +148,29 @@ static int index_lead(comp *k, tp_sch *s)
 	return TP_OK;
 }
 
+/* The required names' props and bits (cel/sch.h), when each is a distinct
+ * property and there are at most 64 of them. */
+static int required_bits(comp *k, tp_sch *s)
+{
+	if (!s->nrequired || s->nrequired > 64)
+		return TP_OK;
+	const tp_sch_prop **rp = tp_arena_alloc(k->c->arena, s->nrequired * sizeof(*rp));
+	if (!rp)
+		return TP_ENOMEM;
+	for (size_t i = 0; i < s->nrequired; i++) {
+		rp[i] = tp__sch_prop_at(s, s->required[i]);
+		if (!rp[i] || rp[i]->req_bit)
+			goto by_name;
+		((tp_sch_prop *)rp[i])->req_bit = (uint64_t)1 << i;
+	}
+	s->required_props = rp;
+	return TP_OK;
+by_name:
+	for (size_t i = 0; i < s->nprops; i++)
+		s->props[i].req_bit = 0;
+	return TP_OK;
+}
+
 static void compile_props(comp *k, tp_sch *s, const cJSON *props, int depth)
 {
 	size_t n = (size_t)cJSON_GetArraySize(props);
@@ -158,6 +181,7 @@ static void compile_props(comp *k, tp_sch *s, const cJSON *props, int depth)
 	}
 	for (const cJSON *p = props->child; p && !k->rc; p = p->next) {
 		tp_sch_prop *pr = &s->props[s->nprops++];
+		pr->req_bit = 0; /* required_bits sets it */
 		pr->name = tp_arena_strdup(k->c->arena, p->string);
 		pr->schema = compile_node(k, p, depth + 1);
 	}
@@ -407,6 +431,8 @@ static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
 		s->items = compile_node(k, v, depth + 1);
 	}
 	s->required = string_list(k, cJSON_GetObjectItemCaseSensitive(j, "required"), &s->nrequired);
+	if (!k->rc && required_bits(k, s))
+		comp_fail(k, TP_ENOMEM, "out of memory");
 	const char *lt = tp_get_str(j, "x-kubernetes-list-type");
 	s->list_type = !lt ? TP_LIST_ATOMIC : !strcmp(lt, "set") ? TP_LIST_SET
 		     : !strcmp(lt, "map") ? TP_LIST_MAP : TP_LIST_ATOMIC;

@@ -249,6 +249,48 @@ static void rules_below_skipped_subtrees(void **state)
 		      "{'items':[{'name':'n','v':'a'}]}", "");
 }
 
+/* A Holder's spec: five required properties, one nullable, one defaulted;
+ * a Loose's: a required name that is no property, and one named twice. */
+static const char *const holder =
+	"{'type':'object','required':['a','b','c','d','e'],'properties':{"
+	"'a':{'type':'integer'},'b':{'type':'integer','nullable':true},"
+	"'c':{'type':'integer','default':3},'d':{'type':'integer'},'e':{'type':'integer'},"
+	"'f':{'type':'object','required':['g'],'properties':{'g':{'type':'string'}}}}}";
+static const char *const loose =
+	"{'type':'object','required':['x','ghost','x'],'properties':{'x':{'type':'integer'}}}";
+
+/* The required members met in the walk of an object, looked up again in
+ * none; the lookup kept where bits cannot stand for them. */
+static void required_members(void **state)
+{
+	(void)state;
+	tp_crds *crds = crds_of("Holder", holder);
+	const tp_sch *spec = spec_of(crds, "Holder");
+	assert_non_null(spec->required_props);
+	assert_int_equal(tp__sch_prop_at(spec, "d")->req_bit, 1u << 3);
+	assert_int_equal(tp__sch_prop_at(spec, "f")->req_bit, 0);
+	tp_crds_unref(crds);
+	crds = crds_of("Loose", loose);
+	assert_null(spec_of(crds, "Loose")->required_props);
+	assert_int_equal(tp__sch_prop_at(spec_of(crds, "Loose"), "x")->req_bit, 0);
+	tp_crds_unref(crds);
+
+	expect_of("Holder", holder, "{'a':1,'b':2,'d':4,'e':5}", NULL, "");
+	expect_of("Holder", holder, "{}", NULL,
+		  "[spec.a: Required value, spec.b: Required value, spec.d: Required value, "
+		  "spec.e: Required value]");
+	/* null: pruned, so missing, unless nullable (the members' findings first) */
+	expect_of("Holder", holder, "{'a':null,'b':null,'d':4,'e':5,'f':{}}", NULL,
+		  "[spec.f.g: Required value, spec.a: Required value]");
+	/* a name twice: the first decides, as the lookup found it */
+	expect_of("Holder", holder, "{'a':null,'a':1,'b':2,'d':4,'e':5}", NULL,
+		  "spec.a: Required value");
+	expect_of("Holder", holder, "{'a':1,'a':null,'b':2,'d':4,'e':5}", NULL, "");
+	expect_of("Loose", loose, "{}", NULL,
+		  "[spec.x: Required value, spec.ghost: Required value, spec.x: Required value]");
+	expect_of("Loose", loose, "{'x':1,'ghost':2}", NULL, "unknown field 'spec.ghost'");
+}
+
 /* The findings of an object of the Gadget CRD's group, the first at path
  * (none: NULL). */
 static void expect_object(const char *obj_text, const char *path, const char *want)
@@ -320,6 +362,7 @@ int main(void)
 		cmocka_unit_test(rules_without_old_value),
 		cmocka_unit_test(rules_below_skipped_subtrees),
 		cmocka_unit_test(kind_and_version_served),
+		cmocka_unit_test(required_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
