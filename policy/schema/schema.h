@@ -172,7 +172,20 @@ static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
 }
 size_t tp__sch_push_index(tp_sch_walk *w, long i);
 size_t tp__sch_push_key(tp_sch_walk *w, const char *key);
-void tp__sch_pop(tp_sch_walk *w, size_t depth);
+/* The pop of a path that was written out (walk.c): its text cut back. */
+void tp__sch_pop_written(tp_sch_walk *w, size_t depth);
+/* Inline, as the pushes: a pop for every member walked, and the path is
+ * seldom written out (a call per pop cost 1,000 instructions a
+ * ClusterTrainingRuntime review). */
+static inline void tp__sch_pop(tp_sch_walk *w, size_t depth)
+{
+	if (depth >= w->depth)
+		return;
+	w->depth = depth;
+	w->len = w->steps[depth].len;
+	if (w->written > depth) /* a path handed out ends here again */
+		tp__sch_pop_written(w, depth);
+}
 /* The path's text ("" at the root), valid until the next push or pop.
  * Asked for only when a finding is made. */
 const char *tp__sch_path(tp_sch_walk *w);

@@ -47,18 +47,12 @@ size_t tp__sch_push_key(tp_sch_walk *w, const char *key)
 	return depth;
 }
 
-void tp__sch_pop(tp_sch_walk *w, size_t depth)
+void tp__sch_pop_written(tp_sch_walk *w, size_t depth)
 {
-	if (depth >= w->depth)
-		return;
-	w->depth = depth;
-	w->len = w->steps[depth].len;
-	if (w->written > depth) { /* a path handed out ends here again */
-		w->written = depth;
-		w->path.len = w->steps[depth].len < w->path.len ? w->steps[depth].len : w->path.len;
-		if (w->path.data)
-			w->path.data[w->path.len] = '\0';
-	}
+	w->written = depth;
+	w->path.len = w->steps[depth].len < w->path.len ? w->steps[depth].len : w->path.len;
+	if (w->path.data)
+		w->path.data[w->path.len] = '\0';
 }
 
 /* One step's text, as the walk wrote it at every node before. */
