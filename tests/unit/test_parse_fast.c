@@ -1,0 +1,145 @@
+/*
+ * test_parse_fast.c — the fast paths of a review's parse and answer (issue
+ * 32) give what the plain ones gave: the answer written straight into its
+ * buffer is byte for byte the text cJSON printed of the tree it was built
+ * as before.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/testutil.h"
+#include "webhook/admission/admission.h"
+
+#define ROUTE_TJ "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
+#define ROUTE_CTR "/validate-trainer-kubeflow-org-v1alpha1-clustertrainingruntime"
+#define ROUTE_MUT "/mutate-trainer-kubeflow-org-v1alpha1-trainjob"
+
+/* The answer to body on route (NULL: by request.kind), malloc'd. */
+static char *answer(const char *route, const char *body, tp_store *store)
+{
+	tw_config cfg = { .store = store, .max_body = TW_DEFAULT_MAX_BODY };
+	cfg.opt.profile = TP_PROFILE_STRICT;
+	cfg.opt.now = "2026-08-21T10:15:30Z";
+	tp_arena *arena;
+	assert_int_equal(tp_arena_new(&arena, 0), TP_OK);
+	tp_buf out = TP_BUF_INIT(0);
+	tw_outcome oc;
+	const tw_route *r = route ? tw_route_find(route) : NULL;
+	assert_int_equal(tw_admission_handle(&cfg, r, body, strlen(body), arena, &out, &oc), TP_OK);
+	assert_int_equal(oc.http_status, 200);
+	char *text = strdup(out.data);
+	tp_buf_free(&out);
+	tp_arena_free(arena);
+	return text;
+}
+
+/* text is one line: what cJSON_PrintUnformatted prints of the tree it
+ * parses into (the bytes the answer was made of before it was written
+ * straight), then a line break. */
+static void assert_printed_by_cjson(const char *text)
+{
+	size_t n = strlen(text);
+	assert_true(n > 0 && text[n - 1] == '\n');
+	cJSON *tree = cJSON_Parse(text);
+	assert_non_null(tree);
+	char *printed = cJSON_PrintUnformatted(tree);
+	if (strlen(printed) != n - 1 || memcmp(printed, text, n - 1))
+		fail_msg("written: %s\nprinted: %s", text, printed);
+	cJSON_free(printed);
+	cJSON_Delete(tree);
+}
+
+static void expect_answer(const char *route, const char *body, const char *want)
+{
+	char *got = answer(route, body, NULL);
+	assert_printed_by_cjson(got);
+	if (strcmp(got, want))
+		fail_msg("got  %swant %s", got, want);
+	free(got);
+}
+
+#define OLD_TJ "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\"," \
+	       "\"metadata\":{\"name\":\"a\",\"namespace\":\"n\"}}"
+#define TJ_KIND "{\"group\":\"trainer.kubeflow.org\",\"version\":\"v1alpha1\",\"kind\":\"TrainJob\"}"
+
+/* Allowed, no status: a DELETE (nothing is checked), in both apiVersions;
+ * dry-run adds auditAnnotations {"dry-run": "true"}. The uid is echoed
+ * escaped (a quote, a backslash, a control byte) and UTF-8 kept as it is. */
+static void allowed_answers(void **state)
+{
+	(void)state;
+	expect_answer(ROUTE_TJ,
+		      "{\"apiVersion\":\"admission.k8s.io/v1beta1\",\"kind\":\"AdmissionReview\","
+		      "\"request\":{\"uid\":\"u-1\",\"kind\":" TJ_KIND ",\"operation\":\"DELETE\","
+		      "\"oldObject\":" OLD_TJ "}}",
+		      "{\"kind\":\"AdmissionReview\",\"apiVersion\":\"admission.k8s.io/v1beta1\","
+		      "\"response\":{\"uid\":\"u-1\",\"allowed\":true}}\n");
+	expect_answer(ROUTE_TJ,
+		      "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		      "\"request\":{\"uid\":\"q\\\"b\\\\s\\u0001\\u00e9\",\"kind\":" TJ_KIND ","
+		      "\"operation\":\"DELETE\",\"dryRun\":true,\"oldObject\":" OLD_TJ "}}",
+		      "{\"kind\":\"AdmissionReview\",\"apiVersion\":\"admission.k8s.io/v1\","
+		      "\"response\":{\"uid\":\"q\\\"b\\\\s\\u0001\xc3\xa9\",\"allowed\":true,"
+		      "\"auditAnnotations\":{\"dry-run\":\"true\"}}}\n");
+}
+
+/* Refused: status {metadata: {}, status: Failure, code: 403, reason:
+ * Forbidden, message}, the message's quotes escaped. */
+static void refused_answer(void **state)
+{
+	(void)state;
+	expect_answer(ROUTE_CTR,
+		      "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\","
+		      "\"request\":{\"uid\":\"u-2\",\"kind\":" TJ_KIND ",\"operation\":\"CREATE\","
+		      "\"object\":" OLD_TJ "}}",
+		      "{\"kind\":\"AdmissionReview\",\"apiVersion\":\"admission.k8s.io/v1\","
+		      "\"response\":{\"uid\":\"u-2\",\"allowed\":false,\"status\":{\"metadata\":{},"
+		      "\"status\":\"Failure\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
+		      "\"TrainJob (trainer.kubeflow.org/v1alpha1) does not belong on " ROUTE_CTR
+		      ": send it to " ROUTE_TJ " (fix the rules of the webhook configuration)\"}}}\n");
+}
+
+/* The parts only a real decision makes: a patch (the mutating route's
+ * defaults), warnings (a deprecated runtime), a dry run's annotation. */
+static void patch_and_warnings(void **state)
+{
+	(void)state;
+	TT_REQUIRE_SHARED();
+	static const struct {
+		const char *file, *route, *has;
+	} cases[] = {
+		{ "01b-mutate-trainjob.request.json", ROUTE_MUT, "\"patchType\":\"JSONPatch\",\"patch\":\"" },
+		{ "02-create-clustertrainingruntime-deprecated.request.json", NULL, "\"warnings\":[\"" },
+		{ "04-dryrun-create-trainjob.request.json", ROUTE_TJ, "\"dry-run\":\"true\"" },
+		{ "05-create-ome-trainingruntime-v1beta1.request.json", NULL, "v1beta1" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char rel[256];
+		snprintf(rel, sizeof(rel), "fixtures/admissionreview/%s", cases[i].file);
+		char *path = tt_shared_path(rel), *body = tt_read_file(path, NULL);
+		free(path);
+		assert_non_null(body);
+		char *got = answer(cases[i].route, body, NULL);
+		assert_printed_by_cjson(got);
+		if (!strstr(got, cases[i].has))
+			fail_msg("%s: no %s in %s", cases[i].file, cases[i].has, got);
+		free(got);
+		free(body);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(allowed_answers),
+		cmocka_unit_test(refused_answer),
+		cmocka_unit_test(patch_and_warnings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
