@@ -8,7 +8,7 @@
  * document. Any other text after a value is an error.
  */
 #include "policy/load/load.h"
-#include "policy/load/scan.h"
+#include "policy/core/scan.h"
 
 #include <stdio.h>
 #include <string.h>

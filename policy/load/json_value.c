@@ -19,7 +19,7 @@
  */
 #include "policy/load/load.h"
 #include "policy/core/arena.h"
-#include "policy/load/scan.h"
+#include "policy/core/scan.h"
 
 #include <limits.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * List is expanded into its items) is load/common.c's, below the parsers.
  */
 #include "policy/load/load.h"
-#include "policy/load/scan.h"
+#include "policy/core/scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * test_parse_fast.c — the fast paths of a review's parse and answer (issue
  * 32) give what the plain ones gave: the answer written straight into its
  * buffer is byte for byte the text cJSON printed of the tree it was built
- * as before.
+ * as before; a string's escapes, found 16 bytes a step, are cJSON's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,12 +134,44 @@ static void patch_and_warnings(void **state)
 	}
 }
 
+/* Each byte that needs an escape (and some that do not: DEL, UTF-8, '/'),
+ * at every place of strings 1 to 40 bytes long, so that it falls in a
+ * 16-byte step and in the byte-a-step tail: tp_json_write writes what
+ * cJSON_PrintUnformatted prints, in a buffer with room and in one without. */
+static void string_escapes_are_cjsons(void **state)
+{
+	(void)state;
+	static const unsigned char odd[] = { '"', '\\', '\b', '\f', '\n', '\r', '\t', 0x01,
+					     0x1f, 0x7f, 0xc3, '/' };
+	char text[48];
+	for (size_t len = 1; len <= 40; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(odd); k++) {
+				memset(text, 'a', len);
+				text[len] = '\0';
+				text[at] = (char)odd[k];
+				cJSON *v = cJSON_CreateString(text);
+				char *want = cJSON_PrintUnformatted(v);
+				tp_buf roomy = TP_BUF_INIT(0), tight = TP_BUF_INIT(0);
+				assert_int_equal(tp_buf_reserve(&roomy, 512), TP_OK);
+				assert_int_equal(tp_json_write(v, &roomy), TP_OK);
+				assert_int_equal(tp_json_write(v, &tight), TP_OK);
+				assert_string_equal(roomy.data, want);
+				assert_string_equal(tight.data, want);
+				tp_buf_free(&roomy);
+				tp_buf_free(&tight);
+				cJSON_free(want);
+				cJSON_Delete(v);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(allowed_answers),
 		cmocka_unit_test(refused_answer),
 		cmocka_unit_test(patch_and_warnings),
+		cmocka_unit_test(string_escapes_are_cjsons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,15 @@
 /*
- * load/scan.h — the byte scans under the loaders: where whitespace ends,
- * where the plain run of a string ends, where the first NUL or non-ASCII
- * byte is.
+ * core/scan.h — the byte scans under the loaders and the JSON writer: where
+ * whitespace ends, where the plain run of a string ends (to read it or to
+ * write it without escapes), where the first NUL or non-ASCII byte is.
  *
  * 16 bytes a step with SSE2, which x86-64 always has (no CPU check needed);
  * elsewhere a word or a byte a step. The last bytes of an input always go a
  * byte at a time, so tests on x86-64 exercise both ways. Figures are
  * callgrind's, for the 5.5 KB ClusterTrainingRuntime review of make bench.
  */
-#ifndef TP_LOAD_SCAN_H
-#define TP_LOAD_SCAN_H
+#ifndef TP_CORE_SCAN_H
+#define TP_CORE_SCAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
