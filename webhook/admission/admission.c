@@ -199,8 +199,60 @@ static const char *gvk_text(const tw_review *rv)
 			       rv->version);
 }
 
-/* Checks the envelope; on failure writes why into err and returns TW_EFAILED. */
-static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errlen)
+/* The members of request read here and by the request log, found in one
+ * pass over it: a lookup from its first member for each (tp_get_str and
+ * cJSON_GetObjectItemCaseSensitive) took these reads 2,700 instructions of
+ * make bench's TrainJob review, 1,500 now (callgrind). The first member of
+ * a name, as those find it (the reader refuses a name written twice
+ * anyway). */
+typedef struct req_members {
+	const cJSON *uid, *kind, *operation, *object, *old_object, *dry_run;
+	const cJSON *namespace_, *name, *user_info;
+} req_members;
+
+static const cJSON **member_slot(req_members *m, const char *k)
+{
+	switch (k[0]) {
+	case 'd':
+		return !strcmp(k, "dryRun") ? &m->dry_run : NULL;
+	case 'k':
+		return !strcmp(k, "kind") ? &m->kind : NULL;
+	case 'n':
+		return !strcmp(k, "name")        ? &m->name
+		       : !strcmp(k, "namespace") ? &m->namespace_
+						 : NULL;
+	case 'o':
+		return !strcmp(k, "object")      ? &m->object
+		       : !strcmp(k, "oldObject") ? &m->old_object
+		       : !strcmp(k, "operation") ? &m->operation
+						 : NULL;
+	case 'u':
+		return !strcmp(k, "uid")        ? &m->uid
+		       : !strcmp(k, "userInfo") ? &m->user_info
+						: NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void request_members(const cJSON *req, req_members *m)
+{
+	for (const cJSON *c = req->child; c; c = c->next) {
+		const cJSON **slot = c->string ? member_slot(m, c->string) : NULL;
+		if (slot && !*slot)
+			*slot = c;
+	}
+}
+
+static const char *string_of(const cJSON *v)
+{
+	return v && (v->type & 0xff) == cJSON_String ? v->valuestring : NULL;
+}
+
+/* Checks the envelope; on failure writes why into err and returns TW_EFAILED.
+ * m: request's members. */
+static int read_request(const cJSON *root, tw_review *rv, req_members *m, char *err,
+			size_t errlen)
 {
 	const char *av = tp_get_str(root, "apiVersion");
 	const char *kind = tp_get_str(root, "kind");
@@ -220,26 +272,27 @@ static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errl
 		snprintf(err, errlen, "the AdmissionReview has no \"request\" object");
 		return TW_EFAILED;
 	}
-	rv->uid = tp_get_str(rv->req, "uid");
+	request_members(rv->req, m);
+	rv->uid = string_of(m->uid);
 	if (!rv->uid || !*rv->uid) {
 		snprintf(err, errlen, "request.uid is missing or empty: the answer must echo it");
 		return TW_EFAILED;
 	}
-	rv->group = tp_get_str(rv->req, "kind.group");
-	rv->version = tp_get_str(rv->req, "kind.version");
-	rv->kind = tp_get_str(rv->req, "kind.kind");
+	rv->group = tp_get_str(m->kind, "group");
+	rv->version = tp_get_str(m->kind, "version");
+	rv->kind = tp_get_str(m->kind, "kind");
 	if (!rv->group || !rv->version || !rv->kind) {
 		snprintf(err, errlen, "request.kind must be an object with group, version and kind");
 		return TW_EFAILED;
 	}
-	const char *op = tp_get_str(rv->req, "operation");
+	const char *op = string_of(m->operation);
 	if (tp_operation_parse(op, &rv->op)) {
 		snprintf(err, errlen, "request.operation \"%s\" is none of CREATE, UPDATE, DELETE, "
 				      "CONNECT", op ? op : "");
 		return TW_EFAILED;
 	}
-	rv->object = cJSON_GetObjectItemCaseSensitive(rv->req, "object");
-	rv->old_object = cJSON_GetObjectItemCaseSensitive(rv->req, "oldObject");
+	rv->object = m->object;
+	rv->old_object = m->old_object;
 	if (cJSON_IsNull(rv->object))
 		rv->object = NULL;
 	if (cJSON_IsNull(rv->old_object))
@@ -252,7 +305,7 @@ static int read_request(const cJSON *root, tw_review *rv, char *err, size_t errl
 		snprintf(err, errlen, "request.oldObject must be an object on UPDATE");
 		return TW_EFAILED;
 	}
-	rv->dry_run = tp_get_true(rv->req, "dryRun");
+	rv->dry_run = cJSON_IsTrue(m->dry_run);
 	return 0;
 }
 
@@ -307,15 +360,15 @@ static const char *metadata_wrong(const tw_review *rv)
 	static const char *const which[] = { "object", "oldObject" };
 	const cJSON *objs[] = { rv->object, rv->old_object };
 	for (int i = 0; i < 2; i++) {
-		const cJSON *m = objs[i] ? cJSON_GetObjectItemCaseSensitive(objs[i], "metadata") : NULL;
+		const cJSON *m = objs[i] ? tp_member(objs[i], "metadata") : NULL;
 		if (!objs[i] || cJSON_IsNull(objs[i]))
 			continue;
 		if (!cJSON_IsObject(m))
 			return tp_arena_printf(tp_arena_current(), "request.%s.metadata: must be an "
 					       "object with a name, not %s", which[i],
 					       m ? tp_json_type_name(m) : "missing");
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
-		const cJSON *ns = cJSON_GetObjectItemCaseSensitive(m, "namespace");
+		const cJSON *name = tp_member(m, "name");
+		const cJSON *ns = tp_member(m, "namespace");
 		if (name ? !cJSON_IsString(name) : !tp_get_str(m, "generateName"))
 			return tp_arena_printf(tp_arena_current(), "request.%s.metadata.name: must be "
 					       "a string (or give generateName), not %s", which[i],
@@ -441,19 +494,20 @@ int tw_admission_handle(const tw_config *cfg, const tw_route *route, const char 
 	cJSON *root = NULL;
 	tw_review rv = { 0 };
 	tw_answer ans = { .allowed = true };
+	req_members m = { 0 };
 	int rc = tw_body_parse(cfg, body, len, "AdmissionReview", &root, err, sizeof(err));
 	if (rc == TP_ENOMEM)
 		goto done;
-	if (rc || read_request(root, &rv, err, sizeof(err))) {
+	if (rc || read_request(root, &rv, &m, err, sizeof(err))) {
 		rc = http_error(oc, out, 400, "%s", err);
 		goto done;
 	}
 	oc->uid = rv.uid;
 	oc->kind = rv.kind;
 	oc->operation = tp_operation_name(rv.op);
-	oc->namespace_ = tp_get_str(rv.req, "namespace");
-	oc->name = tp_get_str(rv.req, "name");
-	oc->user = tp_get_str(rv.req, "userInfo.username");
+	oc->namespace_ = string_of(m.namespace_);
+	oc->name = string_of(m.name);
+	oc->user = tp_get_str(m.user_info, "username");
 	oc->dry_run = rv.dry_run;
 	if (!route && !(route = route_of(&rv))) {
 		rc = http_error(oc, out, 404, "no route of this webhook handles %s",
