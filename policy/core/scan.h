@@ -91,16 +91,33 @@ static inline const unsigned char *tp__scan_string(const unsigned char *s, const
 	return s;
 }
 
+#if defined(__SSE2__)
+/* v's bytes with the high bit set where v's byte is NUL or past ASCII. */
+static inline __m128i tp__scan_not_ascii(__m128i v)
+{
+	return _mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128()));
+}
+#endif
+
 /* The first byte of [s, end) that is NUL or past ASCII, or end: the rest
  * needs no UTF-8 decoding. tp_load's own instructions 9,890 -> 4,020 (a
- * word a step before). */
+ * word a step before); 64 bytes a step, one test for the four 16-byte
+ * parts, until a part holds such a byte: 1,700 -> 1,010 for the
+ * 2.1 KB compact ClusterTrainingRuntime review the lead measures. */
 static inline const unsigned char *tp__scan_ascii(const unsigned char *s, const unsigned char *end)
 {
 #if defined(__SSE2__)
+	for (; end - s >= 64; s += 64) {
+		__m128i any = _mm_or_si128(
+			_mm_or_si128(tp__scan_not_ascii(tp__scan_load16(s)),
+				     tp__scan_not_ascii(tp__scan_load16(s + 16))),
+			_mm_or_si128(tp__scan_not_ascii(tp__scan_load16(s + 32)),
+				     tp__scan_not_ascii(tp__scan_load16(s + 48))));
+		if (_mm_movemask_epi8(any))
+			break; /* the loop below finds which byte */
+	}
 	for (; end - s >= 16; s += 16) {
-		__m128i v = tp__scan_load16(s);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128())));
+		unsigned m = (unsigned)_mm_movemask_epi8(tp__scan_not_ascii(tp__scan_load16(s)));
 		if (m)
 			return s + tp__scan_first(m);
 	}

@@ -4,7 +4,8 @@
  * buffer is byte for byte the text cJSON printed of the tree it was built
  * as before; a string's escapes, found 16 bytes a step, are cJSON's; the
  * reader's quick test of a new member name (a bit by its length and first
- * byte) refuses every name written twice and no other.
+ * byte) refuses every name written twice and no other; the check that the
+ * input is text, 64 bytes a step, names the first byte that is not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,6 +237,38 @@ static void duplicate_names(void **state)
 	expect_loads("{\"\xc3\xa9\":1,\"\xc3\xa8\":2,\"e\":3,\"\":4,\"a\\\"\":5,\"a\\\\\":6}");
 }
 
+/* A NUL, a byte that starts no UTF-8 sequence, and a valid two-byte
+ * sequence at each place of inputs up to 200 bytes (in a 64-byte step, a
+ * 16-byte one and the tail): the first two are refused at their offset, the
+ * third is read. */
+static void text_check_names_the_byte(void **state)
+{
+	(void)state;
+	char text[256], msg[300], want[64];
+	for (size_t len = 10; len <= 200; len++)
+		for (size_t at = 7; at + 2 < len - 2; at++) {
+			memset(text, 'x', len);
+			memcpy(text, "{\"a\":\"", 6);
+			memcpy(text + len - 2, "\"}", 3);
+			text[at] = '\xff';
+			snprintf(want, sizeof(want), "invalid UTF-8 at byte %zu ", at);
+			if (load_text(text, true, msg, sizeof(msg)) != TP_EPARSE || !strstr(msg, want))
+				fail_msg("0xff at %zu of %zu: %s", at, len, msg);
+			text[at] = '\0';
+			snprintf(want, sizeof(want), "NUL byte at offset %zu", at);
+			tp_load_error err = { 0 };
+			tp_docs *docs = NULL;
+			tp_load_limits lim;
+			tp_load_limits_default(&lim);
+			if (tp_load(text, len, &lim, &docs, &err) != TP_EPARSE || !strstr(err.msg, want))
+				fail_msg("NUL at %zu of %zu: %s", at, len, err.msg);
+			tp_docs_free(docs);
+			memcpy(text + at, "\xc3\xa9", 2);
+			if (load_text(text, true, msg, sizeof(msg)) != TP_OK)
+				fail_msg("e-acute at %zu of %zu: %s", at, len, msg);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +277,7 @@ int main(void)
 		cmocka_unit_test(patch_and_warnings),
 		cmocka_unit_test(string_escapes_are_cjsons),
 		cmocka_unit_test(duplicate_names),
+		cmocka_unit_test(text_check_names_the_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
