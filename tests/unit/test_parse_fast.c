@@ -5,7 +5,9 @@
  * as before; a string's escapes, found 16 bytes a step, are cJSON's; the
  * reader's quick test of a new member name (a bit by its length and first
  * byte) refuses every name written twice and no other; the check that the
- * input is text, 64 bytes a step, names the first byte that is not.
+ * input is text, 64 bytes a step, names the first byte that is not; tp_get,
+ * which compares a path's segment with strncmp once its first byte fits,
+ * finds the member it found comparing byte by byte.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -269,6 +271,35 @@ static void text_check_names_the_byte(void **state)
 		}
 }
 
+/* A member named as a dotted path, or as a prefix of another, an empty
+ * name, UTF-8: each path finds what a comparison byte by byte found (the
+ * value as its number, -1 for none, 0 for an object). */
+static void dotted_paths(void **state)
+{
+	(void)state;
+	cJSON *obj = cJSON_Parse("{\"a\":{\"b\":1,\"b.c\":2,\"\":3,\"bc\":8},\"ab\":4,\"a.b\":5,"
+				 "\"\":{\"x\":6},\"\xc3\xa9\":{\"\xc3\xbc\":7},\"name\":9,"
+				 "\"namespace\":10}");
+	assert_non_null(obj);
+	static const struct {
+		const char *path;
+		int want;
+	} cases[] = {
+		{ "a.b", 1 }, { "ab", 4 }, { "a", 0 }, { "a.b.c", -1 }, { "a.", 3 }, { "a..", -1 },
+		{ ".x", -1 }, { "\xc3\xa9.\xc3\xbc", 7 }, { "abc", -1 }, { "a.bc", 8 },
+		{ "a.bcd", -1 }, { "name", 9 }, { "namespace", 10 }, { "nam", -1 },
+		{ "names", -1 }, { "b", -1 }, { ".", -1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const cJSON *v = tp_get(obj, cases[i].path);
+		int got = !v ? -1 : cJSON_IsObject(v) ? 0 : v->valueint;
+		if (got != cases[i].want)
+			fail_msg("%s: got %d, want %d", cases[i].path, got, cases[i].want);
+	}
+	assert_ptr_equal(tp_get(obj, ""), obj);
+	cJSON_Delete(obj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +309,7 @@ int main(void)
 		cmocka_unit_test(string_escapes_are_cjsons),
 		cmocka_unit_test(duplicate_names),
 		cmocka_unit_test(text_check_names_the_byte),
+		cmocka_unit_test(dotted_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
