@@ -13,6 +13,7 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 		     const tp_pod_jobset *js, const cJSON *job, int i, tp_result *res)
 {
 	const char *name = tp__mstr(job, "name");
+	const cJSON *tmpl = tp_member(job, "template"); /* read once, for each step */
 	tp__podv_reset(v);
 	v->rjob = name;
 	/* completions as the builder writes them: a template with parallelism
@@ -21,12 +22,12 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 	/* as the API server will see it (a copy only when that differs; the
 	 * findings point into it until they are reported) */
 	cJSON *copy = NULL;
-	int rc = tp__pod_defaults(tp_member(job, "template"), js, &copy);
+	int rc = tp__pod_defaults(tmpl, js, &copy);
 	if (!rc)
-		tp__pod_check_job(v, copy ? copy : tp_member(job, "template"));
+		tp__pod_check_job(v, copy ? copy : tmpl);
 	/* the template as written: the fields its release drops are named */
 	if (!rc)
-		tp__pod_check_since(v, opt, tp_member(job, "template"), res);
+		tp__pod_check_since(v, opt, tmpl, res);
 	if (!rc)
 		rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++) {
@@ -92,22 +93,26 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
 	if (!tp_strict(opt) ||
 	    (kind != TP_KIND_TRAINING_RUNTIME && kind != TP_KIND_CLUSTER_TRAINING_RUNTIME))
 		return TP_OK;
-	const cJSON *jobs = tp_get_array(runtime, "spec.template.spec.replicatedJobs");
+	/* each path read once, its value passed down */
+	const cJSON *spec = tp__mobj(runtime, "spec");
+	const cJSON *jobset_tmpl = tp__mobj(spec, "template");
+	const cJSON *jobset_spec = tp_member(jobset_tmpl, "spec");
+	const cJSON *jobs = tp__marr(jobset_spec, "replicatedJobs");
 	if (!jobs || !jobs->child)
 		return TP_OK;
 	tp_podv v;
 	if (tp__podv_init(&v))
 		return TP_ENOMEM;
 	tp_pod_claims claims;
-	int rc = tp__pod_claims_init(&claims, tp_get(runtime, "spec.template.spec"));
+	int rc = tp__pod_claims_init(&claims, jobset_spec);
 	v.claims = &claims;
-	const cJSON *ml = tp_get_object(runtime, "spec.mlPolicy");
+	const cJSON *ml = tp__mobj(spec, "mlPolicy");
 	/* the JobSet's name is each TrainJob's */
 	tp_pod_jobset js;
-	tp__pod_jobset_of(tp_get(runtime, "spec.template.spec"), NULL, &js);
-	rc = check_jobset_meta(&v, tp_get_object(runtime, "spec.template"), res);
+	tp__pod_jobset_of(jobset_spec, NULL, &js);
+	rc = check_jobset_meta(&v, jobset_tmpl, res);
 	if (!rc)
-		rc = tp__pod_check_subdomain(&v, tp_get_object(runtime, "spec.template"),
+		rc = tp__pod_check_subdomain(&v, jobset_tmpl,
 					     "every Pod of every TrainJob would be invalid (its "
 					     "spec.subdomain)",
 					     res);
