@@ -495,7 +495,7 @@ static long long pods_of(const tp_tj_ctx *ctx, const cJSON *rj, bool *trainer_se
 	long long replicas = 1, n;
 	if (!tp__mint(rj, "replicas", &replicas) || replicas < 0)
 		replicas = 1;
-	const char *step = tp_meta_label(tp__mobj(rj, "template"), TP_LABEL_ANCESTOR);
+	const char *step = tp__pod_step(rj);
 	if (step && !strcmp(step, TP_ANCESTOR_TRAINER) && !*trainer_seen &&
 	    tp_get_int(ctx->job, "spec.trainer.numNodes", &n)) {
 		*trainer_seen = true;
@@ -504,7 +504,7 @@ static long long pods_of(const tp_tj_ctx *ctx, const cJSON *rj, bool *trainer_se
 	if (step && !strcmp(step, TP_ANCESTOR_TRAINER))
 		*trainer_seen = true;
 	return replicas *
-	       tp__pod_runtime_count(tp_get_object(ctx->runtime, "spec.mlPolicy"), rj);
+	       tp__pod_runtime_count_at(tp_get_object(ctx->runtime, "spec.mlPolicy"), rj, step);
 }
 
 typedef struct base_job {

@@ -9,16 +9,24 @@
 
 #include <string.h>
 
-long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
+const char *tp__pod_step(const cJSON *job)
+{
+	return tp_meta_label(tp__mobj(job, "template"), TP_LABEL_ANCESTOR);
+}
+
+long long tp__pod_runtime_count_at(const cJSON *ml, const cJSON *job, const char *step)
 {
 	long long n = 1;
-	const cJSON *tmpl = tp__mobj(job, "template");
-	const char *ancestor = tp_meta_label(tmpl, TP_LABEL_ANCESTOR);
-	if (ml && ancestor && !strcmp(ancestor, TP_ANCESTOR_TRAINER)) {
+	if (ml && step && !strcmp(step, TP_ANCESTOR_TRAINER)) {
 		if (!tp__mint(ml, "numNodes", &n))
 			n = 1;
-	} else if (!tp__mint(tp__mobj(tmpl, "spec"), "parallelism", &n)) {
+	} else if (!tp__mint(tp__mobj(tp__mobj(job, "template"), "spec"), "parallelism", &n)) {
 		n = 1;
 	}
 	return n < 1 ? 1 : n;
+}
+
+long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job)
+{
+	return tp__pod_runtime_count_at(ml, job, tp__pod_step(job));
 }

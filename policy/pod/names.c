@@ -86,9 +86,8 @@ static bool is(const char *s, const char *want)
 /* The trainer's JobSet builder sets replicas 1 for the trainer's and the
  * initializers' jobs (plugins/jobset.c); the others keep the runtime's,
  * 1 by JobSet's schema default. */
-static long long replicas_of(const cJSON *job)
+static long long replicas_of(const cJSON *job, const char *step)
 {
-	const char *step = tp_meta_label(tp__mobj(job, "template"), TP_LABEL_ANCESTOR);
 	long long n;
 	if (is(step, TP_ANCESTOR_TRAINER) || is(step, TP_ANCESTOR_DATASET) ||
 	    is(step, TP_ANCESTOR_MODEL) || !tp__mint(job, "replicas", &n))
@@ -103,10 +102,11 @@ static bool indexed(const cJSON *job)
 	return !cJSON_IsString(mode) || !strcmp(mode->valuestring, "Indexed");
 }
 
-/* pods: the builder's parallelism and completions (1 or more). */
-static job_shape shape_of(const cJSON *job, long long pods)
+/* pods: the builder's parallelism and completions (1 or more); step: the
+ * job's (tp__pod_step). */
+static job_shape shape_of(const cJSON *job, const char *step, long long pods)
 {
-	job_shape s = { .rjob = tp__mstr(job, "name"), .last_job = replicas_of(job) - 1,
+	job_shape s = { .rjob = tp__mstr(job, "name"), .last_job = replicas_of(job, step) - 1,
 			.last_pod = pods - 1, .indexed = indexed(job) };
 	if (!s.rjob)
 		s.rjob = "";
@@ -416,7 +416,7 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 	 * merge appends it after the runtime's own */
 	size_t own = ctx->base == ctx->tmpl ? SIZE_MAX : count_jobs(ctx->base);
 	for (size_t i = 0; i < n->n; i++) {
-		job_shape s = shape_of(n->jobs[i].job, n->jobs[i].pods);
+		job_shape s = shape_of(n->jobs[i].job, tp__pod_step(n->jobs[i].job), n->jobs[i].pods);
 		if (!job_to_blame(&s) && room(&s) < r.longest)
 			r.longest = room(&s);
 		any |= (size_t)n->jobs[i].index < own && may_refuse(&s, strlen(tj), tj_ok);
@@ -435,7 +435,7 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 	int rc = TP_OK;
 	for (size_t i = 0; i < n->n && !rc; i++) {
 		const tp_pod_name_job *j = &n->jobs[i];
-		job_shape s = shape_of(j->job, j->pods);
+		job_shape s = shape_of(j->job, tp__pod_step(j->job), j->pods);
 		if ((size_t)j->index < own && may_refuse(&s, strlen(tj), tj_ok))
 			rc = report_job(&r, j, &s);
 	}
@@ -447,19 +447,18 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 
 /* ------------------------------------------------------------ runtime */
 
-int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int index,
-			  tp_result *res)
+int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, const char *step,
+			  int index, tp_result *res)
 {
 	const char *rjob = tp__mstr(job, "name");
 	if (!rjob || tp__check_dns1035_label(rjob)) /* admission/runtime_strict.c says so */
 		return TP_OK;
 	/* the fewest Pods any TrainJob gives the job: the TrainJob's numNodes
 	 * (1 or more) sets a trainer's and MPI's counts */
-	const char *step = tp_meta_label(tp__mobj(job, "template"), TP_LABEL_ANCESTOR);
 	long long pods = is(step, TP_ANCESTOR_TRAINER) || tp__mobj(ml, "mpi")
 				 ? 1
-				 : tp__pod_runtime_count(ml, job);
-	job_shape s = shape_of(job, pods);
+				 : tp__pod_runtime_count_at(ml, job, step);
+	job_shape s = shape_of(job, step, pods);
 	if (room(&s) >= 1)
 		return TP_OK;
 	bool job_long = 1 + s.job_tail > MAX_LABEL;

@@ -416,6 +416,12 @@ bool tp__pod_trainjob_fills(const cJSON *job, const tp_pod_finding *f);
  * may be NULL) for a trainer job when the runtime has an mlPolicy, else the
  * template's parallelism; at least 1 (pod/count.c). */
 long long tp__pod_runtime_count(const cJSON *ml, const cJSON *job);
+/* The same with the job's step (tp__pod_step) read once by the caller:
+ * the label lookup is the costly part of both (tp_meta_label). */
+long long tp__pod_runtime_count_at(const cJSON *ml, const cJSON *job, const char *step);
+/* The trainer.kubeflow.org/trainjob-ancestor-step label of a replicated
+ * job's template, or NULL. */
+const char *tp__pod_step(const cJSON *job);
 
 /* ------------------------------------------------------------ defaults
  * (pod/defaults.c) What JobSet's webhook and controller, then the API
@@ -480,10 +486,10 @@ int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long p
  * ctx->res. */
 int tp__pod_names_check(tp_pod_names *n, const struct tp_tj_ctx *ctx);
 void tp__pod_names_free(tp_pod_names *n);
-/* A runtime's replicated job (the index-th) whose name leaves no room for
- * any TrainJob's name, into res (v: for memory). */
-int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, int index,
-			  tp_result *res);
+/* A runtime's replicated job (the index-th, its step: tp__pod_step) whose
+ * name leaves no room for any TrainJob's name, into res (v: for memory). */
+int tp__pod_runtime_names(tp_podv *v, const cJSON *ml, const cJSON *job, const char *step,
+			  int index, tp_result *res);
 /* The JobSet's spec.network.subdomain of jobset_tmpl (a runtime's
  * spec.template, or a TrainJob's with its runtimePatches), which JobSet
  * writes into every Pod's spec.subdomain: ValidatePodSpec's DNS-1123 label

@@ -14,11 +14,12 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 {
 	const char *name = tp__mstr(job, "name");
 	const cJSON *tmpl = tp_member(job, "template"); /* read once, for each step */
+	const char *step = tp__pod_step(job);             /* the same */
 	tp__podv_reset(v);
 	v->rjob = name;
 	/* completions as the builder writes them: a template with parallelism
 	 * alone is whole */
-	v->pods = tp__pod_runtime_count(ml, job);
+	v->pods = tp__pod_runtime_count_at(ml, job, step);
 	/* as the API server will see it (a copy only when that differs; the
 	 * findings point into it until they are reported) */
 	cJSON *copy = NULL;
@@ -44,7 +45,7 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 	}
 	cJSON_Delete(copy);
 	/* the Job and Pod names JobSet makes with its name (pod/names.c) */
-	return rc ? rc : tp__pod_runtime_names(v, ml, job, i, res);
+	return rc ? rc : tp__pod_runtime_names(v, ml, job, step, i, res);
 }
 
 /* The JobSet's own labels and annotations, which every TrainJob's JobSet

@@ -262,12 +262,12 @@ static long long pods_of(tj_pods *t, const cJSON *job)
 	long long n;
 	if (tp__mobj(t->ml, "mpi") && (n = mpi_pods(t, job)) > 0)
 		return n;
-	const char *ancestor = tp_meta_label(tp__mobj(job, "template"), TP_LABEL_ANCESTOR);
+	const char *ancestor = tp__pod_step(job);
 	if (!ancestor || strcmp(ancestor, TP_ANCESTOR_TRAINER) || t->trainer_seen)
-		return tp__pod_runtime_count(t->ml, job);
+		return tp__pod_runtime_count_at(t->ml, job, ancestor);
 	t->trainer_seen = true;
 	if (!(t->nodes_written = trainjob_nodes(t, &n)))
-		return tp__pod_runtime_count(t->ml, job);
+		return tp__pod_runtime_count_at(t->ml, job, ancestor);
 	return n;
 }
 
