@@ -6,23 +6,32 @@
  * 100,000 labels 36 s on the mutate route).
  *
  * Instructions, not seconds: the commands run under callgrind, which counts
- * those of the decision alone (--toggle-collect on the function that makes
- * it), whatever else the machine does. Skipped when valgrind is missing
- * (tests/deps.sh installs it) and in `make asan`, whose binary valgrind
- * cannot run. (perf_event_open's instruction counter would be cheaper, but
- * where there is no hardware counter, as in a container on a VM, it is
- * not there at all.)
+ * those of the decision alone, whatever else the machine does. Skipped when
+ * valgrind is missing (tests/deps.sh installs it) and in `make asan`, whose
+ * binary valgrind cannot run. (perf_event_open's instruction counter would
+ * be cheaper, but where there is no hardware counter, as in a container on a
+ * VM, it is not there at all; the library's own step count of a deadline
+ * counts only the loops that tick it, so a quadratic loop that does not
+ * would pass.)
  *
- * One callgrind start-up per function counted, not one per input: this
- * program runs itself under callgrind (--measure), calls the commands
- * main() would (tw_cmd_review, tw_cmd_validate, tw_cmd_expand: the same
- * code as the binary's) on every input of the cases that count that
- * function, each in a child forked under callgrind, which dumps its count
- * (a client request); the inputs are written with callgrind's
- * instrumentation off. 7 start-ups of valgrind instead of 54: 54 CPU-seconds
- * instead of 100 on a loaded machine, with the smaller inputs below. A
- * planted quadratic (quadratic_probe) is counted the same way, to show the
- * check still catches one.
+ * One callgrind start-up for the whole test: this program runs itself under
+ * callgrind (--measure), calls the commands main() would (tw_cmd_review,
+ * tw_cmd_validate, tw_cmd_expand: the same code as the binary's) on every
+ * input, each in a child forked under callgrind, which dumps its count (a
+ * client request). Only the function a case counts is instrumented and
+ * collected: the Makefile links this program with -Wl,--wrap= for each
+ * counted function, so that every call of it from the commands goes through
+ * a wrapper here that turns callgrind's instrumentation on at its first
+ * entry and collects from entry to return (what --toggle-collect=FN
+ * counted). Everything before it (the command's start: reading the CRDs and
+ * the runtimes, 60 of the 61 million instructions of a TrainJob review)
+ * runs uninstrumented, and the inputs are written before, natively, each
+ * into a folder of its run (their colliding names took most of the time
+ * under valgrind). A planted quadratic (quadratic_probe) is counted the same
+ * way, to show the check still catches one. 1 start-up of valgrind instead
+ * of 7, and 25 CPU-seconds instead of 50. (A call of a counted function
+ * from its own source file does not reach the wrapper: it counts only
+ * within a counted caller.)
  *
  * What callgrind's time goes to is the binary's start, not the decision:
  * reading the CRDs' 3.2 MB of YAML was 97% of every run's instructions
@@ -51,8 +60,11 @@
 
 #include "policy/trainpolicy.h"
 #include "tests/support/testutil.h"
+#include "webhook/admission/admission.h"
+#include "webhook/admission/expand_api.h"
 #include "webhook/cli/builtin_crds.h"
 #include "webhook/cli/commands.h"
+#include "webhook/cli/findings.h"
 
 /* 10x apart; large enough that an O(n^2) step dominates its case at the
  * big size (the old code: ratios of 30 to 100 at 2,000), small enough for
@@ -280,19 +292,32 @@ static uint64_t memo_hash(const char *title)
 	return a ^ b;
 }
 
-/* The next name of the form fmt (one %lx) that hash puts in slot 7 of a
- * table of 4,096 (and so of every smaller one); *k: where the search is. */
-static const char *colliding(char *name, size_t len, const char *fmt,
+/* The next name prefix<k in hex> that hash puts in slot 7 of a table of
+ * 4,096 (and so of every smaller one); *k: where the search is. The hex is
+ * written by hand: a name is found in about 4,096 tries, and snprintf's
+ * were most of the time this program took to write its inputs. */
+static const char *colliding(char *name, size_t len, const char *prefix,
 			     uint64_t (*hash)(const char *), long *k)
 {
-	do
-		snprintf(name, len, fmt, (*k)++);
-	while ((hash(name) & 4095) != 7);
+	size_t p = strlen(prefix);
+	assert_true(p + 17 <= len);
+	memcpy(name, prefix, p);
+	do {
+		char hex[16];
+		int d = 0;
+		unsigned long v = (unsigned long)(*k)++;
+		do
+			hex[d++] = "0123456789abcdef"[v & 15];
+		while (v >>= 4);
+		for (int i = 0; i < d; i++)
+			name[p + i] = hex[d - 1 - i];
+		name[p + d] = '\0';
+	} while ((hash(name) & 4095) != 7);
 	return name;
 }
 
 /* n items of fmt, whose %s (or %1$s) is each time the next colliding name */
-static void colliding_items(tp_buf *b, int n, const char *fmt, const char *name_fmt,
+static void colliding_items(tp_buf *b, int n, const char *fmt, const char *prefix,
 			    uint64_t (*hash)(const char *))
 {
 	char name[32];
@@ -300,7 +325,7 @@ static void colliding_items(tp_buf *b, int n, const char *fmt, const char *name_
 	for (int i = 0; i < n; i++) {
 		if (i)
 			tp_buf_addc(b, ',');
-		tp_buf_addf(b, fmt, colliding(name, sizeof(name), name_fmt, hash, &k));
+		tp_buf_addf(b, fmt, colliding(name, sizeof(name), prefix, hash, &k));
 	}
 }
 
@@ -312,7 +337,7 @@ static void runtime_colliding_volumes(tp_buf *b, int n)
 		       "{\"mlPolicy\":{\"numNodes\":1,\"torch\":{}},\"template\":{\"spec\":"
 		       "{\"replicatedJobs\":[{\"name\":\"node\",\"template\":{\"spec\":{\"template\":"
 		       "{\"spec\":{\"containers\":[{\"name\":\"node\",\"image\":\"i\"}],\"volumes\":[");
-	colliding_items(b, n, "{\"name\":\"%s\",\"emptyDir\":{}}", "v%lx", fnv1a);
+	colliding_items(b, n, "{\"name\":\"%s\",\"emptyDir\":{}}", "v", fnv1a);
 	tp_buf_adds(b, "]}}}}}]}}}}");
 }
 
@@ -322,7 +347,7 @@ static void tj_colliding_annotations(tp_buf *b, int n)
 {
 	tp_buf_adds(b, "{\"apiVersion\":\"trainer.kubeflow.org/v1alpha1\",\"kind\":\"TrainJob\","
 		       "\"metadata\":{\"name\":\"big\",\"namespace\":\"default\",\"annotations\":{");
-	colliding_items(b, n, "\"%s\":\"v\"", "example.com/a%lx", fnv1a);
+	colliding_items(b, n, "\"%s\":\"v\"", "example.com/a", fnv1a);
 	tp_buf_adds(b, "}},\"spec\":{\"runtimeRef\":{\"name\":\"torch-distributed\"},"
 		       "\"trainer\":{\"image\":\"x\"}}}");
 }
@@ -333,13 +358,13 @@ static void colliding_priority_classes(tp_buf *b, int n)
 	tp_buf_adds(b, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
 	colliding_items(b, n, "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":"
 			      "\"PriorityClass\",\"metadata\":{\"name\":\"%s\"},\"value\":1}",
-			"p%lx", store_fnv1a);
+			"p", store_fnv1a);
 	tp_buf_adds(b, "]}");
 }
 
 /* A CRD (kind Wide) whose spec has n properties: items of fmt as
- * colliding_items writes them, with names of name_fmt that hash collides. */
-static void wide_crd(tp_buf *b, int n, const char *fmt, const char *name_fmt,
+ * colliding_items writes them, with names of prefix that hash collides. */
+static void wide_crd(tp_buf *b, int n, const char *fmt, const char *prefix,
 		     uint64_t (*hash)(const char *))
 {
 	tp_buf_adds(b, "{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":"
@@ -349,14 +374,14 @@ static void wide_crd(tp_buf *b, int n, const char *fmt, const char *name_fmt,
 		       "\"served\":true,\"storage\":true,\"schema\":{\"openAPIV3Schema\":"
 		       "{\"type\":\"object\",\"properties\":{\"spec\":{\"type\":\"object\","
 		       "\"properties\":{");
-	colliding_items(b, n, fmt, name_fmt, hash);
+	colliding_items(b, n, fmt, prefix, hash);
 	tp_buf_adds(b, "}}}}}}]}}");
 }
 
 /* n property names that collide in the props table's FNV-1a, one schema */
 static void crd_colliding_props(tp_buf *b, int n)
 {
-	wide_crd(b, n, "\"%s\":{\"type\":\"string\"}", "p%lx", fnv1a_32);
+	wide_crd(b, n, "\"%s\":{\"type\":\"string\"}", "p", fnv1a_32);
 }
 
 /* n schemas that differ in their title only (each property named after
@@ -364,8 +389,7 @@ static void crd_colliding_props(tp_buf *b, int n)
  * (schema/memo.c) */
 static void crd_colliding_schemas(tp_buf *b, int n)
 {
-	wide_crd(b, n, "\"%1$s\":{\"type\":\"string\",\"title\":\"%1$s\"}", "t%lx",
-		 memo_hash);
+	wide_crd(b, n, "\"%1$s\":{\"type\":\"string\",\"title\":\"%1$s\"}", "t", memo_hash);
 }
 
 /* A runtime "wide" of n jobs whose containers run privileged, and a TrainJob
@@ -499,20 +523,21 @@ static bool can_run(const cost_case *c)
 	return !c->crds || tt_shared_dir();
 }
 
-/* The command line of c (its args, then the input), split at spaces into
- * argv, argv[0] the command as main() passes it; the words live in line. */
-static int command_argv(const cost_case *c, const char *input, char *line, size_t len,
+/* The command line of c run in dir (its args, then dir's input), split at
+ * spaces into argv, argv[0] the command as main() passes it; the words live
+ * in line. */
+static int command_argv(const cost_case *c, const char *dir, char *line, size_t len,
 			char **argv, int max)
 {
 	char crds[128];
 	/* the CRDs as JSON (setup): ../shared's, or the built-in ones where the
 	 * case names none (the binary's default; expand has no --crds) */
 	snprintf(crds, sizeof(crds), "%s/%s", tmp, c->crds ? "shared-crds" : "builtin-crds");
-	int used = snprintf(line, len, c->args, tmp, crds);
+	int used = snprintf(line, len, c->args, dir, crds);
 	if (!c->crds && !strstr(c->args, "--crds") && !strstr(c->args, "--no-schema") &&
 	    strncmp(c->args, "expand ", 7))
 		used += snprintf(line + used, len - (size_t)used, " --crds %s", crds);
-	snprintf(line + used, len - (size_t)used, " %s", input);
+	snprintf(line + used, len - (size_t)used, " %s/input.json", dir);
 	int argc = 0;
 	for (char *w = strtok(line, " "); w && argc < max - 1; w = strtok(NULL, " "))
 		argv[argc++] = w;
@@ -520,43 +545,139 @@ static int command_argv(const cost_case *c, const char *input, char *line, size_
 	return argc;
 }
 
-/* Writes the input of c at n items (and its runtime or CRD), as name. */
-static void write_input(const cost_case *c, int n, const char *name)
+/* The folder of the r-th counted run (0 on): its input.json, its rt/ (the
+ * store of the runs that name one: setup's rt/, with the case's runtime as
+ * wide.json) and its crd.json. */
+static const char *run_dir(int r)
 {
+	static char dir[96];
+	snprintf(dir, sizeof(dir), "%s/run%d", tmp, r);
+	return dir;
+}
+
+/* Writes the input of c at n items (and its runtime or CRD) into run r's
+ * folder: natively, before the counting, which then runs commands alone. */
+static void write_input(const cost_case *c, int n, int r)
+{
+	char cmd[300], name[128];
+	snprintf(cmd, sizeof(cmd), "mkdir %1$s && cp -R %2$s/rt %1$s/rt", run_dir(r), tmp);
+	assert_int_equal(system(cmd), 0);
 	tp_buf b = TP_BUF_INIT(0);
 	if (c->runtime) {
 		c->runtime(&b, n);
-		save("rt/wide.json", &b);
+		snprintf(name, sizeof(name), "run%d/rt/wide.json", r);
+		save(name, &b);
 		tp_buf_reset(&b);
 	}
 	if (c->crd) {
 		c->crd(&b, n);
-		save("crd.json", &b);
+		snprintf(name, sizeof(name), "run%d/crd.json", r);
+		save(name, &b);
 		tp_buf_reset(&b);
 	}
 	if (c->review_kind)
 		review(&b, n, c->make, c->review_group, c->review_kind, c->op);
 	else
 		c->make(&b, n);
+	snprintf(name, sizeof(name), "run%d/input.json", r);
 	save(name, &b);
 	tp_buf_free(&b);
 }
 
-/* One counted run, in a child of its own (forked under callgrind: no new
- * start-up), so that nothing one command leaves in the process (a cache, a
- * lazily built table) counts in or out of the next; its pid appended to
+/* Every case's inputs that it can run, at its small size then BIG_TIMES
+ * that, each in its run's folder, in the order of cases[]. */
+static void write_inputs(const cost_case *cases_, size_t n_cases)
+{
+	int r = 0;
+	for (size_t i = 0; i < n_cases; i++)
+		for (int k = 0; can_run(&cases_[i]) && k < 2; k++)
+			write_input(&cases_[i], small_n(&cases_[i]) * (k ? BIG_TIMES : 1), r++);
+}
+
+/* ------------------------------------------------------------ counting
+ * In a counted child, counted_fn names the function whose instructions
+ * count; its wrapper below turns instrumentation on at its first entry (in
+ * this child: earlier code runs uninstrumented) and collects from its
+ * outermost entry to its return (callgrind runs --collect-atstart=no). A
+ * call nested in another counted function's (tp_validate in
+ * tw_admission_handle) counts only when it is the case's function. */
+static const char *counted_fn;
+static int counted_depth;
+
+static bool count_enter(const char *fn)
+{
+	if (!counted_fn || strcmp(fn, counted_fn))
+		return false;
+	if (counted_depth++ == 0) {
+		CALLGRIND_START_INSTRUMENTATION; /* a no-op once it is on */
+		CALLGRIND_TOGGLE_COLLECT;
+	}
+	return true;
+}
+
+static void count_leave(bool counting)
+{
+	if (counting && --counted_depth == 0)
+		CALLGRIND_TOGGLE_COLLECT;
+}
+
+/* The wrappers the linker puts in place of each counted function
+ * (-Wl,--wrap=FN: the commands' calls of FN reach __wrap_FN, and
+ * __real_FN is FN itself). */
+#define COUNTED(ret, fn, params, args)          \
+	ret __real_##fn params;                 \
+	ret __wrap_##fn params;                 \
+	ret __wrap_##fn params                  \
+	{                                       \
+		bool counting = count_enter(#fn); \
+		ret r = __real_##fn args;       \
+		count_leave(counting);          \
+		return r;                       \
+	}
+
+COUNTED(int, tw_admission_handle,
+	(const tw_config *cfg, const tw_route *route, const char *body, size_t len,
+	 tp_arena *arena, tp_buf *out, tw_outcome *oc),
+	(cfg, route, body, len, arena, out, oc))
+COUNTED(int, tw_findings_add,
+	(const tw_finding_ctx *fc, const tp_result *res, cJSON *errs, cJSON *warns),
+	(fc, res, errs, warns))
+COUNTED(int, tw_expand_trainjob,
+	(const tp_options *opt, const cJSON *tj, const tw_given_keys *given, cJSON **list,
+	 tp_result *res, char *err, size_t errlen),
+	(opt, tj, given, list, res, err, errlen))
+COUNTED(int, tp_validate,
+	(const tp_options *opt, tp_operation op, const cJSON *obj, const cJSON *old_obj,
+	 tp_result *res),
+	(opt, op, obj, old_obj, res))
+COUNTED(int, tp_store_put, (tp_store *s, cJSON *obj), (s, obj))
+COUNTED(int, tp_crds_add, (tp_crds *c, const cJSON *crd, char *why, size_t whylen),
+	(c, crd, why, whylen))
+
+/* The planted quadratic, counted as a command's function is. */
+static long counted_probe(int n)
+{
+	bool counting = count_enter("quadratic_probe");
+	long s = quadratic_probe(n);
+	count_leave(counting);
+	return s;
+}
+
+/* One counted run of fn, in a child of its own (forked under callgrind: no
+ * new start-up), so that nothing one command leaves in the process (a cache,
+ * a lazily built table) counts in or out of the next; its pid appended to
  * pids, whose dump is <out>.<pid>.1. */
-static void counted_child(FILE *pids, int (*cmd)(int, char **), int argc, char **argv, int probe)
+static void counted_child(FILE *pids, const char *fn, int (*cmd)(int, char **), int argc,
+			  char **argv, int probe)
 {
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
-		CALLGRIND_START_INSTRUMENTATION;
+		counted_fn = fn;
 		if (cmd)
 			cmd(argc, argv);
 		else
-			quadratic_probe(probe);
-		CALLGRIND_STOP_INSTRUMENTATION;
+			counted_probe(probe);
 		CALLGRIND_DUMP_STATS;
 		_exit(0);
 	}
@@ -566,52 +687,52 @@ static void counted_child(FILE *pids, int (*cmd)(int, char **), int argc, char *
 	fprintf(pids, "%d\n", (int)pid);
 }
 
-/* Under callgrind (--measure DIR FN): every case of cases[] that counts fn,
- * at its small size then BIG_TIMES that; for quadratic_probe, the probe.
- * Instrumented only while a command runs. */
-static int run_counted(const cost_case *cases_, size_t n_cases, const char *fn)
+/* Under callgrind (--measure DIR): every case of cases[] it can run, on the
+ * inputs write_inputs wrote, in the order of cases[], then the probe. */
+static int run_counted(const cost_case *cases_, size_t n_cases)
 {
 	tp_json_init();
 	char path[200];
-	snprintf(path, sizeof(path), "%s/cg.%s.pids", tmp, fn);
+	snprintf(path, sizeof(path), "%s/cg.pids", tmp);
 	FILE *pids = fopen(path, "w");
 	if (!pids || !freopen("/dev/null", "w", stdout))
 		return 1;
+	int r = 0;
 	for (size_t i = 0; i < n_cases; i++) {
 		const cost_case *c = &cases_[i];
-		if (strcmp(c->fn, fn) || !can_run(c))
-			continue;
-		for (int k = 0; k < 2; k++) {
-			int n = small_n(c) * (k ? BIG_TIMES : 1);
+		for (int k = 0; can_run(c) && k < 2; k++) {
 			char line[1024], *argv[32];
-			write_input(c, n, "input.json");
-			int argc = command_argv(c, tpath("input.json"), line, sizeof(line), argv, 32);
+			int argc = command_argv(c, run_dir(r++), line, sizeof(line), argv, 32);
 			int (*cmd)(int, char **) = !strcmp(argv[0], "review")	   ? tw_cmd_review
 						   : !strcmp(argv[0], "validate") ? tw_cmd_validate
 										   : tw_cmd_expand;
-			counted_child(pids, cmd, argc, argv, 0);
-			if (c->runtime)
-				unlink(tpath("rt/wide.json"));
+			counted_child(pids, c->fn, cmd, argc, argv, 0);
 		}
 	}
-	if (!strcmp(fn, "quadratic_probe"))
-		for (int k = 0; k < 2; k++)
-			counted_child(pids, NULL, 0, NULL, k ? 10 * BIG_TIMES : 10);
+	for (int k = 0; k < 2; k++)
+		counted_child(pids, "quadratic_probe", NULL, 0, NULL, k ? 10 * BIG_TIMES : 10);
 	return fclose(pids) ? 1 : 0;
 }
 
-/* This program under callgrind counting fn (run_counted): the stem of its
- * dumps' paths. */
-static const char *count_under_callgrind(const char *fn)
+static const cost_case cases[27];
+
+/* This program under callgrind, counting every case and the probe
+ * (run_counted), once for both tests: the stem of its dumps' paths. */
+static const char *count_under_callgrind(void)
 {
 	static char out[160];
+	if (out[0])
+		return out;
 	char cmd[1024], *err = NULL;
-	snprintf(out, sizeof(out), "%s/cg.%s", tmp, fn);
+	write_inputs(cases, sizeof(cases) / sizeof(*cases));
+	snprintf(out, sizeof(out), "%s/cg", tmp);
 	snprintf(cmd, sizeof(cmd), "valgrind --tool=callgrind --instr-atstart=no "
-		 "--callgrind-out-file=%s.%%p --toggle-collect=%s /proc/%d/exe --measure %s %s",
-		 out, fn, (int)getpid(), tmp, fn);
+		 "--collect-atstart=no --callgrind-out-file=%s.%%p /proc/%d/exe --measure %s",
+		 out, (int)getpid(), tmp);
+	long long t0 = tt_mono_ms();
 	if (tt_run(cmd, NULL, &err))
 		fail_msg("%s\n%s", cmd, err ? err : "");
+	printf("  (counted under callgrind in %.1f s)\n", (tt_mono_ms() - t0) / 1000.0);
 	free(err);
 	return out;
 }
@@ -651,7 +772,7 @@ static double ratio_of(const char *name, long long small, long long big, int n_s
 #define RT "--runtimes %1$s/rt"
 #define TJ_GROUP "trainer.kubeflow.org"
 
-static const cost_case cases[] = {
+static const cost_case cases[27] = {
 	{ "validate: TrainJob env", "tw_admission_handle", "review " RT, tj_env, "TrainJob",
 	  TJ_GROUP, "CREATE", false, .n_small = 200 },
 	{ "validate: runtimePatch containers", "tw_admission_handle", "review " RT, tj_containers,
@@ -714,37 +835,34 @@ static const cost_case cases[] = {
 	  "jobset.x-k8s.io", "CREATE", false, .n_small = 50 },
 };
 
+/* The runs of every case it can run, two each, in run_counted's order. */
+static int runnable_cases(void)
+{
+	int n = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		n += can_run(&cases[i]);
+	return n;
+}
+
 static void linear_costs(void **state)
 {
 	(void)state;
 	if (!have_valgrind)
 		skip();
 	size_t n_cases = sizeof(cases) / sizeof(*cases);
-	const char *fns[16];
-	size_t n_fns = 0;
-	for (size_t i = 0; i < n_cases; i++) { /* each function once, in the cases' order */
-		size_t j = 0;
-		while (j < n_fns && strcmp(fns[j], cases[i].fn))
-			j++;
-		if (j == n_fns)
-			fns[n_fns++] = cases[i].fn;
-	}
-	int bad = 0;
-	for (size_t j = 0; j < n_fns; j++) {
-		const char *out = count_under_callgrind(fns[j]);
-		int dump = 0;
-		for (size_t i = 0; i < n_cases; i++) {
-			if (strcmp(cases[i].fn, fns[j]) || !can_run(&cases[i]))
-				continue;
-			long long small = dumped(out, dump), big = dumped(out, dump + 1);
-			dump += 2;
-			int n = small_n(&cases[i]);
-			double r = ratio_of(cases[i].name, small, big, n);
-			if (r > MAX_RATIO || r < MIN_RATIO) {
-				printf("  %s: %lld -> %lld instructions (x%.1f) for %d -> %d items: "
-				       "not linear\n", cases[i].name, small, big, r, n, n * BIG_TIMES);
-				bad++;
-			}
+	const char *out = count_under_callgrind();
+	int bad = 0, dump = 0;
+	for (size_t i = 0; i < n_cases; i++) {
+		if (!can_run(&cases[i]))
+			continue;
+		long long small = dumped(out, dump), big = dumped(out, dump + 1);
+		dump += 2;
+		int n = small_n(&cases[i]);
+		double r = ratio_of(cases[i].name, small, big, n);
+		if (r > MAX_RATIO || r < MIN_RATIO) {
+			printf("  %s: %lld -> %lld instructions (x%.1f) for %d -> %d items: "
+			       "not linear\n", cases[i].name, small, big, r, n, n * BIG_TIMES);
+			bad++;
 		}
 	}
 	if (bad)
@@ -757,8 +875,9 @@ static void a_quadratic_step_is_caught(void **state)
 	(void)state;
 	if (!have_valgrind)
 		skip();
-	const char *out = count_under_callgrind("quadratic_probe");
-	long long small = dumped(out, 0), big = dumped(out, 1);
+	const char *out = count_under_callgrind();
+	int probe = 2 * runnable_cases();
+	long long small = dumped(out, probe), big = dumped(out, probe + 1);
 	double r = ratio_of("planted: quadratic_probe", small, big, 10);
 	assert_true(r > MAX_RATIO);
 }
@@ -865,9 +984,9 @@ static int teardown(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "--measure")) { /* under callgrind: the counting */
+	if (argc == 3 && !strcmp(argv[1], "--measure")) { /* under callgrind: the counting */
 		snprintf(tmp, sizeof(tmp), "%s", argv[2]);
-		return run_counted(cases, sizeof(cases) / sizeof(*cases), argv[3]);
+		return run_counted(cases, sizeof(cases) / sizeof(*cases));
 	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_quadratic_step_is_caught),
