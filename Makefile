@@ -135,6 +135,15 @@ LINEAR_COUNTED := tw_admission_handle tw_findings_add tw_expand_trainjob tp_vali
 	tp_store_put tp_crds_add
 $(BUILD)/tests/integration/test_linear_cost: TESTLIBS += $(LINEAR_COUNTED:%=-Wl,--wrap=%)
 
+# make krew's manifest (and tarball beside it) as a file: made again only when
+# the binary or what the tarball holds changed, so that the second make test
+# of tests/integration/test_release_arm64.c (make ARCH=arm64 this file)
+# neither compiles nor packs anything.
+$(BUILD)/krew/trainer.yaml: $(BIN) deploy/release/tarball.sh deploy/release/krew.sh \
+	deploy/image/rootfs.sh deploy/kubectl-plugin/kubectl-trainer LICENSE NOTICE VERSION \
+	$(if $(SYSROOT),$(SYSROOT)/var/lib/dpkg/status)
+	@$(MAKE) --no-print-directory krew
+
 # The README's run command: the server on its embedded default (dev
 # certificates and the example runtimes built in, in a private folder of the
 # user's, 127.0.0.1:9443). Ctrl-C stops it.

@@ -70,7 +70,10 @@ static int setup(void **state)
 	return 0;
 }
 
-/* make ARCH=arm64 krew once (the sysroot, the binary, the tarball). */
+/* make ARCH=arm64 krew once (the sysroot, the binary, the tarball), through
+ * its manifest's file target: only what changed since the last run is made
+ * again (a fresh tree: the whole cross build, about 70 CPU-seconds; the
+ * tarball alone: 6). */
 static void build_arm64(void)
 {
 	if (!ready)
@@ -79,10 +82,11 @@ static void build_arm64(void)
 		return;
 	char *out = NULL, *err = NULL;
 	long long t0 = tt_mono_ms();
-	int rc = tt_run(MAKE " -s -j2 ARCH=arm64 krew", &out, &err);
+	int rc = tt_run(MAKE " -s -j2 ARCH=arm64 build-arm64/krew/trainer.yaml", &out, &err);
 	if (rc)
 		fail_msg("make ARCH=arm64 krew: exit %d\n%s%s", rc, out ? out : "", err ? err : "");
-	print_message("make ARCH=arm64 krew: %.1f s\n", (tt_mono_ms() - t0) / 1000.0);
+	print_message("make ARCH=arm64 build-arm64/krew/trainer.yaml: %.1f s\n",
+		      (tt_mono_ms() - t0) / 1000.0);
 	free(out);
 	free(err);
 	built = true;
