@@ -153,8 +153,12 @@ run: deps all
 # The README's test command. deps installs missing Debian packages first.
 # The build is timed apart from the suite (tests/run.sh times the programs),
 # so that the close says what of make test's wall time is the build.
+# Without -j, the build of make test and make asan was serial while
+# tests/run.sh runs as many programs as there are CPUs: their build takes
+# the CPUs' -j too (a -j given is the jobserver's, passed on as it is).
+TEST_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 test: deps
-	@t0=$$(date +%s%N); $(MAKE) --no-print-directory all $(TEST_BIN) || exit 1; \
+	@t0=$$(date +%s%N); $(MAKE) --no-print-directory $(TEST_JOBS) all $(TEST_BIN) || exit 1; \
 	  echo "build time: $$(( ($$(date +%s%N) - t0) / 1000000 )) ms"; \
 	  JOBS=$(JOBS) BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
 
@@ -166,7 +170,7 @@ integration: all $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
 
 # A separate build tree so that sanitizer objects never mix with plain ones.
 asan:
-	@t0=$$(date +%s%N); $(MAKE) --no-print-directory BUILD=build-asan \
+	@t0=$$(date +%s%N); $(MAKE) --no-print-directory $(TEST_JOBS) BUILD=build-asan \
 	        OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	        all $(TEST_BIN:$(BUILD)/%=build-asan/%) || exit 1; \
 	  echo "build time: $$(( ($$(date +%s%N) - t0) / 1000000 )) ms"
