@@ -366,6 +366,8 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	tp_tj_ctx ctx = {
 		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
 		.runtime = rt, .res = res, .plan = tp__rt_plan_of(rt),
+		.ml = tp_get_object(rt, "spec.mlPolicy"),
+		.pgp = tp_get_object(rt, "spec.podGroupPolicy"),
 	};
 	/* a runtime the store does not hold (a snapshot, the API server's
 	 * answer): its plan made for this request, read the same way */

@@ -38,7 +38,7 @@
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.flux"))
+	if (!tp_get_object(ctx->ml, "flux"))
 		return TP_OK;
 	const cJSON *pod = tp__tj_pod_spec(tp__tj_job(ctx->tmpl, TP_JOB_NODE));
 	const cJSON *c;

@@ -69,12 +69,12 @@ static const char *const mpi_reserved[] = {
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.mpi"))
+	if (!tp_get_object(ctx->ml, "mpi"))
 		return TP_OK;
 	/* With the launcher running as a node, both jobs carry ranks; without
 	 * one of them there is nowhere to put a second node. */
 	if (tp__tj_num_nodes(ctx) >= 2 &&
-	    tp_get_true(ctx->runtime, "spec.mlPolicy.mpi.runLauncherAsNode") &&
+	    tp_get_true(ctx->ml, "mpi.runLauncherAsNode") &&
 	    (!tp__tj_job(ctx->tmpl, TP_JOB_LAUNCHER) || !tp__tj_job(ctx->tmpl, TP_JOB_NODE))) {
 		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.trainer.numNodes",
 				       tp_result_value(ctx->res, tp_get(ctx->job, "spec.trainer.numNodes")),

@@ -164,7 +164,7 @@ static int check_target(tp_tj_ctx *ctx, const tp__job_containers *jc, const cJSO
 static int check_targets(tp_tj_ctx *ctx)
 {
 	const cJSON *targets =
-		tp_get_array(ctx->runtime, "spec.mlPolicy.torch.envInjection.targets");
+		tp_get_array(ctx->ml, "torch.envInjection.targets");
 	if (!targets || !targets->child)
 		return TP_OK;
 	tp__job_containers jc;
@@ -177,7 +177,7 @@ static int check_targets(tp_tj_ctx *ctx)
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.torch"))
+	if (!tp_get_object(ctx->ml, "torch"))
 		return TP_OK;
 	int rc = check_targets(ctx);
 	if (!rc)

@@ -186,7 +186,7 @@ static void resolve_recipe(const tp_tj_ctx *ctx, long long nodes, tp_tune_recipe
 	const cJSON *resources = tp__trainer_resources(trainer, ctx->runtime);
 	long long gpu = tp__gpu_count(resources);
 	char nproc[64];
-	tp__torch_nproc(trainer, tp_get_object(ctx->runtime, "spec.mlPolicy.torch"), resources, gpu,
+	tp__torch_nproc(trainer, tp_get_object(ctx->ml, "torch"), resources, gpu,
 		       nproc, sizeof(nproc));
 	tp__torchtune_recipe(nodes, nproc, gpu, tp_get_array(trainer, "args"), r);
 }

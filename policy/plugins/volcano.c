@@ -86,7 +86,7 @@ static int check_priority_classes(tp_tj_ctx *ctx)
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	if (!tp_get_object(ctx->runtime, "spec.podGroupPolicy.volcano"))
+	if (!tp_get_object(ctx->pgp, "volcano"))
 		return TP_OK;
 	const cJSON *ann = tp_get_object(ctx->tmpl, "metadata.annotations");
 	const cJSON *q = ann ? cJSON_GetObjectItemCaseSensitive(ann, VOLCANO_QUEUE) : NULL;

@@ -15,7 +15,7 @@ static const char *const xgboost_reserved[] = {
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	if (!tp_get_object(ctx->runtime, "spec.mlPolicy.xgboost"))
+	if (!tp_get_object(ctx->ml, "xgboost"))
 		return TP_OK;
 	const cJSON *env = tp_get_array(ctx->job, "spec.trainer.env");
 	int i = 0;

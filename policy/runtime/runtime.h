@@ -41,6 +41,11 @@ typedef struct tp_tj_ctx {
 	const cJSON *job;     /* the TrainJob */
 	const cJSON *old;     /* the old TrainJob on UPDATE, else NULL */
 	const cJSON *runtime; /* the referenced runtime, from the store */
+	/* runtime.spec.mlPolicy and runtime.spec.podGroupPolicy, looked up
+	 * once for the plugins' check_trainjob (admission/trainjob.c fills
+	 * them); NULL where the runtime has no such object */
+	const cJSON *ml;
+	const cJSON *pgp;
 	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
 			       * same tree as base when there are none */
 	const cJSON *base;    /* runtime.spec.template without the patches: the
