@@ -195,10 +195,10 @@ static int warn_deprecated(const tp_tj_ctx *ctx, tp_kind kind)
 }
 
 /* Strict: numNodes 0 is accepted by the schema, but the build clamps it. */
-static int strict_trainer_rules(const tp_options *opt, const cJSON *job, tp_result *res)
+static int strict_trainer_rules(const tp_options *opt, const cJSON *trainer, tp_result *res)
 {
 	long long n;
-	if (!tp_strict(opt) || !tp_get_int(job, "spec.trainer.numNodes", &n) || n != 0)
+	if (!tp_strict(opt) || !tp_get_int(trainer, "numNodes", &n) || n != 0)
 		return TP_OK;
 	return tp_result_warn(res, "spec.trainer.numNodes is 0, but the JobSet will still run one "
 				   "node; set numNodes to 1 or more");
@@ -242,7 +242,7 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 {
 	int rc = warn_deprecated(ctx, kind);
 	if (!rc)
-		rc = strict_trainer_rules(ctx->opt, ctx->job, ctx->res);
+		rc = strict_trainer_rules(ctx->opt, ctx->trainer, ctx->res);
 	if (!rc)
 		rc = build_templates(ctx);
 	if (!rc)
@@ -368,6 +368,7 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 		.runtime = rt, .res = res, .plan = tp__rt_plan_of(rt),
 		.ml = tp_get_object(rt, "spec.mlPolicy"),
 		.pgp = tp_get_object(rt, "spec.podGroupPolicy"),
+		.trainer = tp_get_object(obj, "spec.trainer"),
 	};
 	/* a runtime the store does not hold (a snapshot, the API server's
 	 * answer): its plan made for this request, read the same way */

@@ -54,7 +54,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	}
 	/* Strict: the broker configuration lists one host per node, so the
 	 * count must be there (upstream's controller dereferences it). */
-	if (tp_strict(ctx->opt) && !tp_get_int(ctx->job, "spec.trainer.numNodes", NULL))
+	if (tp_strict(ctx->opt) && !tp_get_int(ctx->trainer, "numNodes", NULL))
 		return tp_result_add(ctx->res, TP_FIELD_REQUIRED, "spec.trainer.numNodes", NULL,
 				     "%s", NUM_NODES_NEEDED);
 	return TP_OK;

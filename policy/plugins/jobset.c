@@ -32,10 +32,10 @@ static int invalid_ref(tp_tj_ctx *ctx, const char *detail)
  * patched template, with a container (or initContainer) of that name that
  * mounts "initializer".
  * Upstream checks by job name, not by the ancestor label. */
-static int check_initializer(tp_tj_ctx *ctx, const char *member, const char *step,
-			     const char *config)
+static int check_initializer(tp_tj_ctx *ctx, const cJSON *inits, const char *member,
+			     const char *step, const char *config)
 {
-	const cJSON *init = tp_get(tp_get(ctx->job, "spec.initializer"), member);
+	const cJSON *init = tp_get(inits, member);
 	if (!cJSON_IsObject(init))
 		return TP_OK;
 	char d[256];
@@ -247,9 +247,11 @@ static int check_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON *pa
 
 static int check_trainjob(tp_tj_ctx *ctx)
 {
-	int rc = check_initializer(ctx, "dataset", TP_CONTAINER_DATASET, "datasetConfig");
+	/* spec.initializer looked up once for both of its members */
+	const cJSON *inits = tp_get(ctx->job, "spec.initializer");
+	int rc = check_initializer(ctx, inits, "dataset", TP_CONTAINER_DATASET, "datasetConfig");
 	if (!rc)
-		rc = check_initializer(ctx, "model", TP_CONTAINER_MODEL, "modelConfig");
+		rc = check_initializer(ctx, inits, "model", TP_CONTAINER_MODEL, "modelConfig");
 	if (!rc)
 		rc = check_update(ctx);
 	const cJSON *patches = tp_get_array(ctx->job, PATCHES);

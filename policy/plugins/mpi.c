@@ -77,7 +77,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	    tp_get_true(ctx->ml, "mpi.runLauncherAsNode") &&
 	    (!tp__tj_job(ctx->tmpl, TP_JOB_LAUNCHER) || !tp__tj_job(ctx->tmpl, TP_JOB_NODE))) {
 		int rc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.trainer.numNodes",
-				       tp_result_value(ctx->res, tp_get(ctx->job, "spec.trainer.numNodes")),
+				       tp_result_value(ctx->res, tp_get(ctx->trainer, "numNodes")),
 				       "must have 1 when MPI trainingRuntime with enabled "
 				       "runLauncherAsNode does not have either launcher and node");
 		if (rc)

@@ -183,7 +183,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 	if (!rc)
 		rc = tp__tj_reserved_envs(ctx, pet_reserved,
 					  sizeof(pet_reserved) / sizeof(pet_reserved[0]));
-	if (!rc && tp__torchtune_is_command(tp_get_array(ctx->job, "spec.trainer.command")))
+	if (!rc && tp__torchtune_is_command(tp_get_array(ctx->trainer, "command")))
 		rc = tp__torchtune_check(ctx);
 	return rc;
 }

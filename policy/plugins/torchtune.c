@@ -182,7 +182,7 @@ static bool model_supported(const char *m)
  * (trainer.numNodes, default 1). */
 static void resolve_recipe(const tp_tj_ctx *ctx, long long nodes, tp_tune_recipe *r)
 {
-	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
+	const cJSON *trainer = ctx->trainer;
 	const cJSON *resources = tp__trainer_resources(trainer, ctx->runtime);
 	long long gpu = tp__gpu_count(resources);
 	char nproc[64];
@@ -243,7 +243,7 @@ static const char *immutable_key(const char *arg, char *key, size_t n)
 
 static int check_args(tp_tj_ctx *ctx)
 {
-	const cJSON *args = tp_get_array(ctx->job, "spec.trainer.args");
+	const cJSON *args = tp_get_array(ctx->trainer, "args");
 	int i = 0, rc = TP_OK;
 	for (const cJSON *a = args ? args->child : NULL; a && !rc; a = a->next, i++) {
 		char key[64], path[64];

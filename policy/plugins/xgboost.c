@@ -17,7 +17,7 @@ static int check_trainjob(tp_tj_ctx *ctx)
 {
 	if (!tp_get_object(ctx->ml, "xgboost"))
 		return TP_OK;
-	const cJSON *env = tp_get_array(ctx->job, "spec.trainer.env");
+	const cJSON *env = tp_get_array(ctx->trainer, "env");
 	int i = 0;
 	for (const cJSON *e = env ? env->child : NULL; e; e = e->next, i++) {
 		const char *name = tp_get_str(e, "name");

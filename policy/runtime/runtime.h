@@ -46,6 +46,8 @@ typedef struct tp_tj_ctx {
 	 * them); NULL where the runtime has no such object */
 	const cJSON *ml;
 	const cJSON *pgp;
+	const cJSON *trainer; /* the TrainJob's spec.trainer, looked up once the
+			       * same way; NULL when it is no object */
 	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
 			       * same tree as base when there are none */
 	const cJSON *base;    /* runtime.spec.template without the patches: the
