@@ -34,7 +34,9 @@ struct tp_cel_expr {
 	tp_cel_expr *a, *b, *c;
 	tp_cel_expr **args;
 	size_t nargs;
-	tp_cel_val lit;
+	tp_cel_val lit;      /* TP_N_LITERAL; a folded TP_N_LIST or TP_N_MAP: its value */
+	long long folded;    /* a list or map of constants only: the steps evaluating it
+			      * would charge (itself and every node below), 0 if not */
 	struct tp_regex *re; /* matches() with a literal pattern: compiled once */
 	int pos;            /* offset in the source, for messages */
 };

@@ -119,6 +119,11 @@ static tp_cel_val make_list(ev *x, tp_cel_val *items, size_t n)
 
 static tp_cel_val literal_list(ev *x, const tp_cel_expr *e, bool is_map)
 {
+	/* folded when parsed; near the limit it is built, to stop where it stopped */
+	if (e->folded && x->cost + e->folded - 1 <= x->limit) {
+		x->cost += e->folded - 1;
+		return e->lit;
+	}
 	tp_cel_val *items = tp_arena_alloc(x->a, (e->nargs ? e->nargs : 1) * sizeof(*items));
 	if (!items)
 		return tp__cel_error(x->a, "out of memory");

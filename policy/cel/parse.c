@@ -460,6 +460,34 @@ static tp_cel_expr *literal(parser *p, tp_cel_val v)
 	return e;
 }
 
+/* A list or map literal whose entries are all constants is made here, once,
+ * in the tree's arena: evaluating it then returns the value, charging what
+ * evaluating each entry would have charged. Values made by the expression
+ * are read only, so the one value can be handed out again. */
+static tp_cel_expr *fold(parser *p, tp_cel_expr *e)
+{
+	long long steps = 1;
+	for (size_t k = 0; k < e->nargs; k++) {
+		const tp_cel_expr *arg = e->args[k];
+		if (arg->node == TP_N_LITERAL)
+			steps++;
+		else if (arg->folded)
+			steps += arg->folded;
+		else
+			return e;
+	}
+	tp_cel_val *items = tp_arena_alloc(p->a, (e->nargs ? e->nargs : 1) * sizeof(*items));
+	if (!items)
+		return e; /* built on every evaluation, as before */
+	for (size_t k = 0; k < e->nargs; k++)
+		items[k] = e->args[k]->lit;
+	e->lit = (tp_cel_val){ .kind = e->node == TP_N_MAP ? TP_CEL_MAP : TP_CEL_LIST };
+	e->lit.items = items;
+	e->lit.count = e->nargs;
+	e->folded = steps;
+	return e;
+}
+
 static tp_cel_expr *primary(parser *p)
 {
 	size_t pos = p->start;
@@ -482,7 +510,7 @@ static tp_cel_expr *primary(parser *p)
 	case T_LBRACKET: {
 		next(p);
 		tp_cel_expr *e = node(p, TP_N_LIST, pos);
-		return e && expr_list(p, T_RBRACKET, &e->args, &e->nargs) ? e : NULL;
+		return e && expr_list(p, T_RBRACKET, &e->args, &e->nargs) ? fold(p, e) : NULL;
 	}
 	case T_LBRACE: {
 		next(p);
@@ -504,7 +532,7 @@ static tp_cel_expr *primary(parser *p)
 		if (!e->args)
 			return fail(p, TP_ENOMEM, "out of memory");
 		memcpy(e->args, tmp, n * sizeof(*tmp));
-		return e;
+		return fold(p, e);
 	}
 	case T_DOT:
 		return fail(p, TP_EUNSUPPORTED, "qualified names (leading '.') are not supported");
