@@ -159,6 +159,17 @@ char *tt_result_text(const tp_result *res)
 	return b.data;
 }
 
+char *tt_validate_text(tp_crds *crds, const cJSON *obj, const cJSON *old)
+{
+	tp_options opt = { .crds = crds };
+	tp_result *res = NULL;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	assert_int_equal(tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res), TP_OK);
+	char *answer = tt_result_text(res);
+	tp_result_free(res);
+	return answer;
+}
+
 /* ------------------------------------------------------------ processes */
 
 const char *tt_bin(void)

@@ -57,6 +57,9 @@ tp_crds *tt_crds_of(const cJSON *crd);
 /* The errors as tp_result_format writes them, then " | warning: <w>" for
  * each warning; "" when there is neither. malloc'd. */
 char *tt_result_text(const tp_result *res);
+/* obj validated against crds, as an UPDATE from old when old is given, else
+ * a CREATE: tt_result_text of its result. malloc'd. */
+char *tt_validate_text(tp_crds *crds, const cJSON *obj, const cJSON *old);
 
 /* The binary under test: $TW_BIN, else build/trainer-webhook. */
 const char *tt_bin(void);

@@ -36,12 +36,7 @@ static char *verdict(const char *schema, const char *spec, const char *old_spec)
 		old = tt_jsq(old_text);
 	}
 	tp_crds *crds = tt_crds_of(crd);
-	tp_options opt = { .crds = crds };
-	tp_result *res = NULL;
-	assert_int_equal(tp_result_new(&res), TP_OK);
-	assert_int_equal(tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res), TP_OK);
-	char *answer = tt_result_text(res);
-	tp_result_free(res);
+	char *answer = tt_validate_text(crds, obj, old);
 	tp_crds_unref(crds);
 	cJSON_Delete(crd);
 	cJSON_Delete(obj);

@@ -89,12 +89,7 @@ static char *verdict(const char *kind, const char *spec_schema, const char *spec
 		old = tt_jsq(old_text);
 	}
 	tp_crds *crds = crds_of(kind, spec_schema);
-	tp_options opt = { .crds = crds };
-	tp_result *res = NULL;
-	assert_int_equal(tp_result_new(&res), TP_OK);
-	assert_int_equal(tp_validate(&opt, old ? TP_OP_UPDATE : TP_OP_CREATE, obj, old, res), TP_OK);
-	char *answer = tt_result_text(res);
-	tp_result_free(res);
+	char *answer = tt_validate_text(crds, obj, old);
 	tp_crds_unref(crds);
 	cJSON_Delete(obj);
 	cJSON_Delete(old);

@@ -85,13 +85,7 @@ static char *verdict(const char *body, const char *old_body)
 		old = tt_jsq(old_text);
 	}
 	tp_crds *crds = widget_crds();
-	tp_options opt = { .crds = crds };
-	tp_result *res = NULL;
-	assert_int_equal(tp_result_new(&res), TP_OK);
-	tp_operation op = old ? TP_OP_UPDATE : TP_OP_CREATE;
-	assert_int_equal(tp_validate(&opt, op, obj, old, res), TP_OK);
-	char *answer = tt_result_text(res);
-	tp_result_free(res);
+	char *answer = tt_validate_text(crds, obj, old);
 	tp_crds_unref(crds);
 	cJSON_Delete(obj);
 	cJSON_Delete(old);
