@@ -221,6 +221,118 @@ static void limits(void **state)
 	assert_string_equal(tw_head_reason(501), "Not Implemented");
 }
 
+/* The check takes runs of ordinary bytes of a target, a header name or a
+ * value at once (head_run): fed whole or in pieces of every size, a stream
+ * must leave the check in the same state, byte for byte, as a byte at a
+ * time through the state machine alone (stepwise), and be refused at the
+ * same place. The streams are made of pieces that
+ * sit at the runs' edges: names and values longer than the check keeps,
+ * upper case, tabs and leading spaces, obs-text, control bytes, bare CR
+ * and LF, heads at the 8 KiB limit. */
+static const char *const lines[] = { /* request lines, the first ones good */
+	"POST /validate-trainer-kubeflow-org-v1alpha1-trainjob?timeout=10s HTTP/1.1\r\n",
+	"GET / HTTP/1.1\r\n", "GET /a\x01 HTTP/1.1\r\n", "GET /caf\xc3\xa9 HTTP/1.1\r\n",
+	"\nGET / HTTP/1.1\r\n",
+};
+static const char *const fields[] = { /* header lines, the first ones good */
+	"Host: kube\r\n", "HOST:\t h \t\r\n", "Content-Length: 5\r\n", "CONTENT-LENGTH:  5 \r\n",
+	"X-A-Very-Long-Header-Name-Longer-Than-Twenty: v\r\n", "X-Obs: caf\xc3\xa9 \xff\r\n",
+	"X-Tab: a\tb\r\n", "!#$%&'*+-.^_`|~: v\r\n", "Content-Type: application/json\r\n",
+	"content-length: 12345678901234567890123\r\n", "Content-Length: 4\r\n",
+	"Transfer-Encoding: chunked\r\n", "Transfer-Encoding: gzip, chunked\r\n",
+	"X-Ctl: a\x01b\r\n", "X-Del: a\x7f\r\n", "X-Cr: a\rb\r\n", "X-Lf: a\nb\r\n",
+	"Bad Name: v\r\n", "Bad(Name): v\r\n", " folded\r\n",
+};
+#define GOOD_LINES 2
+#define GOOD_FIELDS 9
+
+static bool put(char *out, size_t cap, size_t *len, const char *p, size_t n)
+{
+	if (*len + n >= cap)
+		return false;
+	memcpy(out + *len, p, n);
+	*len += n;
+	return true;
+}
+
+/* One to three requests; a piece is bad one time in eight. */
+static size_t make_stream(char *out, size_t cap, unsigned *seed)
+{
+	static char pad[8400];
+	size_t len = 0;
+	int requests = 1 + (int)(rand_r(seed) % 3);
+	for (int q = 0; q < requests; q++) {
+		unsigned r = (unsigned)rand_r(seed);
+		size_t nl = sizeof(lines) / sizeof(*lines);
+		const char *line = lines[r % 8 ? r / 8 % GOOD_LINES : r / 8 % nl];
+		if (!put(out, cap, &len, line, strlen(line)))
+			break;
+		int count = (int)(rand_r(seed) % 6);
+		for (int i = 0; i < count; i++) {
+			r = (unsigned)rand_r(seed);
+			if (r % 32 == 0) { /* a value at the 8 KiB limit, or just past it */
+				size_t n = 8000 + rand_r(seed) % 400;
+				memset(pad, r & 64 ? 'N' : 'v', n);
+				put(out, cap, &len, "X-Big: ", 7);
+				put(out, cap, &len, pad, n);
+				put(out, cap, &len, "\r\n", 2);
+				continue;
+			}
+			size_t nf = sizeof(fields) / sizeof(*fields);
+			const char *f = fields[r % 8 ? r / 8 % GOOD_FIELDS : r / 8 % nf];
+			put(out, cap, &len, f, strlen(f));
+		}
+		put(out, cap, &len, "\r\n{\"a\":", 2 + (rand_r(seed) % 2) * 5);
+	}
+	return len;
+}
+
+static void runs_as_bytes(void **state)
+{
+	(void)state;
+	static char text[32768];
+	unsigned seed = 7;
+	int refused_any = 0, passed_any = 0;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = make_stream(text, sizeof(text), &seed);
+		tw_head whole, bytes, pieces_of;
+		tw_head_init(&whole);
+		size_t at = tw_head_feed(&whole, text, n);
+		tw_head_init(&bytes);
+		bytes.stepwise = true;
+		size_t at_b = n;
+		for (size_t i = 0; i < n; i++)
+			if (tw_head_feed(&bytes, text + i, 1) != 1) {
+				at_b = i;
+				break;
+			}
+		tw_head_init(&pieces_of);
+		for (size_t i = 0; i < n;) {
+			size_t k = 1 + (size_t)rand_r(&seed) % 97;
+			if (k > n - i)
+				k = n - i;
+			tw_head_feed(&pieces_of, text + i, k);
+			i += k;
+		}
+		bytes.stepwise = false;
+		if (memcmp(&whole, &bytes, sizeof(whole)) ||
+		    memcmp(&whole, &pieces_of, sizeof(whole)))
+			fail_msg("round %d: fed whole, in pieces and a byte at a time differ "
+				 "(status %d/%d/%d)", round, whole.status, pieces_of.status, bytes.status);
+		if (whole.status) {
+			/* refused in the byte at at_b, of the request that began at 'at' */
+			assert_true(at <= at_b);
+			refused_any++;
+		} else {
+			assert_int_equal(at, n);
+			passed_any++;
+		}
+	}
+	if (refused_any < 100 || passed_any < 100)
+		fail_msg("refused %d, passed %d: the streams no longer reach both", refused_any,
+			 passed_any);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +340,7 @@ int main(void)
 		cmocka_unit_test(line_ends),	   cmocka_unit_test(request_lines),
 		cmocka_unit_test(header_lines),	   cmocka_unit_test(lengths_and_codings),
 		cmocka_unit_test(limits),	   cmocka_unit_test(where_the_stream_is),
+		cmocka_unit_test(runs_as_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,8 @@ typedef struct tw_head {
 	bool val_long;        /* the field's value did not fit val */
 	bool http11;
 	bool has_cl, has_te, te_chunked;
+	bool stepwise;        /* every byte through the state machine, no runs: the
+	                       * reference tests check the runs against */
 	uint8_t hosts;
 	uint16_t fields;
 	uint32_t head_bytes;  /* of this request's head so far */
