@@ -259,17 +259,11 @@ static void answered_before_refusal(const char *const *reqs, const int *status, 
 	tp_buf_free(&w);
 }
 
-/* An AdmissionReview POST whose body is the sample padded with spaces to
- * at least min bytes (past 32 KiB it is decided on a decider). malloc'd. */
+/* The sample review's POST, padded to at least min bytes (tls_client.h). */
 static char *review_post(size_t min)
 {
-	char *review = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
-	assert_non_null(review);
-	size_t len = strlen(review) < min ? min : strlen(review);
-	char *req = NULL;
-	assert_true(asprintf(&req, POST_HEAD "Content-Length: %zu\r\n\r\n%s%*s", len, review,
-			     (int)(len - strlen(review)), "") > 0);
-	free(review);
+	char *req = tc_review_post(min, "");
+	assert_non_null(req);
 	return req;
 }
 

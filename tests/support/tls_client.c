@@ -2,11 +2,13 @@
  * tls_client.c — see tls_client.h.
  */
 #include "tests/support/tls_client.h"
+#include "tests/support/testutil.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -58,6 +60,11 @@ tc_conn *tc_connect(const sp_server *s)
 	if (c->fd < 0 || !c->ctx || connect(c->fd, (struct sockaddr *)&a, sizeof(a)) ||
 	    SSL_CTX_load_verify_locations(c->ctx, s->ca, NULL) != 1 || !(c->ssl = SSL_new(c->ctx)))
 		goto fail;
+	/* As Go's client (the API server's) does: no write of ours waits for
+	 * the server's delayed ACK (a request right after the handshake's
+	 * Finished would), so a delay seen is the server's. */
+	int one = 1;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	SSL_set_verify(c->ssl, SSL_VERIFY_PEER, NULL);
 	SSL_set_tlsext_host_name(c->ssl, "localhost");
 	SSL_set1_host(c->ssl, "localhost");
@@ -282,4 +289,21 @@ void tc_answer_free(tc_answer *a)
 {
 	free(a->raw);
 	a->raw = NULL;
+}
+
+char *tc_review_post(size_t min, const char *extra)
+{
+	char *review = tt_read_file("deploy/samples/admissionreview-trainjob.json", NULL);
+	if (!review)
+		return NULL;
+	size_t len = strlen(review) < min ? min : strlen(review);
+	char *req = NULL;
+	if (asprintf(&req,
+		     "POST /validate-trainer-kubeflow-org-v1alpha1-trainjob HTTP/1.1\r\nHost: "
+		     "localhost\r\nContent-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n"
+		     "%s%*s",
+		     extra, len, review, (int)(len - strlen(review)), "") < 0)
+		req = NULL;
+	free(review);
+	return req;
 }

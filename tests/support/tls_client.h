@@ -59,4 +59,11 @@ int tc_send_chunks(tc_conn *c, const void *p, size_t n, size_t chunk, int timeou
 void tc_shutdown_write(tc_conn *c, bool tcp_too);
 void tc_answer_free(tc_answer *a);
 
+/* The TrainJob route's POST of deploy/samples/admissionreview-trainjob.json,
+ * its body padded with spaces to at least min bytes (past 32 KiB it is
+ * decided on a decider), with extra header lines before Content-Length
+ * (each ending in CRLF; "" for none). malloc'd; NULL when the sample
+ * cannot be read. */
+char *tc_review_post(size_t min, const char *extra);
+
 #endif

@@ -63,8 +63,7 @@ static void request_free(request *r)
 static enum MHD_Result send_buf(tw_server *s, struct MHD_Connection *c, request *r, int status,
 				const char *type)
 {
-	struct MHD_Response *resp = MHD_create_response_from_buffer(
-		r->out.len, r->out.data ? r->out.data : (char *)"", MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *resp = tw_tls_response(&r->out);
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -49,6 +50,10 @@ static int bind_first(struct addrinfo *ai, int *fd_out, int *eno)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (ai->ai_family == AF_INET6) /* ":PORT" serves IPv4 too */
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		/* Inherited by every accepted socket (Linux): no write of a
+		 * handshake, or before libmicrohttpd's first answer sets it
+		 * (tls_record.c), waits for the peer's delayed ACK. */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0) {
 			*fd_out = fd;
 			return 0;

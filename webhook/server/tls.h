@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy/trainpolicy.h"
 #include "webhook/server/http_head.h"
 
 /* TLS 1.2 minimum, TLS 1.3 preferred, AEAD ciphers with forward secrecy only
@@ -92,7 +93,6 @@ void tw_tls_conn_closed(void **socket_context);
 typedef struct tw_tls_conn {
 	struct creds *creds; /* the pair current when it connected (a reference) */
 	tw_tls *tls;         /* whose lingering close it closes through */
-	bool tcp_uncorked;   /* tw_tls_flush took the socket out of TCP_CORK */
 	/* the framing check (tls_recv.c), on the connection's thread: */
 	struct tw_tls_conn *next;   /* the session registry's chain */
 	gnutls_session_t session;
@@ -174,6 +174,14 @@ void tw_tls_flush(struct MHD_Connection *c);
  * when the peer took nothing for wait_ms (or the connection failed): fd is
  * then shut. */
 int tw_tls_flush_session(gnutls_session_t s, int fd, unsigned wait_ms);
+
+/* libmicrohttpd's answer with body (kept by the caller until the request
+ * completes), made so that libmicrohttpd never corks the socket and so
+ * never pushes with a system call of its own (tls_record.c): a body of at
+ * most TW_TLS_CORK_MAX bytes is read from a callback, its headers written
+ * alone; a bigger one (its headers and body past 1,400 bytes) is given as
+ * it is. NULL when out of memory. */
+struct MHD_Response *tw_tls_response(const tp_buf *body);
 
 /* MHD_OPTION_HTTPS_CERT_CALLBACK: serves the pair the connection holds. */
 int tw_tls_cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn,
