@@ -451,8 +451,10 @@ void tw_tls_conn_started(tw_tls *t, struct MHD_Connection *c, void **socket_cont
 	conn->fd = fi ? fi->connect_fd : -1;
 	conn->mhd = c;
 	tw_head_init(&conn->head);
-	if (conn->session)
+	if (conn->session) {
 		tw_tls_recv_register(conn);
+		tw_tls_ahead_attach(conn);
+	}
 }
 
 void tw_tls_conn_closed(void **socket_context)
@@ -462,6 +464,7 @@ void tw_tls_conn_closed(void **socket_context)
 		tw_tls_recv_unregister(conn);
 		if (tw_tls_recv_peer_sending(conn))
 			tw_linger_add(conn->tls->linger, conn->fd);
+		tw_tls_ahead_free(conn);
 		creds_release(conn->creds);
 	}
 	free(conn);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "policy/trainpolicy.h"
 #include "webhook/server/http_head.h"
@@ -110,7 +111,35 @@ typedef struct tw_tls_conn {
 	bool answered;              /* the refusal was written */
 	bool rd_shut;               /* its read side was shut to wake libmicrohttpd */
 	int end_rc;                 /* gnutls_record_recv's result at the end */
+	/* bytes read ahead of GnuTLS's pulls (tls_ahead.c): */
+	char *ahead;                /* the next of them, in the thread's buffer or kept */
+	size_t ahead_len;           /* how many */
+	char *kept;                 /* the connection's buffer, while bytes stay held
+				       between reads (TW_TLS_AHEAD bytes) */
+	bool ahead_on;              /* inside a read: pulls may read ahead */
 } tw_tls_conn;
+
+/* Reading ahead (tls_ahead.c): a record's header and body, and what
+ * follows, in one recv of at most TW_TLS_AHEAD bytes, during reads. 4 KiB
+ * holds the API server's usual review (1 to 5 KB) in one record; a longer
+ * record takes one recv more. */
+#define TW_TLS_AHEAD 4096
+/* The connection's session pulls through tls_ahead.c from now on. */
+void tw_tls_ahead_attach(tw_tls_conn *c);
+/* GnuTLS's pull and pull-timeout functions for a connection's session. */
+ssize_t tw_tls_ahead_pull(gnutls_transport_ptr_t p, void *data, size_t len);
+int tw_tls_ahead_pull_timeout(gnutls_transport_ptr_t p, unsigned ms);
+/* A read of libmicrohttpd begins / ends: pulls in between read ahead. At
+ * the end what is still held is kept for the next read; false when it
+ * could not be (out of memory: bytes were lost, the caller ends it). */
+void tw_tls_ahead_begin(tw_tls_conn *c);
+bool tw_tls_ahead_end(tw_tls_conn *c);
+/* A whole record is held: GnuTLS can take it without a recv. */
+bool tw_tls_ahead_whole(const tw_tls_conn *c);
+/* The connection closes: its kept bytes go. */
+void tw_tls_ahead_free(tw_tls_conn *c);
+/* The server's connection of session s (registered), or NULL. */
+tw_tls_conn *tw_tls_recv_lookup(gnutls_session_t s);
 
 /* The framing check of every request's bytes as libmicrohttpd reads them
  * out of TLS (tls_recv.c): a session is checked between these two.

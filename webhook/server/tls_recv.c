@@ -107,6 +107,11 @@ static tw_tls_conn *lookup(gnutls_session_t s)
 	return c && gnutls_session_get_ptr(s) == c->mhd ? c : NULL;
 }
 
+tw_tls_conn *tw_tls_recv_lookup(gnutls_session_t s)
+{
+	return lookup(s);
+}
+
 void tw_tls_conn_busy(struct MHD_Connection *c, int delta)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -129,7 +134,7 @@ bool tw_tls_recv_peer_sending(const tw_tls_conn *conn)
 	if (conn->fd < 0 || conn->rd_shut || (conn->ended && !conn->head.status))
 		return false; /* it has ended, or it cannot linger (read side shut) */
 	int unread = 0;
-	return !tw_head_between(&conn->head) ||
+	return !tw_head_between(&conn->head) || conn->ahead_len > 0 ||
 	       (ioctl(conn->fd, FIONREAD, &unread) == 0 && unread > 0);
 }
 
@@ -216,6 +221,40 @@ static void find_own(void)
 	gnutls_own = (recv_fn)dlsym(RTLD_NEXT, "gnutls_record_recv");
 }
 
+/* After a read of n > 0 bytes: the records read ahead and held whole
+ * (tls_ahead.c), into the rest of data, so that none waits for a poll that
+ * would never come. Stops at the first that is not data: its result (the
+ * peer's close_notify, a close without it, an error) in *end, and true. */
+static bool read_held(recv_fn own, gnutls_session_t session, tw_tls_conn *conn, char *data,
+		      size_t size, ssize_t *n, int *end)
+{
+	while ((size_t)*n < size && tw_tls_ahead_whole(conn)) {
+		ssize_t m = own(session, data + *n, size - (size_t)*n);
+		if (m > 0) {
+			*n += m;
+			continue;
+		}
+		if (m == GNUTLS_E_AGAIN || m == GNUTLS_E_INTERRUPTED)
+			return false;
+		*end = (int)m;
+		return true;
+	}
+	return false;
+}
+
+/* One read of GnuTLS's, reading ahead; then the records held whole. */
+static ssize_t read_ahead(recv_fn own, gnutls_session_t session, tw_tls_conn *conn, void *data,
+			  size_t size, bool *ended, int *end)
+{
+	tw_tls_ahead_begin(conn);
+	ssize_t n = own(session, data, size);
+	if (n > 0)
+		*ended = read_held(own, session, conn, data, size, &n, end);
+	if (!tw_tls_ahead_end(conn))
+		shutdown(conn->fd, SHUT_RDWR); /* bytes lost: the connection cannot go on */
+	return n;
+}
+
 ssize_t gnutls_record_recv(gnutls_session_t session, void *data, size_t data_size)
 {
 	pthread_once(&own_once, find_own);
@@ -223,17 +262,30 @@ ssize_t gnutls_record_recv(gnutls_session_t session, void *data, size_t data_siz
 	if (!own)
 		return GNUTLS_E_INTERNAL_ERROR;
 	tw_tls_conn *conn = lookup(session);
-	if (conn && conn->ended)
+	if (!conn)
+		return own(session, data, data_size); /* not ours */
+	if (conn->ended)
 		return stream_end(conn);
-	ssize_t n = own(session, data, data_size);
-	if (!conn || (n < 0 && n != GNUTLS_E_PREMATURE_TERMINATION))
-		return n; /* not ours; nothing yet; a broken session */
+	bool ended = false;
+	int end = 0;
+	ssize_t n = read_ahead(own, session, conn, data, data_size, &ended, &end);
+	if (n < 0 && n != GNUTLS_E_PREMATURE_TERMINATION)
+		return n; /* nothing yet; a broken session */
 	if (n <= 0) { /* the peer's end: its close_notify, or a close without it */
 		conn->ended = true;
 		conn->end_rc = (int)n;
 		return stream_end(conn);
 	}
 	size_t ok = tw_head_feed(&conn->head, data, (size_t)n);
+	if (ended) {
+		/* The end came in the same read as the bytes before it: those
+		 * first. The socket will not poll readable for it (it was read):
+		 * shut, it does, as after the peer's own close. */
+		conn->ended = true;
+		conn->end_rc = end;
+		shutdown(conn->fd, SHUT_RD);
+		conn->rd_shut = true;
+	}
 	if (!conn->head.status)
 		return n;
 	conn->ended = true;
