@@ -2,6 +2,9 @@
  * test_tls_record.c — an answer corked into one TLS record (webhook/
  * tls_record.c): it arrives whole as one record, and a peer that reads
  * nothing is cut off after the wait bound instead of holding the thread.
+ * Requests read ahead (webhook/server/tls_ahead.c): records read together
+ * reach the reader, whether its buffer takes them all or fills first, and
+ * a close_notify read with a request comes after it.
  * A GnuTLS client and server in this process, over a socketpair (anonymous
  * key exchange: what is tested is the record layer, not certificates).
  */
@@ -12,6 +15,7 @@
 
 #include <fcntl.h>
 #include <gnutls/gnutls.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -139,11 +143,98 @@ static void peer_that_reads_nothing_is_cut_off(void **state)
 	pair_close(&p);
 }
 
+/* ---------------------------------------------------- reading ahead */
+
+static const char get[] = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+#define GET_LEN (sizeof(get) - 1)
+
+/* A pair whose server side is one of the server's connections: checked
+ * by the framing check (tls_recv.c) and pulling through tls_ahead.c. */
+struct served {
+	struct pair p;
+	tw_tls_conn c;
+};
+
+/* The pair, and n requests, one record each, all sent before the server
+ * reads. */
+static void served_open(struct served *s, int n)
+{
+	pair_open(&s->p, 0);
+	tw_tls_conn *c = &s->c;
+	memset(c, 0, sizeof(*c));
+	c->session = s->p.srv;
+	c->fd = s->p.fd[0];
+	c->mhd = (struct MHD_Connection *)c; /* any pointer: the session's is the proof */
+	gnutls_session_set_ptr(s->p.srv, c->mhd);
+	tw_head_init(&c->head);
+	tw_tls_recv_register(c);
+	tw_tls_ahead_attach(c);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(gnutls_record_send(s->p.cli, get, GET_LEN), (ssize_t)GET_LEN);
+}
+
+static void served_close(struct served *s)
+{
+	tw_tls_recv_unregister(&s->c);
+	tw_tls_ahead_free(&s->c);
+	pair_close(&s->p);
+}
+
+/* One read takes the three: before, it took the first, and the others,
+ * read ahead, would have waited for a poll that never came. */
+static void held_records_in_one_read(void **state)
+{
+	(void)state;
+	struct served s;
+	served_open(&s, 3);
+	char got[4096];
+	assert_int_equal(gnutls_record_recv(s.p.srv, got, sizeof(got)), (ssize_t)(3 * GET_LEN));
+	assert_memory_equal(got + 2 * GET_LEN, get, GET_LEN);
+	assert_int_equal(gnutls_record_recv(s.p.srv, got, sizeof(got)), GNUTLS_E_AGAIN);
+	served_close(&s);
+}
+
+/* A reader whose buffer takes one request at a time: while whole records
+ * are held, gnutls_record_check_pending says so (libmicrohttpd reads again
+ * at once when a read filled its buffer and it does). */
+static void full_read_tells_of_held_records(void **state)
+{
+	(void)state;
+	struct served s;
+	served_open(&s, 3);
+	char got[GET_LEN];
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(gnutls_record_recv(s.p.srv, got, sizeof(got)), (ssize_t)GET_LEN);
+		assert_int_equal(gnutls_record_check_pending(s.p.srv) > 0, i < 2);
+	}
+	served_close(&s);
+}
+
+/* A request and the client's close_notify, read together: the request,
+ * then the end, which the socket polls readable for (libmicrohttpd reads
+ * only then). */
+static void close_notify_after_held_request(void **state)
+{
+	(void)state;
+	struct served s;
+	served_open(&s, 1);
+	assert_int_equal(gnutls_bye(s.p.cli, GNUTLS_SHUT_WR), 0);
+	char got[4096];
+	assert_int_equal(gnutls_record_recv(s.p.srv, got, sizeof(got)), (ssize_t)GET_LEN);
+	struct pollfd f = { .fd = s.p.fd[0], .events = POLLIN };
+	assert_int_equal(poll(&f, 1, 0), 1);
+	assert_int_equal(gnutls_record_recv(s.p.srv, got, sizeof(got)), 0);
+	served_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_record_arrives_whole),
 		cmocka_unit_test(peer_that_reads_nothing_is_cut_off),
+		cmocka_unit_test(held_records_in_one_read),
+		cmocka_unit_test(full_read_tells_of_held_records),
+		cmocka_unit_test(close_notify_after_held_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
