@@ -62,6 +62,7 @@ typedef struct tj_pods {
 	const cJSON *ml;     /* the runtime's mlPolicy, or NULL */
 	bool trainer_seen;   /* the first trainer job has been checked */
 	bool nodes_written;  /* this job's Pod count is the TrainJob's numNodes */
+	const char *step;    /* the job's ancestor step (tp__pod_step), read once */
 	/* The replicated jobs of a long ctx->base and ctx->tmpl by name, filed
 	 * once for all the jobs checked (once per job with findings cost
 	 * O(jobs^2) for a wide runtime). */
@@ -169,22 +170,34 @@ static cJSON *open_node(cJSON *copy)
 
 /* ------------------------------------------------------------ overlay */
 
+/* Whether job's template has a node container: by the runtime's plan
+ * (pj, NULL: none) when it has one, which found it when it was made. */
+static bool has_node(const tp_rt_plan_job *pj, const cJSON *tmpl)
+{
+	if (pj)
+		return pj->marks.node != NULL;
+	return tp_find_named(tp_get_array(tmpl, "spec.template.spec.containers"), "name",
+			     TP_CONTAINER_NODE) != NULL;
+}
+
 /* The trainer's settings written into a copy of job's template, as
  * expand/info.c's apply_trainjob writes them: *out NULL when the TrainJob
  * writes nothing into this job, else a copy that refers to the runtime's
  * template for what the settings leave, *node_out its node container.
+ * The TrainJob's spec.trainer and the runtime's mlPolicy are the context's,
+ * the job's step t->step (each looked up once a review: 1,000 instructions
+ * of make bench's TrainJob review looked them up here, callgrind).
  * TP_EINVAL: a setting of a type the schema layer reports. */
-static int overlay(const tp_tj_ctx *ctx, const cJSON *job, cJSON **out, cJSON **node_out)
+static int overlay(const tj_pods *t, const cJSON *job, const tp_rt_plan_job *pj, cJSON **out,
+		   cJSON **node_out)
 {
 	*out = *node_out = NULL;
-	const cJSON *trainer = tp_get_object(ctx->job, "spec.trainer");
+	const cJSON *trainer = t->ctx->trainer;
 	const cJSON *tmpl = tp_member(job, "template");
-	bool trainer_job = is(tp_meta_label(tmpl, TP_LABEL_ANCESTOR), TP_ANCESTOR_TRAINER);
-	bool mpi_node = tp_get_true(ctx->runtime, "spec.mlPolicy.mpi.runLauncherAsNode") &&
+	bool trainer_job = is(t->step, TP_ANCESTOR_TRAINER);
+	bool mpi_node = tp_get_true(t->ml, "mpi.runLauncherAsNode") &&
 			is(tp__mstr(job, "name"), TP_JOB_NODE);
-	if (!trainer || !(trainer_job || mpi_node) ||
-	    !tp_find_named(tp_get_array(tmpl, "spec.template.spec.containers"), "name",
-			   TP_CONTAINER_NODE))
+	if (!trainer || !(trainer_job || mpi_node) || !has_node(pj, tmpl))
 		return TP_OK;
 	cJSON *copy = shell_of(tmpl);
 	cJSON *node = copy ? open_node(copy) : NULL;
@@ -227,7 +240,7 @@ static int overlay(const tp_tj_ctx *ctx, const cJSON *job, cJSON **out, cJSON **
  * expand/util.c counts it): true and *n when it sets one. */
 static bool trainjob_nodes(tj_pods *t, long long *n)
 {
-	if (!tp_get_int(t->ctx->job, "spec.trainer.numNodes", n))
+	if (!tp_get_int(t->ctx->trainer, "numNodes", n))
 		return false;
 	if (*n < 1)
 		*n = 1;
@@ -262,7 +275,7 @@ static long long pods_of(tj_pods *t, const cJSON *job)
 	long long n;
 	if (tp__mobj(t->ml, "mpi") && (n = mpi_pods(t, job)) > 0)
 		return n;
-	const char *ancestor = tp__pod_step(job);
+	const char *ancestor = t->step;
 	if (!ancestor || strcmp(ancestor, TP_ANCESTOR_TRAINER) || t->trainer_seen)
 		return tp__pod_runtime_count_at(t->ml, job, ancestor);
 	t->trainer_seen = true;
@@ -278,8 +291,13 @@ static void pods_init(tj_pods *t, const tp_tj_ctx *ctx, tp_pod_parts *parts,
 		      tp_pod_parts_cache *cache)
 {
 	cache->looked = cache->named = cache->flux_read = false;
-	*t = (tj_pods){ .ctx = ctx, .ml = tp_get_object(ctx->runtime, "spec.mlPolicy"),
-			.parts = parts, .parts_cache = cache };
+	*t = (tj_pods){ .ctx = ctx, .ml = ctx->ml, .parts = parts, .parts_cache = cache };
+}
+
+/* job is the one checked next: its step read once for all that asks. */
+static void pods_enter(tj_pods *t, const cJSON *job)
+{
+	t->step = tp__pod_step(job);
 }
 
 /* The job build_job made, as Pod Security and the tests see it. */
@@ -350,7 +368,7 @@ static int build_job(tj_pods *t, const cJSON *job, int index, tp_podv *since)
 	pp->copy = NULL;
 	pp->norigins = 0;
 	pp->psa_container = pp->psa_note = NULL;
-	int rc = overlay(t->ctx, job, &t->parts->copy, &t->node);
+	int rc = overlay(t, job, planned(t, job, index), &t->parts->copy, &t->node);
 	pp->shallow = pp->copy != NULL;
 	if (!rc)
 		rc = tp__plugins_pod_parts(t->parts);
@@ -467,7 +485,7 @@ static const tp_pod_origin *part_origin(const tj_pods *t, const tp_pod_finding *
 /* The TrainJob field behind a finding in the copy, or NULL. */
 static const char *trainjob_field(tj_pods *t, const tp_pod_finding *f)
 {
-	const cJSON *trainer = tp_get(t->ctx->job, "spec.trainer");
+	const cJSON *trainer = t->ctx->trainer;
 	const char *rel = f->rel ? f->rel : "";
 	const tp_pod_origin *o = part_origin(t, f);
 	if (o)
@@ -631,6 +649,7 @@ static int replay(tj_pods *t, const cJSON *job, int index)
 static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *checked)
 {
 	tp__podv_reset(&t->built);
+	pods_enter(t, job);
 	t->built.claims = &t->tmpl_claims;
 	t->built.rjob = tp__mstr(job, "name");
 	t->built.pods = pods_of(t, job);
@@ -669,8 +688,14 @@ void tp__pod_checked_free(tp_pod_checked *jobs, size_t n)
 	free(jobs);
 }
 
-int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
+int tp__pod_checked_jobs(const tp_tj_ctx *given, tp_pod_checked **out, size_t *n)
 {
+	/* the tests' context: what admission/trainjob.c looks up once, here */
+	tp_tj_ctx c = *given;
+	const tp_tj_ctx *ctx = &c;
+	c.ml = tp_get_object(c.runtime, "spec.mlPolicy");
+	c.pgp = tp_get_object(c.runtime, "spec.podGroupPolicy");
+	c.trainer = tp_get_object(c.job, "spec.trainer");
 	tp_pod_parts parts;
 	tp_pod_parts_cache cache;
 	tj_pods t;
@@ -681,9 +706,13 @@ int tp__pod_checked_jobs(const tp_tj_ctx *ctx, tp_pod_checked **out, size_t *n)
 		return TP_ENOMEM;
 	int rc = TP_OK;
 	size_t i = 0;
-	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++)
-		if (cJSON_IsObject(j) && !(rc = build_job(&t, j, (int)i, NULL)))
+	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++) {
+		if (!cJSON_IsObject(j))
+			continue;
+		pods_enter(&t, j);
+		if (!(rc = build_job(&t, j, (int)i, NULL)))
 			(*out)[i] = as_checked(&t);
+	}
 	if (rc != TP_ENOMEM)
 		return TP_OK;
 	tp__pod_checked_free(*out, *n);
