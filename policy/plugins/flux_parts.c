@@ -170,7 +170,7 @@ int tp__flux_write_parts(cJSON *pod_spec, cJSON *node, const tp__flux_settings *
 static void parts_settings(tp_pod_parts *pp, tp__flux_settings *s)
 {
 	tp_pod_parts_cache *c = pp->cache;
-	const cJSON *trainer = tp_get_object(pp->ctx->job, "spec.trainer");
+	const cJSON *trainer = pp->ctx->trainer;
 	if (!c->flux_read) {
 		tp__flux_read_settings(tp__parts_trainer_node(pp), trainer, s);
 		c->flux_view_image = s->view_image;

@@ -69,7 +69,7 @@ static bool no_patches(const cJSON *p)
 
 static bool patches_changed(const tp_tj_ctx *ctx)
 {
-	const cJSON *a = tp_get(ctx->old, PATCHES), *b = tp_get(ctx->job, PATCHES);
+	const cJSON *a = tp_get(ctx->old, PATCHES), *b = ctx->patches;
 	if (no_patches(a) && no_patches(b))
 		return false;
 	return !tp_json_equal(a, b);
@@ -248,13 +248,13 @@ static int check_patch(tp_tj_ctx *ctx, struct runtime_names *rn, const cJSON *pa
 static int check_trainjob(tp_tj_ctx *ctx)
 {
 	/* spec.initializer looked up once for both of its members */
-	const cJSON *inits = tp_get(ctx->job, "spec.initializer");
+	const cJSON *inits = ctx->initializer;
 	int rc = check_initializer(ctx, inits, "dataset", TP_CONTAINER_DATASET, "datasetConfig");
 	if (!rc)
 		rc = check_initializer(ctx, inits, "model", TP_CONTAINER_MODEL, "modelConfig");
 	if (!rc)
 		rc = check_update(ctx);
-	const cJSON *patches = tp_get_array(ctx->job, PATCHES);
+	const cJSON *patches = cJSON_IsArray(ctx->patches) ? ctx->patches : NULL;
 	struct runtime_names rn = { .containers = TP_HTAB_INIT };
 	if (!rc && patches && patches->child)
 		rc = tp__index_items(&rn.jobs, tp_get_array(ctx->base, "spec.replicatedJobs"), "name");

@@ -609,7 +609,7 @@ static void check_initializer_secret(tp_podv *v, const cJSON *initializer)
 static int check_initializer_env(const tp_tj_ctx *ctx)
 {
 	static const char *const which[] = { "dataset", "model" };
-	const cJSON *init = tp_get_object(ctx->job, "spec.initializer");
+	const cJSON *init = cJSON_IsObject(ctx->initializer) ? ctx->initializer : NULL;
 	if (!init)
 		return TP_OK;
 	tp_podv v;
@@ -696,6 +696,8 @@ int tp__pod_checked_jobs(const tp_tj_ctx *given, tp_pod_checked **out, size_t *n
 	c.ml = tp_get_object(c.runtime, "spec.mlPolicy");
 	c.pgp = tp_get_object(c.runtime, "spec.podGroupPolicy");
 	c.trainer = tp_get_object(c.job, "spec.trainer");
+	c.initializer = tp_get(c.job, "spec.initializer");
+	c.patches = tp_get(c.job, "spec.runtimePatches");
 	tp_pod_parts parts;
 	tp_pod_parts_cache cache;
 	tj_pods t;

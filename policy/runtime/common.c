@@ -144,7 +144,7 @@ int tp__tj_reserved_envs(tp_tj_ctx *ctx, const char *const *reserved, size_t n)
 {
 	const char *found[16];
 	size_t nfound = 0;
-	const cJSON *env = tp_get_array(ctx->job, "spec.trainer.env");
+	const cJSON *env = tp_get_array(ctx->trainer, "env");
 	for (const cJSON *e = env ? env->child : NULL; e; e = e->next) {
 		const char *name = tp_get_str(e, "name");
 		if (name && tp__listed(reserved, n, name) && !tp__listed(found, nfound, name) &&

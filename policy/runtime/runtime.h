@@ -48,6 +48,10 @@ typedef struct tp_tj_ctx {
 	const cJSON *pgp;
 	const cJSON *trainer; /* the TrainJob's spec.trainer, looked up once the
 			       * same way; NULL when it is no object */
+	/* the TrainJob's spec.initializer and spec.runtimePatches as written
+	 * (any type; NULL: absent), looked up once the same way */
+	const cJSON *initializer;
+	const cJSON *patches;
 	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
 			       * same tree as base when there are none */
 	const cJSON *base;    /* runtime.spec.template without the patches: the
