@@ -370,8 +370,6 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	tp_tj_ctx ctx = {
 		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
 		.runtime = rt, .res = res, .plan = tp__rt_plan_of(rt),
-		.ml = tp_get_object(rt, "spec.mlPolicy"),
-		.pgp = tp_get_object(rt, "spec.podGroupPolicy"),
 		.trainer = tp__mobj(spec, "trainer"),
 		.initializer = tp_member(spec, "initializer"),
 		.patches = tp_member(spec, "runtimePatches"),
@@ -380,6 +378,9 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	 * answer): its plan made for this request, read the same way */
 	if (!ctx.plan && tp_strict(opt) && !(rc = tp__rt_plan_new(rt, &ctx.owned_plan)))
 		ctx.plan = ctx.owned_plan;
+	/* the runtime's policies as its plan found them */
+	ctx.ml = ctx.plan ? tp__rt_plan_ml(ctx.plan) : tp_get_object(rt, "spec.mlPolicy");
+	ctx.pgp = ctx.plan ? tp__rt_plan_pgp(ctx.plan) : tp_get_object(rt, "spec.podGroupPolicy");
 	if (!rc)
 		rc = validate_with_runtime(&ctx, kind);
 	tp__rt_plan_free(ctx.owned_plan);

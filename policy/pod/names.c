@@ -262,7 +262,8 @@ static long long claim_room(const char *claim)
 
 /* ------------------------------------------------------------ TrainJob */
 
-int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods)
+int tp__pod_names_note(tp_pod_names *n, const cJSON *job, const char *step, int index,
+		       long long pods)
 {
 	if (!n->jobs) {
 		n->jobs = n->few;
@@ -278,7 +279,7 @@ int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long p
 		n->jobs = more;
 		n->cap *= 2;
 	}
-	n->jobs[n->n++] = (tp_pod_name_job){ job, index, pods < 1 ? 1 : pods };
+	n->jobs[n->n++] = (tp_pod_name_job){ job, step, index, pods < 1 ? 1 : pods };
 	return TP_OK;
 }
 
@@ -416,7 +417,7 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 	 * merge appends it after the runtime's own */
 	size_t own = ctx->base == ctx->tmpl ? SIZE_MAX : count_jobs(ctx->base);
 	for (size_t i = 0; i < n->n; i++) {
-		job_shape s = shape_of(n->jobs[i].job, tp__pod_step(n->jobs[i].job), n->jobs[i].pods);
+		job_shape s = shape_of(n->jobs[i].job, n->jobs[i].step, n->jobs[i].pods);
 		if (!job_to_blame(&s) && room(&s) < r.longest)
 			r.longest = room(&s);
 		any |= (size_t)n->jobs[i].index < own && may_refuse(&s, strlen(tj), tj_ok);
@@ -435,7 +436,7 @@ int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 	int rc = TP_OK;
 	for (size_t i = 0; i < n->n && !rc; i++) {
 		const tp_pod_name_job *j = &n->jobs[i];
-		job_shape s = shape_of(j->job, tp__pod_step(j->job), j->pods);
+		job_shape s = shape_of(j->job, j->step, j->pods);
 		if ((size_t)j->index < own && may_refuse(&s, strlen(tj), tj_ok))
 			rc = report_job(&r, j, &s);
 	}

@@ -34,6 +34,7 @@
 struct tp_rt_plan {
 	const cJSON *runtime;
 	const cJSON *base; /* the template without patches, or NULL */
+	const cJSON *ml, *pgp; /* spec.mlPolicy, spec.podGroupPolicy, or NULL */
 	cJSON *owned;      /* the copy behind base when the view cannot be used */
 	tp_pod_claims claims;
 	tp_rt_plan_job *jobs;
@@ -68,7 +69,8 @@ static int plan_job(tp_rt_plan *p, const cJSON *ml, const cJSON *job, tp_rt_plan
 	const cJSON *tmpl = tp_member(job, "template"); /* as check_job reads it */
 	const cJSON *cs = tp_get_array(tmpl, "spec.template.spec.containers");
 	pj->job = job;
-	pj->pods = tp__pod_runtime_count(ml, job);
+	pj->step = tp__pod_step(job);
+	pj->pods = tp__pod_runtime_count_at(ml, job, pj->step);
 	pj->node_index = -1;
 	int i = 0;
 	for (const cJSON *c = cs ? cs->child : NULL; c && pj->node_index < 0; c = c->next, i++) {
@@ -104,7 +106,7 @@ static int plan_job(tp_rt_plan *p, const cJSON *ml, const cJSON *job, tp_rt_plan
 static int plan_jobs(tp_rt_plan *p)
 {
 	const cJSON *jobs = tp_get_array(p->base, "spec.replicatedJobs");
-	const cJSON *ml = tp_get_object(p->runtime, "spec.mlPolicy");
+	const cJSON *ml = p->ml;
 	size_t n = 0;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j; j = j->next)
 		n++;
@@ -188,6 +190,8 @@ int tp__rt_plan_new(const cJSON *runtime, tp_rt_plan **out)
 		return TP_ENOMEM;
 	p->runtime = runtime;
 	p->kind = tp_kind_of(runtime);
+	p->ml = tp_get_object(runtime, "spec.mlPolicy");
+	p->pgp = tp_get_object(runtime, "spec.podGroupPolicy");
 	if (plan_texts(p)) {
 		tp__rt_plan_free(p);
 		return TP_ENOMEM;
@@ -212,6 +216,16 @@ int tp__rt_plan_new(const cJSON *runtime, tp_rt_plan **out)
 const cJSON *tp__rt_plan_base(const tp_rt_plan *p)
 {
 	return p ? p->base : NULL;
+}
+
+const cJSON *tp__rt_plan_ml(const tp_rt_plan *p)
+{
+	return p->ml;
+}
+
+const cJSON *tp__rt_plan_pgp(const tp_rt_plan *p)
+{
+	return p->pgp;
 }
 
 const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int index)

@@ -342,6 +342,7 @@ typedef struct tp_rt_plan_job {
 	 * own (the one default that reads the TrainJob's name) */
 	bool plain;
 	uint32_t since; /* tp__pod_since_fields of the template */
+	const char *step; /* tp__pod_step of the job */
 } tp_rt_plan_job;
 
 /* A plan for runtime, for the caller to free (TP_OK or TP_ENOMEM). */
@@ -355,6 +356,10 @@ const tp_rt_plan *tp__rt_plan_of(const cJSON *runtime);
 /* The runtime's spec.template without patches (NULL: it cannot be made),
  * and its index-th replicated job's plan when job is that job (else NULL). */
 const cJSON *tp__rt_plan_base(const tp_rt_plan *p);
+/* The runtime's spec.mlPolicy and spec.podGroupPolicy objects (NULL:
+ * none), looked up when the plan was made. */
+const cJSON *tp__rt_plan_ml(const tp_rt_plan *p);
+const cJSON *tp__rt_plan_pgp(const tp_rt_plan *p);
 const tp_rt_plan_job *tp__rt_plan_job(const tp_rt_plan *p, const cJSON *job, int index);
 /* Whether the defaults of job, as build_job made it into a copy whose node
  * container is node (NULL: no copy, the runtime's template itself; else
@@ -466,6 +471,7 @@ int tp__pod_check_runtime(const tp_options *opt, tp_kind kind, const cJSON *runt
  * together: the longest name the TrainJob may have takes them all. */
 typedef struct tp_pod_name_job {
 	const cJSON *job;
+	const char *step; /* tp__pod_step of job */
 	int index;
 	long long pods;
 } tp_pod_name_job;
@@ -480,7 +486,8 @@ typedef struct tp_pod_names {
 
 /* The index-th replicated job of ctx->tmpl with the builder's Pod count
  * (parallelism = completions). TP_OK or TP_ENOMEM. */
-int tp__pod_names_note(tp_pod_names *n, const cJSON *job, int index, long long pods);
+int tp__pod_names_note(tp_pod_names *n, const cJSON *job, const char *step, int index,
+		       long long pods);
 /* Every noted job's names with ctx's TrainJob, and the names of the
  * PersistentVolumeClaims of its runtime's volumeClaimPolicies, into
  * ctx->res. */

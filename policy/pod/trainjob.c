@@ -294,12 +294,6 @@ static void pods_init(tj_pods *t, const tp_tj_ctx *ctx, tp_pod_parts *parts,
 	*t = (tj_pods){ .ctx = ctx, .ml = ctx->ml, .parts = parts, .parts_cache = cache };
 }
 
-/* job is the one checked next: its step read once for all that asks. */
-static void pods_enter(tj_pods *t, const cJSON *job)
-{
-	t->step = tp__pod_step(job);
-}
-
 /* The job build_job made, as Pod Security and the tests see it. */
 static tp_pod_checked as_checked(const tj_pods *t)
 {
@@ -314,6 +308,14 @@ static const tp_rt_plan_job *planned(const tj_pods *t, const cJSON *job, int ind
 	if (ctx->tmpl != ctx->base || ctx->base != tp__rt_plan_base(ctx->plan))
 		return NULL;
 	return tp__rt_plan_job(ctx->plan, job, index);
+}
+
+/* job, the index-th, is the one checked next: its step read once for all
+ * that asks, from the runtime's plan when the job is the plan's. */
+static void pods_enter(tj_pods *t, const cJSON *job, int index)
+{
+	const tp_rt_plan_job *pj = planned(t, job, index);
+	t->step = pj ? pj->step : tp__pod_step(job);
 }
 
 /* No default is due in the job build_job made, by the plan: the runtime's
@@ -649,7 +651,7 @@ static int replay(tj_pods *t, const cJSON *job, int index)
 static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *checked)
 {
 	tp__podv_reset(&t->built);
-	pods_enter(t, job);
+	pods_enter(t, job, index);
 	t->built.claims = &t->tmpl_claims;
 	t->built.rjob = tp__mstr(job, "name");
 	t->built.pods = pods_of(t, job);
@@ -658,7 +660,7 @@ static int check_job(tj_pods *t, const cJSON *job, int index, tp_pod_checked *ch
 		return rc == TP_ENOMEM ? rc : TP_OK;
 	*checked = as_checked(t);
 	cJSON *copy = checked->copy;
-	if (tp__pod_names_note(&t->gen_names, job, index, t->built.pods))
+	if (tp__pod_names_note(&t->gen_names, job, t->step, index, t->built.pods))
 		return TP_ENOMEM;
 	if (replay(t, job, index) == TP_EUNSUPPORTED)
 		tp__pod_check_job(&t->built, copy ? copy : tp_member(job, "template"));
@@ -711,7 +713,7 @@ int tp__pod_checked_jobs(const tp_tj_ctx *given, tp_pod_checked **out, size_t *n
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && rc != TP_ENOMEM; j = j->next, i++) {
 		if (!cJSON_IsObject(j))
 			continue;
-		pods_enter(&t, j);
+		pods_enter(&t, j, (int)i);
 		if (!(rc = build_job(&t, j, (int)i, NULL)))
 			(*out)[i] = as_checked(&t);
 	}
