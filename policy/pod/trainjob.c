@@ -124,32 +124,40 @@ static cJSON *ref_to(const cJSON *v)
 	return r;
 }
 
-/* v's own object or array, under v's key, its members references. */
-static cJSON *shell_of(const cJSON *v)
+/* v's own object or array, under v's key, its members references but
+ * the member was, which own (a shell made already, or NULL) stands for.
+ * own is the shell's, or freed when there is no memory. */
+static cJSON *shell_of(const cJSON *v, const cJSON *was, cJSON *own)
 {
 	cJSON *s = cJSON_IsArray(v) ? cJSON_CreateArray() : cJSON_CreateObject();
-	if (!s)
+	if (!s) {
+		cJSON_Delete(own);
 		return NULL;
+	}
 	s->type |= cJSON_StringIsConst;
 	s->string = v->string;
 	for (const cJSON *c = v->child; c; c = c->next) {
-		cJSON *r = ref_to(c);
+		cJSON *r = c == was ? own : ref_to(c);
+		if (c == was)
+			own = NULL; /* the shell's from here */
 		if (!r || !cJSON_AddItemToArray(s, r)) {
 			cJSON_Delete(r);
+			cJSON_Delete(own);
 			cJSON_Delete(s);
 			return NULL;
 		}
 	}
+	cJSON_Delete(own); /* was is among v's members: NULL by now */
 	return s;
 }
 
-/* The reference ref of parent made the copy's own: a shell, or all of it
- * (whole). NULL: no ref, or no memory. */
-static cJSON *open_item(cJSON *parent, const cJSON *ref, bool whole)
+/* The reference ref of parent made the copy's own, all of it. NULL: no
+ * ref, or no memory. */
+static cJSON *open_item(cJSON *parent, const cJSON *ref)
 {
 	if (!ref)
 		return NULL;
-	cJSON *own = whole ? cJSON_Duplicate(ref, 1) : shell_of(ref);
+	cJSON *own = cJSON_Duplicate(ref, 1);
 	if (!own)
 		return NULL;
 	own->type |= cJSON_StringIsConst;
@@ -158,14 +166,32 @@ static cJSON *open_item(cJSON *parent, const cJSON *ref, bool whole)
 	return own;
 }
 
-/* The node container of copy (a shell of a job's template), opened. */
-static cJSON *open_node(cJSON *copy)
+/* A shell of tmpl (a job's template) whose members on the path to its node
+ * container are shells too, into *copy, and that container's shell, made
+ * from the node container up: each level made once, with its shell of the
+ * next in place (a shell of each level with references, each reference on
+ * the path then replaced by a shell, cost 900 instructions more of make
+ * bench's TrainJob review, callgrind). node_index: the container's place
+ * when the runtime's plan knows it, else -1. NULL: no memory (the path is
+ * there: overlay found the container). */
+static cJSON *open_node(const cJSON *tmpl, int node_index, cJSON **copy)
 {
 	static const char *const spine[] = { "spec", "template", "spec", "containers" };
-	cJSON *at = copy;
-	for (int k = 0; at && k < 4; k++)
-		at = open_item(at, tp_member(at, spine[k]), false);
-	return at ? open_item(at, tp_find_named(at, "name", TP_CONTAINER_NODE), false) : NULL;
+	const cJSON *at[6] = { tmpl };
+	for (int k = 0; k < 4; k++)
+		at[k + 1] = tp_member(at[k], spine[k]);
+	if (node_index < 0) {
+		at[5] = tp_find_named(at[4], "name", TP_CONTAINER_NODE);
+	} else {
+		at[5] = at[4]->child;
+		for (int i = 0; at[5] && i < node_index; i++)
+			at[5] = at[5]->next;
+	}
+	cJSON *node = shell_of(at[5], NULL, NULL), *own = node;
+	for (int k = 4; own && k >= 0; k--)
+		own = shell_of(at[k], at[k + 1], own);
+	*copy = own;
+	return own ? node : NULL;
 }
 
 /* ------------------------------------------------------------ overlay */
@@ -199,16 +225,16 @@ static int overlay(const tj_pods *t, const cJSON *job, const tp_rt_plan_job *pj,
 			is(tp__mstr(job, "name"), TP_JOB_NODE);
 	if (!trainer || !(trainer_job || mpi_node) || !has_node(pj, tmpl))
 		return TP_OK;
-	cJSON *copy = shell_of(tmpl);
-	cJSON *node = copy ? open_node(copy) : NULL;
+	cJSON *copy = NULL;
+	cJSON *node = open_node(tmpl, pj ? pj->node_index : -1, &copy);
 	const cJSON *want = tp__mobj(trainer, "resourcesPerNode");
 	const cJSON *env = tp__marr(trainer, "env");
 	/* what is written into, not replaced: the copy's own */
 	if (node && want && tp_member(node, "resources") &&
-	    !open_item(node, tp_member(node, "resources"), true))
+	    !open_item(node, tp_member(node, "resources")))
 		node = NULL;
 	if (node && env && env->child && tp_member(node, "env") &&
-	    !open_item(node, tp_member(node, "env"), true))
+	    !open_item(node, tp_member(node, "env")))
 		node = NULL;
 	if (!node) {
 		cJSON_Delete(copy);
