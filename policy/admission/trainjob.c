@@ -230,6 +230,7 @@ static int build_templates(tp_tj_ctx *ctx)
 		rc = tp__runtime_template(ctx->runtime, ctx->job, &ctx->owned[1], err, sizeof(err));
 		ctx->tmpl = ctx->owned[1];
 	}
+	ctx->jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs"); /* once for all */
 	if (rc == TP_ENOMEM || rc == TP_OK)
 		return rc;
 	int arc = tp_result_add(ctx->res, TP_FIELD_INVALID, "spec.runtimePatches", NULL,
@@ -252,7 +253,7 @@ static int validate_with_runtime(tp_tj_ctx *ctx, tp_kind kind)
 	cJSON_Delete(ctx->owned[1]);
 	cJSON_Delete(ctx->owned[0]);
 	ctx->owned[0] = ctx->owned[1] = NULL;
-	ctx->tmpl = ctx->base = NULL;
+	ctx->tmpl = ctx->base = ctx->jobs = NULL;
 	return rc == MERGE_REPORTED ? TP_OK : rc;
 }
 
@@ -367,12 +368,16 @@ int tp_validate_trainjob(const tp_options *opt, tp_operation op, const cJSON *ob
 	 * dotted lookup each, here and in the checks, cost 900 instructions of
 	 * make bench's TrainJob review, callgrind) */
 	const cJSON *spec = tp_member(obj, "spec");
+	const cJSON *meta = tp_member(obj, "metadata");
+	const char *name = tp__mstr(meta, "name"), *ns = tp__mstr(meta, "namespace");
 	tp_tj_ctx ctx = {
 		.opt = opt, .op = op, .job = obj, .old = op == TP_OP_UPDATE ? old_obj : NULL,
 		.runtime = rt, .res = res, .plan = tp__rt_plan_of(rt),
 		.trainer = tp__mobj(spec, "trainer"),
 		.initializer = tp_member(spec, "initializer"),
 		.patches = tp_member(spec, "runtimePatches"),
+		.name = name ? name : "",
+		.ns = ns ? ns : "",
 	};
 	/* a runtime the store does not hold (a snapshot, the API server's
 	 * answer): its plan made for this request, read the same way */

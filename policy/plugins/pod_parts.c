@@ -36,7 +36,7 @@ const char *tp__parts_tj_name(tp_pod_parts *pp)
 	if (c->named)
 		return c->tj_name;
 	c->named = true;
-	c->tj_name = tp_meta_name(pp->ctx->job);
+	c->tj_name = pp->ctx->name;
 	if (*c->tj_name)
 		return c->tj_name;
 	const char *gen = tp_get_str(pp->ctx->job, "metadata.generateName");

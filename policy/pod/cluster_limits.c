@@ -712,7 +712,7 @@ static int each_job(lim_run *r, lr_set *lrs, const cJSON *const *quotas, size_t 
 	tp_buf errs = TP_BUF_INIT(0);
 	bool trainer_seen = false;
 	long long pods = 0;
-	const cJSON *list = tp_get_array(r->ctx->tmpl, "spec.replicatedJobs");
+	const cJSON *list = r->ctx->jobs;
 	size_t i = 0;
 	for (const cJSON *rj = list ? list->child : NULL; rj && !rc && !r->rc; rj = rj->next, i++) {
 		if (!cJSON_IsObject(rj))

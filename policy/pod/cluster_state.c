@@ -316,10 +316,9 @@ int tp__pod_cluster_state(const tp_tj_ctx *ctx, const tp_pod_checked *checked, s
 {
 	if (!tp_strict(ctx->opt) || !ctx->tmpl)
 		return TP_OK;
-	const char *ns = tp_meta_namespace(ctx->job);
-	cs_run r = { .ctx = ctx, .ns = *ns ? ns : "default" };
+	cs_run r = { .ctx = ctx, .ns = *ctx->ns ? ctx->ns : "default" };
 	int rc = TP_OK;
-	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	const cJSON *jobs = ctx->jobs;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next) {
 		if (!cJSON_IsObject(j))
 			continue;

@@ -408,7 +408,7 @@ static bool may_refuse(const job_shape *s, size_t tj_len, bool tj_ok)
 
 int tp__pod_names_check(tp_pod_names *n, const tp_tj_ctx *ctx)
 {
-	const char *tj = tp_meta_name(ctx->job);
+	const char *tj = ctx->name;
 	if (!tj || !*tj)
 		return TP_OK;
 	names_run r = { .ctx = ctx, .tj = tj, .longest = MAX_LABEL };

@@ -406,7 +406,7 @@ static int build_job(tj_pods *t, const cJSON *job, int index, tp_podv *since)
 		/* the runtime's plan: no default is due (no walk of the template) */
 	} else if (!rc) { /* last, as the API server defaults the Job the JobSet makes */
 		tp_pod_jobset js;
-		tp__pod_jobset_of(tp_member(t->ctx->tmpl, "spec"), tp_meta_name(t->ctx->job), &js);
+		tp__pod_jobset_of(tp_member(t->ctx->tmpl, "spec"), t->ctx->name, &js);
 		if (pp->shallow) { /* read there; made whole when a default is written */
 			cJSON *whole = NULL;
 			rc = tp__pod_defaults(pp->copy, &js, &whole);
@@ -726,11 +726,14 @@ int tp__pod_checked_jobs(const tp_tj_ctx *given, tp_pod_checked **out, size_t *n
 	c.trainer = tp_get_object(c.job, "spec.trainer");
 	c.initializer = tp_get(c.job, "spec.initializer");
 	c.patches = tp_get(c.job, "spec.runtimePatches");
+	c.name = tp_meta_name(c.job);
+	c.ns = tp_meta_namespace(c.job);
+	c.jobs = tp_get_array(c.tmpl, "spec.replicatedJobs");
 	tp_pod_parts parts;
 	tp_pod_parts_cache cache;
 	tj_pods t;
 	pods_init(&t, ctx, &parts, &cache);
-	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	const cJSON *jobs = ctx->jobs;
 	*n = count(jobs);
 	if (!(*out = calloc(*n ? *n : 1, sizeof(**out))))
 		return TP_ENOMEM;
@@ -773,7 +776,7 @@ static int check_jobs(const tp_tj_ctx *ctx)
 	tp_pod_parts_cache cache;
 	tj_pods t;
 	pods_init(&t, ctx, &parts, &cache);
-	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	const cJSON *jobs = ctx->jobs;
 	size_t njobs = count(jobs);
 	tp_pod_checked few[FEW_CHECKED];
 	tp_pod_checked *checked = njobs <= FEW_CHECKED ? few : calloc(njobs, sizeof(*checked));

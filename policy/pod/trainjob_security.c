@@ -224,8 +224,7 @@ static int policy(psa_run *r, bool *known)
 
 int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const tp_pod_checked *checked, size_t n)
 {
-	const char *ns = tp_meta_namespace(ctx->job);
-	psa_run r = { .ctx = ctx, .ns = *ns ? ns : "default" };
+	psa_run r = { .ctx = ctx, .ns = *ctx->ns ? ctx->ns : "default" };
 	bool known;
 	int rc = policy(&r, &known);
 	if (rc || !known ||
@@ -236,7 +235,7 @@ int tp__pod_security_trainjob(const tp_tj_ctx *ctx, const tp_pod_checked *checke
 		return TP_ENOMEM;
 	tp_buf_init(&r.audit, 0);
 	tp_buf_init(&r.warnings, 0);
-	const cJSON *jobs = tp_get_array(ctx->tmpl, "spec.replicatedJobs");
+	const cJSON *jobs = ctx->jobs;
 	size_t i = 0;
 	for (const cJSON *j = jobs ? jobs->child : NULL; j && !rc; j = j->next, i++)
 		rc = one_job(&r, j, checked && i < n ? &checked[i] : NULL);

@@ -52,10 +52,15 @@ typedef struct tp_tj_ctx {
 	 * (any type; NULL: absent), looked up once the same way */
 	const cJSON *initializer;
 	const cJSON *patches;
+	/* the TrainJob's metadata.name and metadata.namespace ("" when it has
+	 * none), looked up once the same way */
+	const char *name;
+	const char *ns;
 	const cJSON *tmpl;    /* runtime.spec.template with runtimePatches merged; the
 			       * same tree as base when there are none */
 	const cJSON *base;    /* runtime.spec.template without the patches: the
 			       * runtime's own tree when it needs no copy */
+	const cJSON *jobs;    /* tmpl's spec.replicatedJobs list, or NULL */
 	cJSON *owned[2];      /* the copies behind tmpl and base, freed after */
 	/* what depends on the runtime alone (pod/plan.c): the store's, or
 	 * owned_plan made for this request */
