@@ -216,7 +216,8 @@ static int strict_trainer_rules(const tp_options *opt, const cJSON *trainer, tp_
  * instructions, callgrind). */
 static int build_templates(tp_tj_ctx *ctx)
 {
-	char err[512] = "";
+	char err[512]; /* a string, not 512 zeros: the merge writes its error here */
+	err[0] = '\0';
 	int rc = TP_OK;
 	if (!(ctx->base = tp__rt_plan_base(ctx->plan)) &&
 	    !(ctx->base = tp__runtime_template_view(ctx->runtime))) {
