@@ -15,7 +15,7 @@
  * or recursiveReadOnly error names the list, not the item). v1.26 had no
  * recursiveReadOnly or appArmorProfile fields yet (both v1.30).
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -494,10 +494,10 @@ static void back_to_item(tp_podv *v, const item_suffix *item)
 /* validateMountPropagation and validateMountRecursiveReadOnly, at the
  * list's path. c: the container, or NULL when unknown (upstream then
  * leaves Bidirectional to the Pod's own check). */
-static void check_mount_modes(tp_podv *v, const cJSON *m, const cJSON *c)
+static void check_mount_modes(tp_podv *v, const tp_pod_mm *m, const cJSON *c)
 {
-	const char *prop = tp__mstr(m, "mountPropagation");
-	const char *rro = tp__mstr(m, "recursiveReadOnly");
+	const char *prop = tp__vstr(m->mount_propagation);
+	const char *rro = tp__vstr(m->recursive_read_only);
 	if (prop) {
 		if (strcmp(prop, "Bidirectional") && strcmp(prop, "HostToContainer") &&
 		    strcmp(prop, "None"))
@@ -519,7 +519,7 @@ static void check_mount_modes(tp_podv *v, const cJSON *m, const cJSON *c)
 			     NULL, "supported values: \"Disabled\", \"Enabled\", \"IfPossible\"");
 		return;
 	}
-	if (!cJSON_IsTrue(tp_member(m, "readOnly")))
+	if (!cJSON_IsTrue(m->read_only))
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".recursiveReadOnly", NULL,
 			     "set readOnly: true on the mount, or drop recursiveReadOnly",
 			     "may only be specified when readOnly is true");
@@ -537,12 +537,10 @@ typedef struct path_map {
 	tp_nameset paths; /* the paths of those last items */
 } path_map;
 
-static void path_map_of(tp_podv *v, const cJSON *c, const char *member, const char *path,
-			path_map *pm)
+static void path_map_of(tp_podv *v, const cJSON *list, const char *path, path_map *pm)
 {
 	tp__nameset_init(&pm->last, v->arena);
 	tp__nameset_init(&pm->paths, v->arena);
-	const cJSON *list = tp__marr(c, member);
 	/* a name's slot is taken by its first item: keep the last in a box */
 	for (const cJSON *it = list ? list->child : NULL; it; it = it->next) {
 		const char *name = tp__mstr(it, "name");
@@ -574,10 +572,12 @@ typedef struct mount_ctx {
 	size_t list_len;           /* the path length of the list */
 } mount_ctx;
 
-static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
+static void check_mount(tp_podv *v, const cJSON *mount, mount_ctx *mc)
 {
-	const char *name = tp__mstr(m, "name");
-	const char *mp = tp__mstr(m, "mountPath");
+	tp_pod_mm m;
+	tp__pod_mm_fill(&m, mount);
+	const char *name = tp__vstr(m.name);
+	const char *mp = tp__vstr(m.mount_path);
 	if (!name || !*name)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the volume to mount", "%s", "");
 	/* the volumes of the template, or of a volumeClaimPolicy (pod/claims.c) */
@@ -604,8 +604,8 @@ static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
 		tp__podv_add(v, TP_FIELD_INVALID, ".mountPath", tp__podv_quote(v, mp ? mp : ""),
 			     "mount it away from the container's block devices",
 			     "must not already exist as a path in volumeDevices");
-	const char *sub = tp__mstr(m, "subPath");
-	const char *expr = tp__mstr(m, "subPathExpr");
+	const char *sub = tp__vstr(m.sub_path);
+	const char *expr = tp__vstr(m.sub_path_expr);
 	item_suffix item;
 	if (sub && *sub && to_list(v, mc->list_len, &item)) {
 		tp__pod_local_path(v, ".subPath", sub, "the volume");
@@ -622,17 +622,18 @@ static void check_mount(tp_podv *v, const cJSON *m, mount_ctx *mc)
 		}
 	}
 	if (to_list(v, mc->list_len, &item)) {
-		check_mount_modes(v, m, mc->c);
+		check_mount_modes(v, &m, mc->c);
 		back_to_item(v, &item);
 	}
 }
 
-static int check_mount_list(tp_podv *v, const cJSON *mounts, const cJSON *c,
-			    const tp_nameset *volumes)
+/* devices: the container's volumeDevices when an array, else NULL. */
+static int check_mount_list(tp_podv *v, const cJSON *mounts, const cJSON *devices,
+			    const cJSON *c, const tp_nameset *volumes)
 {
 	mount_ctx mc = { .c = c, .volumes = volumes, .list_len = v->len + strlen(".volumeMounts") };
 	tp__nameset_init(&mc.paths, v->arena);
-	path_map_of(v, c, "volumeDevices", "devicePath", &mc.other);
+	path_map_of(v, devices, "devicePath", &mc.other);
 	int i = 0;
 	for (const cJSON *m = cJSON_IsArray(mounts) ? mounts->child : NULL; m; m = m->next, i++) {
 		size_t mark = tp__podv_push_index(v, ".volumeMounts", i);
@@ -644,12 +645,20 @@ static int check_mount_list(tp_podv *v, const cJSON *mounts, const cJSON *c,
 
 int tp__pod_check_mounts(tp_podv *v, const cJSON *mounts, const tp_nameset *volumes)
 {
-	return check_mount_list(v, mounts, NULL, volumes);
+	return check_mount_list(v, mounts, NULL, NULL, volumes);
 }
 
 int tp__pod_check_container_mounts(tp_podv *v, const cJSON *c, const tp_nameset *volumes)
 {
-	return check_mount_list(v, tp_member(c, "volumeMounts"), c, volumes);
+	tp_pod_cm m;
+	tp__pod_cm_fill(&m, c);
+	return tp__pod_check_cm_mounts(v, &m, volumes);
+}
+
+int tp__pod_check_cm_mounts(tp_podv *v, const tp_pod_cm *c, const tp_nameset *volumes)
+{
+	return check_mount_list(v, c->volume_mounts, tp__varr(c->volume_devices), c->self,
+				volumes);
 }
 
 /* isMatchedDevice: a block device needs a volume of a claim, a
@@ -721,7 +730,7 @@ int tp__pod_check_devices(tp_podv *v, const cJSON *c, const tp_nameset *volumes,
 	mount_ctx mc = { .c = c, .volumes = volumes };
 	tp__nameset_init(&mc.paths, v->arena);
 	tp__nameset_init(&mc.names, v->arena);
-	path_map_of(v, c, "volumeMounts", "mountPath", &mc.other);
+	path_map_of(v, tp__marr(c, "volumeMounts"), "mountPath", &mc.other);
 	int i = 0;
 	for (const cJSON *d = devices->child; d; d = d->next, i++) {
 		size_t mark = tp__podv_push_index(v, ".volumeDevices", i);

@@ -11,7 +11,7 @@
  * and, as the Job's Pods are checked (validateContainerOnlyForPod), an
  * image without leading or trailing whitespace.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -21,7 +21,7 @@
 
 /* What the checks of one container need of the Pod spec. */
 typedef struct pod_facts {
-	const cJSON *spec;
+	const tp_pod_sm *spec;
 	const tp_nameset *volumes; /* the valid volumes' names */
 	bool host_network; /* the Pod's defaulting makes a hostPort of 0 its containerPort */
 	long long grace;   /* terminationGracePeriodSeconds, bound of a sleep hook */
@@ -36,7 +36,7 @@ static const tp_nameset *sources_of(tp_podv *v, pod_facts *pf)
 		return &pf->sources;
 	pf->sources_filed = true;
 	tp__nameset_init(&pf->sources, v->arena);
-	const cJSON *vols = tp__marr(pf->spec, "volumes");
+	const cJSON *vols = tp__varr(pf->spec->volumes);
 	for (const cJSON *vol = vols ? vols->child : NULL; vol; vol = vol->next)
 		if (tp__nameset_put(&pf->sources, tp__mstr(vol, "name"), vol))
 			v->rc = TP_ENOMEM;
@@ -58,11 +58,11 @@ static void leave(tp_podv *v)
 }
 
 /* An enumeration the API server defaults when unset or "": only a value
- * outside the list is an error. */
-static void check_enum(tp_podv *v, const cJSON *c, const char *member, const char *const *ok,
+ * outside the list is an error. m: the container's member of that name. */
+static void check_enum(tp_podv *v, const cJSON *m, const char *member, const char *const *ok,
 		       const char *supported)
 {
-	const char *s = tp__mstr(c, member);
+	const char *s = tp__vstr(m);
 	if (!s || !*s)
 		return;
 	for (; *ok; ok++)
@@ -93,9 +93,8 @@ static void check_image_space(tp_podv *v, const char *image)
 			     "must not have leading or trailing whitespace");
 }
 
-void tp__pod_check_container_image(tp_podv *v, const cJSON *c)
+static void check_image(tp_podv *v, const char *image)
 {
-	const char *image = tp__mstr(c, "image");
 	if (!image || !*image)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".image", NULL, "give the container an image", "%s",
 			     "");
@@ -103,9 +102,13 @@ void tp__pod_check_container_image(tp_podv *v, const cJSON *c)
 		check_image_space(v, image);
 }
 
-void tp__pod_check_container_resources(tp_podv *v, const cJSON *c)
+void tp__pod_check_container_image(tp_podv *v, const cJSON *c)
 {
-	const cJSON *res = tp__mobj(c, "resources");
+	check_image(v, tp__mstr(c, "image"));
+}
+
+static void check_resources(tp_podv *v, const cJSON *res)
+{
 	if (res) {
 		size_t mark = tp__podv_push(v, ".resources");
 		tp__pod_check_resources(v, res);
@@ -113,36 +116,37 @@ void tp__pod_check_container_resources(tp_podv *v, const cJSON *c)
 	}
 }
 
+void tp__pod_check_container_resources(tp_podv *v, const cJSON *c)
+{
+	check_resources(v, tp__mobj(c, "resources"));
+}
+
 /* validateContainerCommon. The parts a TrainJob's trainer settings rewrite
  * are marked for pod/plan.c. */
-static void check_common(tp_podv *v, const cJSON *c, pod_facts *pf)
+static void check_common(tp_podv *v, const tp_pod_cm *c, pod_facts *pf)
 {
 	static const char *const tmp[] = { "File", "FallbackToLogsOnError", NULL };
 	static const char *const pull[] = { "Always", "IfNotPresent", "Never", NULL };
-	check_name(v, tp__mstr(c, "name"));
-	tp__podv_mark(v, c, TP_MARK_IMAGE_BEGIN);
-	tp__pod_check_container_image(v, c);
-	tp__podv_mark(v, c, TP_MARK_IMAGE_END);
-	check_enum(v, c, "terminationMessagePolicy", tmp, "\"File\", \"FallbackToLogsOnError\"");
-	tp__pod_check_ports(v, tp_member(c, "ports"));
-	tp__podv_mark(v, c, TP_MARK_ENV_BEGIN);
-	tp__pod_check_env(v, tp_member(c, "env"));
-	tp__podv_mark(v, c, TP_MARK_ENV_END);
-	tp__pod_check_env_from(v, tp_member(c, "envFrom"));
-	tp__pod_check_container_mounts(v, c, pf->volumes);
-	if (tp__marr(c, "volumeDevices"))
-		tp__pod_check_devices(v, c, pf->volumes, sources_of(v, pf));
-	check_enum(v, c, "imagePullPolicy", pull, "\"Always\", \"IfNotPresent\", \"Never\"");
-	tp__podv_mark(v, c, TP_MARK_RES_BEGIN);
-	tp__pod_check_container_resources(v, c);
-	tp__podv_mark(v, c, TP_MARK_RES_END);
-	tp__pod_check_security_context(v, tp_member(c, "securityContext"));
-}
-
-static bool present(const cJSON *c, const char *member)
-{
-	const cJSON *m = tp_member(c, member);
-	return m && !cJSON_IsNull(m);
+	check_name(v, tp__vstr(c->name));
+	tp__podv_mark(v, c->self, TP_MARK_IMAGE_BEGIN);
+	check_image(v, tp__vstr(c->image));
+	tp__podv_mark(v, c->self, TP_MARK_IMAGE_END);
+	check_enum(v, c->termination_message_policy, "terminationMessagePolicy", tmp,
+		   "\"File\", \"FallbackToLogsOnError\"");
+	tp__pod_check_ports(v, c->ports);
+	tp__podv_mark(v, c->self, TP_MARK_ENV_BEGIN);
+	tp__pod_check_env(v, c->env);
+	tp__podv_mark(v, c->self, TP_MARK_ENV_END);
+	tp__pod_check_env_from(v, c->env_from);
+	tp__pod_check_cm_mounts(v, c, pf->volumes);
+	if (tp__varr(c->volume_devices))
+		tp__pod_check_devices(v, c->self, pf->volumes, sources_of(v, pf));
+	check_enum(v, c->image_pull_policy, "imagePullPolicy", pull,
+		   "\"Always\", \"IfNotPresent\", \"Never\"");
+	tp__podv_mark(v, c->self, TP_MARK_RES_BEGIN);
+	check_resources(v, tp__vobj(c->resources));
+	tp__podv_mark(v, c->self, TP_MARK_RES_END);
+	tp__pod_check_security_context(v, c->security_context);
 }
 
 /* The name against those seen before: regular containers against each
@@ -163,11 +167,11 @@ static void check_unique(tp_podv *v, tp_nameset *seen, const char *name)
  * hostPort by protocol (TCP when unset), host IP and number, against those
  * of seen. */
 static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list kind,
-			     const cJSON *c, const pod_facts *pf, tp_nameset *seen)
+			     const tp_pod_cm *c, const pod_facts *pf, tp_nameset *seen)
 {
-	const cJSON *ports = tp__marr(c, "ports");
+	const cJSON *ports = tp__varr(c->ports);
 	size_t mark = tp__podv_push_index(v, list, i);
-	enter(v, kind, tp__mstr(c, "name"));
+	enter(v, kind, tp__vstr(c->name));
 	int j = 0;
 	for (const cJSON *p = ports ? ports->child : NULL; p; p = p->next, j++) {
 		long long port = 0, cport = 0;
@@ -195,10 +199,11 @@ static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list ki
 	tp__podv_pop(v, mark);
 }
 
-static void check_regular(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_nameset *seen)
+static void check_regular(tp_podv *v, const tp_pod_cm *c, int i, pod_facts *pf,
+			  tp_nameset *seen)
 {
 	size_t mark = tp__podv_push_index(v, ".containers", i);
-	const char *name = tp__mstr(c, "name");
+	const char *name = tp__vstr(c->name);
 	enter(v, TP_POD_CONTAINERS, name);
 	check_common(v, c, pf);
 	/* regular containers: "" is a name like any other for uniqueness */
@@ -207,8 +212,8 @@ static void check_regular(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_n
 			     "give each container of the Pod its own name", "%s", "");
 	else if (tp__nameset_add(seen, name ? name : ""))
 		v->rc = TP_ENOMEM;
-	tp__pod_check_probes(v, c, pf->grace);
-	if (present(c, "restartPolicy"))
+	tp__pod_check_cm_probes(v, c, pf->grace);
+	if (tp__vset(c->restart_policy))
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".restartPolicy", NULL,
 			     "set restartPolicy on init containers only",
 			     "may not be set for non-init containers");
@@ -218,16 +223,18 @@ static void check_regular(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_n
 
 /* What only a sidecar (restartPolicy Always) may carry, checked as a
  * regular container's; forbidden to any other init container. */
-static void check_init_hooks(tp_podv *v, const cJSON *c, bool always, long long grace)
+static void check_init_hooks(tp_podv *v, const tp_pod_cm *c, bool always, long long grace)
 {
 	static const char *const only_always[] = { "lifecycle", "livenessProbe", "readinessProbe",
 						   "startupProbe" };
 	if (always) {
-		tp__pod_check_probes(v, c, grace);
+		tp__pod_check_cm_probes(v, c, grace);
 		return;
 	}
+	const cJSON *const members[] = { c->lifecycle, c->liveness_probe, c->readiness_probe,
+					 c->startup_probe };
 	for (int k = 0; k < 4; k++)
-		if (present(c, only_always[k]))
+		if (tp__vset(members[k]))
 			tp__podv_add(v, TP_FIELD_FORBIDDEN, tp__podv_printf(v, ".%s", only_always[k]),
 				     NULL,
 				     "drop it, or make the init container a sidecar "
@@ -235,14 +242,16 @@ static void check_init_hooks(tp_podv *v, const cJSON *c, bool always, long long 
 				     INIT_ONLY);
 }
 
-static void check_init(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_nameset *seen)
+static void check_init(tp_podv *v, const cJSON *item, int i, pod_facts *pf, tp_nameset *seen)
 {
+	tp_pod_cm m, *c = &m;
+	tp__pod_cm_fill(c, item);
 	size_t mark = tp__podv_push_index(v, ".initContainers", i);
-	const char *name = tp__mstr(c, "name");
+	const char *name = tp__vstr(c->name);
 	enter(v, TP_POD_INIT, name);
 	check_common(v, c, pf);
 	bool always = false;
-	const char *rp = tp__mstr(c, "restartPolicy");
+	const char *rp = tp__vstr(c->restart_policy);
 	if (rp) {
 		always = !strcmp(rp, "Always");
 		if (!always)
@@ -267,11 +276,18 @@ static void check_init(tp_podv *v, const cJSON *c, int i, pod_facts *pf, tp_name
 
 int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *volumes)
 {
-	pod_facts pf = { .spec = spec,
+	tp_pod_sm s;
+	tp__pod_sm_fill(&s, spec);
+	return tp__pod_check_sm_containers(v, &s, volumes);
+}
+
+int tp__pod_check_sm_containers(tp_podv *v, const tp_pod_sm *s, const tp_nameset *volumes)
+{
+	pod_facts pf = { .spec = s,
 			 .volumes = volumes,
-			 .host_network = cJSON_IsTrue(tp_member(spec, "hostNetwork")),
-			 .grace = tp__pod_grace_period(spec) };
-	const cJSON *cs = tp__marr(spec, "containers");
+			 .host_network = cJSON_IsTrue(s->host_network),
+			 .grace = tp__pod_grace_period(s->self) };
+	const cJSON *cs = tp__varr(s->containers);
 	tp_nameset regular, all;
 	tp__nameset_init(&regular, v->arena);
 	tp__nameset_init(&all, v->arena);
@@ -279,18 +295,25 @@ int tp__pod_check_containers(tp_podv *v, const cJSON *spec, const tp_nameset *vo
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".containers", NULL,
 			     "give the Pod template at least one container", "%s", "");
 	int i = 0;
-	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
-		check_regular(v, c, i, &pf, &regular);
-		const char *name = tp__mstr(c, "name");
+	for (const cJSON *item = cs ? cs->child : NULL; item; item = item->next, i++) {
+		tp_pod_cm c;
+		tp__pod_cm_fill(&c, item);
+		check_regular(v, &c, i, &pf, &regular);
+		const char *name = tp__vstr(c.name);
 		if (name && tp__nameset_add(&all, name))
 			v->rc = TP_ENOMEM;
 	}
 	tp_nameset host;
 	tp__nameset_init(&host, v->arena);
 	i = 0;
-	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++)
-		check_host_ports(v, ".containers", i, TP_POD_CONTAINERS, c, &pf, &host);
-	const cJSON *init = tp__marr(spec, "initContainers");
+	for (const cJSON *item = cs ? cs->child : NULL; item; item = item->next, i++) {
+		/* only its ports and name: two lookups cost less than a walk */
+		tp_pod_cm c = { .self = item,
+				.name = tp_member(item, "name"),
+				.ports = tp_member(item, "ports") };
+		check_host_ports(v, ".containers", i, TP_POD_CONTAINERS, &c, &pf, &host);
+	}
+	const cJSON *init = tp__varr(s->init_containers);
 	i = 0;
 	for (const cJSON *c = init ? init->child : NULL; c; c = c->next, i++)
 		check_init(v, c, i, &pf, &all);

@@ -105,7 +105,7 @@
  */
 #include "policy/core/quantity.h"
 #include "policy/runtime/runtime.h"
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -167,10 +167,16 @@ static void set_num(pass *p, cJSON *o, const char *k, double n)
 		p->rc = tp__x_set_number(o, k, n);
 }
 
+/* Drop o's member k, m when it was read already (tp_member(o, k)). */
+static void drop_read(pass *p, cJSON *o, const char *k, const cJSON *m)
+{
+	if (!absent(m) && due(p))
+		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+}
+
 static void drop(pass *p, cJSON *o, const char *k)
 {
-	if (!absent(tp_member(o, k)) && due(p))
-		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	drop_read(p, o, k, tp_member(o, k));
 }
 
 /* The members by one name, writable (the pass casts a template it only
@@ -200,9 +206,9 @@ static void http_get(pass *p, const cJSON *handler)
 }
 
 /* A probe; one: its successThreshold must be 1 (liveness, startup). */
-static void probe(pass *p, const cJSON *c, const char *member, bool one)
+static void probe(pass *p, const cJSON *m, bool one)
 {
-	cJSON *pr = obj(c, member);
+	cJSON *pr = (cJSON *)tp__vobj(m);
 	if (!pr)
 		return;
 	if (one && unset_int(pr, "successThreshold"))
@@ -210,10 +216,10 @@ static void probe(pass *p, const cJSON *c, const char *member, bool one)
 	http_get(p, pr);
 }
 
-static void lifecycle(pass *p, const cJSON *c)
+static void lifecycle(pass *p, const cJSON *m)
 {
 	static const char *const hooks[] = { "postStart", "preStop" };
-	const cJSON *lc = tp__mobj(c, "lifecycle");
+	const cJSON *lc = tp__vobj(m);
 	for (int k = 0; lc && k < 2; k++) {
 		const cJSON *h = tp__mobj(lc, hooks[k]);
 		http_get(p, h);
@@ -271,18 +277,18 @@ static void round_list(pass *p, const cJSON *list)
 	}
 }
 
-static void resources(pass *p, const cJSON *c)
+static void resources(pass *p, const cJSON *m)
 {
-	cJSON *r = obj(c, "resources");
+	cJSON *r = (cJSON *)tp__vobj(m);
 	round_list(p, tp__mobj(r, "limits"));
 	round_list(p, tp__mobj(r, "requests"));
 	drop(p, r, "claims"); /* DynamicResourceAllocation */
 }
 
 /* The mounts of the image volumes dropped go with them. */
-static void image_mounts(pass *p, const cJSON *c)
+static void image_mounts(pass *p, const tp_pod_cm *c)
 {
-	cJSON *mounts = (cJSON *)tp__marr(c, "volumeMounts");
+	cJSON *mounts = (cJSON *)tp__varr(c->volume_mounts);
 	cJSON *next;
 	for (cJSON *m = mounts && p->arena ? mounts->child : NULL; m; m = next) {
 		next = m->next;
@@ -294,29 +300,36 @@ static void image_mounts(pass *p, const cJSON *c)
 
 /* What a TrainJob's trainer settings rewrite in a container: env and
  * resources (tp__pod_defaults_due). */
-static void trainer_parts(pass *p, const cJSON *c)
+static void trainer_parts(pass *p, const tp_pod_cm *c)
 {
-	for (const cJSON *ev = items(c, "env"); ev && !done(p); ev = ev->next)
+	const cJSON *env = tp__varr(c->env);
+	for (const cJSON *ev = env ? env->child : NULL; ev && !done(p); ev = ev->next)
 		field_ref(p, tp__mobj(ev, "valueFrom"));
-	resources(p, c);
+	resources(p, c->resources);
 }
 
-static void container(pass *p, const cJSON *c)
+/* The container's members are read in one walk (pod/members.h); what the
+ * pass writes is inside them, or a member it drops after the last read. */
+static void container(pass *p, const cJSON *o)
 {
-	for (const cJSON *port = items(c, "ports"); port && !done(p); port = port->next)
+	tp_pod_cm c;
+	tp__pod_cm_fill(&c, o);
+	const cJSON *ports = tp__varr(c.ports);
+	for (const cJSON *port = ports ? ports->child : NULL; port && !done(p); port = port->next)
 		if (cJSON_IsObject(port) && unset_str(port, "protocol"))
 			set_str(p, (cJSON *)port, "protocol", "TCP");
-	trainer_parts(p, c);
-	probe(p, c, "livenessProbe", true);
-	probe(p, c, "startupProbe", true);
-	probe(p, c, "readinessProbe", false);
-	lifecycle(p, c);
-	cJSON *sc = obj(c, "securityContext");
+	trainer_parts(p, &c);
+	probe(p, c.liveness_probe, true);
+	probe(p, c.startup_probe, true);
+	probe(p, c.readiness_probe, false);
+	lifecycle(p, c.lifecycle);
+	cJSON *sc = (cJSON *)tp__vobj(c.security_context);
 	const char *pm = tp__mstr(sc, "procMount");
 	if (pm && strcmp(pm, "Default")) /* ProcMountType */
 		set_str(p, sc, "procMount", "Default");
-	drop(p, (cJSON *)c, "resizePolicy"); /* InPlacePodVerticalScaling */
-	image_mounts(p, c);
+	/* InPlacePodVerticalScaling */
+	drop_read(p, (cJSON *)o, "resizePolicy", c.resize_policy);
+	image_mounts(p, &c);
 }
 
 /* ------------------------------------------------------------ volumes */
@@ -367,9 +380,9 @@ static void drop_image(pass *p, cJSON *vols, cJSON *vol)
 	cJSON_Delete(cJSON_DetachItemViaPointer(vols, vol));
 }
 
-static void volumes(pass *p, const cJSON *spec)
+static void volumes(pass *p, const cJSON *list)
 {
-	cJSON *vols = (cJSON *)tp__marr(spec, "volumes");
+	cJSON *vols = (cJSON *)tp__varr(list);
 	cJSON *next;
 	for (cJSON *vol = vols ? vols->child : NULL; vol && !done(p); vol = next) {
 		next = vol->next;
@@ -388,9 +401,9 @@ static void volumes(pass *p, const cJSON *spec)
 
 /* ------------------------------------------------------------ the Pod */
 
-static void subdomain(pass *p, cJSON *spec)
+static void subdomain(pass *p, cJSON *spec, const cJSON *m)
 {
-	const char *own = tp__mstr(spec, "subdomain");
+	const char *own = tp__vstr(m);
 	if (!p->js || !p->js->hostnames || !own || !*own)
 		return;
 	if (!p->js->subdomain)
@@ -399,24 +412,29 @@ static void subdomain(pass *p, cJSON *spec)
 		set_str(p, spec, "subdomain", p->js->subdomain);
 }
 
+/* The Pod spec's members are read in one walk (pod/members.h): subdomain
+ * is the only one the pass replaces, and read before; the ones it drops
+ * are dropped after their last read. */
 static void pod_spec(pass *p, cJSON *spec)
 {
-	static const char *const lists[] = { "initContainers", "containers" };
-	subdomain(p, spec);
-	volumes(p, spec);
+	tp_pod_sm s;
+	tp__pod_sm_fill(&s, spec);
+	subdomain(p, spec, s.subdomain);
+	volumes(p, s.volumes);
+	const cJSON *lists[] = { tp__varr(s.init_containers), tp__varr(s.containers) };
 	for (int k = 0; k < 2; k++)
-		for (const cJSON *c = items(spec, lists[k]); c && !done(p); c = c->next)
+		for (const cJSON *c = lists[k] ? lists[k]->child : NULL; c && !done(p); c = c->next)
 			if (cJSON_IsObject(c))
 				container(p, c);
-	if (p->sleep && absent(tp_member(spec, "terminationGracePeriodSeconds")))
+	if (p->sleep && absent(s.termination_grace_period_seconds))
 		set_num(p, spec, "terminationGracePeriodSeconds", 30);
 	static const char *const pod_sc[] = { "hostUsers", "supplementalGroupsPolicy",
 					      "seLinuxChangePolicy" };
-	cJSON *sc = obj(spec, "securityContext");
+	cJSON *sc = (cJSON *)tp__vobj(s.security_context);
 	for (int k = 0; sc && k < 3; k++)
 		drop(p, sc, pod_sc[k]);
-	drop(p, spec, "resources");      /* PodLevelResources */
-	drop(p, spec, "resourceClaims"); /* DynamicResourceAllocation */
+	drop_read(p, spec, "resources", s.resources);            /* PodLevelResources */
+	drop_read(p, spec, "resourceClaims", s.resource_claims); /* DynamicResourceAllocation */
 }
 
 static void job_spec(pass *p, const cJSON *spec)
@@ -453,8 +471,11 @@ static int run(cJSON *job_template, const tp_pod_jobset *js, bool write, bool *c
 bool tp__pod_defaults_due(const cJSON *job_template, const cJSON *container_of)
 {
 	pass p = { .write = false };
-	if (container_of)
-		trainer_parts(&p, container_of);
+	if (container_of) {
+		tp_pod_cm c;
+		tp__pod_cm_fill(&c, container_of);
+		trainer_parts(&p, &c);
+	}
 	else
 		job_spec(&p, tp__mobj(job_template, "spec"));
 	tp_arena_free(p.arena);

@@ -13,7 +13,7 @@
  * off (a zero sleep is refused), ProbeTerminationGracePeriod GA. The same
  * texts in v1.26, which had no sleep hook yet (it came in v1.29).
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -138,12 +138,12 @@ static void check_handler(tp_podv *v, const cJSON *h, const char *const *kinds, 
 }
 
 /* validateProbe and what each kind of probe adds. */
-static void check_probe(tp_podv *v, const cJSON *c, const char *member, long long grace)
+static void check_probe(tp_podv *v, const cJSON *probe, const char *member, long long grace)
 {
 	static const char *const counts[] = { "initialDelaySeconds", "timeoutSeconds",
 					      "periodSeconds", "successThreshold",
 					      "failureThreshold" };
-	const cJSON *p = tp__mobj(c, member);
+	const cJSON *p = tp__vobj(probe);
 	if (!p)
 		return;
 	size_t mark = tp__podv_push_member(v, member);
@@ -185,7 +185,14 @@ long long tp__pod_grace_period(const cJSON *spec)
 
 int tp__pod_check_probes(tp_podv *v, const cJSON *c, long long grace)
 {
-	const cJSON *lc = tp__mobj(c, "lifecycle");
+	tp_pod_cm m;
+	tp__pod_cm_fill(&m, c);
+	return tp__pod_check_cm_probes(v, &m, grace);
+}
+
+int tp__pod_check_cm_probes(tp_podv *v, const tp_pod_cm *c, long long grace)
+{
+	const cJSON *lc = tp__vobj(c->lifecycle);
 	if (lc) {
 		static const char *const hooks[] = { "postStart", "preStop" };
 		size_t mark = tp__podv_push(v, ".lifecycle");
@@ -199,8 +206,8 @@ int tp__pod_check_probes(tp_podv *v, const cJSON *c, long long grace)
 		}
 		tp__podv_pop(v, mark);
 	}
-	check_probe(v, c, "livenessProbe", grace);
-	check_probe(v, c, "readinessProbe", grace);
-	check_probe(v, c, "startupProbe", grace);
+	check_probe(v, c->liveness_probe, "livenessProbe", grace);
+	check_probe(v, c->readiness_probe, "readinessProbe", grace);
+	check_probe(v, c->startup_probe, "startupProbe", grace);
 	return v->rc;
 }

@@ -13,16 +13,16 @@
  * hostUsers (UserNamespacesSupport is off), and imagePullSecrets' "only name
  * may be set" (a manifest's LocalObjectReference has nothing else).
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
 #define LABEL_HINT "use a qualified name as key and a label value of up to 63 characters"
 
-static void check_enum(tp_podv *v, const cJSON *spec, const char *member,
-		       const char *const *ok, const char *supported)
+/* s: the member's value when a string. */
+static void check_enum(tp_podv *v, const char *s, const char *member, const char *const *ok,
+		       const char *supported)
 {
-	const char *s = tp__mstr(spec, member);
 	if (!s || !*s)
 		return; /* the API server's defaulting fills it in */
 	for (; *ok; ok++)
@@ -33,9 +33,9 @@ static void check_enum(tp_podv *v, const cJSON *spec, const char *member,
 }
 
 /* A name the Pod refers to (DNS-1123 label or subdomain), when set. */
-static void check_name(tp_podv *v, const cJSON *spec, const char *member, bool subdomain)
+static void check_name(tp_podv *v, const cJSON *m, const char *member, bool subdomain)
 {
-	const char *s = tp__mstr(spec, member);
+	const char *s = tp__vstr(m);
 	if (!s || !*s)
 		return;
 	static const char hint[] = "use the object's lower-case name";
@@ -87,7 +87,7 @@ static void check_toleration(tp_podv *v, const cJSON *t)
 	}
 	static const char *const effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
 	if (effect && *effect)
-		check_enum(v, t, "effect", effects,
+		check_enum(v, effect, "effect", effects,
 			   "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"");
 }
 
@@ -119,9 +119,9 @@ static void check_readiness_gates(tp_podv *v, const cJSON *list)
 }
 
 /* ValidateRuntimeClassName: any string given, "" too, is a subdomain. */
-static void check_runtime_class(tp_podv *v, const cJSON *spec)
+static void check_runtime_class(tp_podv *v, const cJSON *m)
 {
-	const char *s = tp__mstr(spec, "runtimeClassName");
+	const char *s = tp__vstr(m);
 	const char *msg = s ? tp__check_dns1123_subdomain(s) : NULL;
 	if (msg)
 		tp__podv_add(v, TP_FIELD_INVALID, ".runtimeClassName", tp__podv_quote(v, s),
@@ -130,9 +130,9 @@ static void check_runtime_class(tp_podv *v, const cJSON *spec)
 
 /* validateOverhead: ValidateContainerResourceRequirements of limits that
  * are the overhead, so upstream's path has ".limits" in it. */
-static void check_overhead(tp_podv *v, const cJSON *spec)
+static void check_overhead(tp_podv *v, const cJSON *m)
 {
-	const cJSON *overhead = tp__mobj(spec, "overhead");
+	const cJSON *overhead = tp__vobj(m);
 	if (!overhead)
 		return;
 	/* read-only views, nothing allocated: the overhead named "limits" */
@@ -145,38 +145,49 @@ static void check_overhead(tp_podv *v, const cJSON *spec)
 	tp__podv_pop(v, mark);
 }
 
-int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
+/* The Pod spec's members s (read once, pod/members.h). */
+static int check_spec_fields(tp_podv *v, const tp_pod_sm *s)
 {
 	static const char *const restart[] = { "Always", "OnFailure", "Never", NULL };
 	static const char *const dns[] = { "ClusterFirstWithHostNet", "ClusterFirst", "Default",
 					   "None", NULL };
-	check_enum(v, spec, "restartPolicy", restart, "\"Always\", \"OnFailure\", \"Never\"");
-	check_enum(v, spec, "dnsPolicy", dns,
+	const cJSON *spec = s->self;
+	check_enum(v, tp__vstr(s->restart_policy), "restartPolicy", restart,
+		   "\"Always\", \"OnFailure\", \"Never\"");
+	check_enum(v, tp__vstr(s->dns_policy), "dnsPolicy", dns,
 		   "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
-	tp__pod_check_labels(v, ".nodeSelector", tp_member(spec, "nodeSelector"));
+	tp__pod_check_labels(v, ".nodeSelector", s->node_selector);
 	tp__pod_check_pod_security_context(v, spec);
 	tp__pod_check_affinity(v, spec);
 	tp__pod_check_dns_config(v, spec);
-	check_readiness_gates(v, tp_member(spec, "readinessGates"));
+	check_readiness_gates(v, s->readiness_gates);
 	tp__pod_check_scheduling(v, spec);
 	tp__pod_check_host_process(v, spec);
-	check_name(v, spec, "serviceAccountName", true);
-	check_name(v, spec, "nodeName", true);
+	check_name(v, s->service_account_name, "serviceAccountName", true);
+	check_name(v, s->node_name, "nodeName", true);
 	long long ads;
-	if (tp__mint(spec, "activeDeadlineSeconds", &ads) && (ads < 1 || ads > 2147483647LL))
+	if (s->active_deadline_seconds && tp_json_is_int(s->active_deadline_seconds, &ads) &&
+	    (ads < 1 || ads > 2147483647LL))
 		tp__podv_add(v, TP_FIELD_INVALID, ".activeDeadlineSeconds", tp__podv_int(v, ads),
 			     "use a number of seconds from 1 to 2147483647",
 			     "must be between 1 and 2147483647, inclusive");
-	check_name(v, spec, "hostname", false);
-	check_name(v, spec, "subdomain", false);
-	check_tolerations(v, tp_member(spec, "tolerations"));
+	check_name(v, s->hostname, "hostname", false);
+	check_name(v, s->subdomain, "subdomain", false);
+	check_tolerations(v, s->tolerations);
 	tp__pod_check_host_aliases(v, spec);
-	check_name(v, spec, "priorityClassName", true);
-	check_runtime_class(v, spec);
+	check_name(v, s->priority_class_name, "priorityClassName", true);
+	check_runtime_class(v, s->runtime_class_name);
 	tp__pod_check_preemption(v, spec);
-	check_overhead(v, spec);
+	check_overhead(v, s->overhead);
 	tp__pod_check_os(v, spec);
 	return v->rc;
+}
+
+int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
+{
+	tp_pod_sm s;
+	tp__pod_sm_fill(&s, spec);
+	return check_spec_fields(v, &s);
 }
 
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
@@ -184,14 +195,16 @@ int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 	/* upstream: fldPath.Child("labels"), without "metadata" */
 	tp__pod_check_labels(v, ".labels", tp_get(tmpl, "metadata.labels"));
 	tp__pod_check_pod_annotations(v, tmpl);
-	const cJSON *spec = tp__mobj(tmpl, "spec");
+	/* the Pod spec's members read once for all its checks */
+	tp_pod_sm s;
+	tp__pod_sm_fill(&s, tp__mobj(tmpl, "spec"));
 	size_t mark = tp__podv_push(v, ".spec");
 	tp_nameset volumes;
 	tp__nameset_init(&volumes, v->arena);
-	tp__pod_check_volumes(v, tp_member(spec, "volumes"), &volumes);
-	tp__pod_check_containers(v, spec, &volumes);
-	tp__pod_check_spec_fields(v, spec);
-	const cJSON *eph = tp__marr(spec, "ephemeralContainers");
+	tp__pod_check_volumes(v, s.volumes, &volumes);
+	tp__pod_check_sm_containers(v, &s, &volumes);
+	check_spec_fields(v, &s);
+	const cJSON *eph = tp__varr(s.ephemeral_containers);
 	if (eph && eph->child)
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".ephemeralContainers", NULL,
 			     "drop ephemeralContainers: they are added to running Pods only",
