@@ -16,7 +16,7 @@
  * or managedBy yet. Also the two public entry points, which take a template
  * as it is.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -30,28 +30,29 @@
 	"must be less than or equal to %d when completions are above %d and used with " \
 	"backoff limit per index"
 
-static bool int_of(const cJSON *spec, const char *member, long long *out)
+/* m: the Job spec's member (pod/members.h tp_pod_jm), read as tp__mint. */
+static bool int_of(const cJSON *m, long long *out)
 {
-	return tp__mint(spec, member, out);
+	return m && tp_json_is_int(m, out);
 }
 
-static void check_nonnegative(tp_podv *v, const cJSON *spec, const char *member)
+static void check_nonnegative(tp_podv *v, const cJSON *m, const char *member)
 {
 	long long n;
-	if (int_of(spec, member, &n) && n < 0)
+	if (int_of(m, &n) && n < 0)
 		tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".%s", member),
 			     tp__podv_int(v, n), "use 0 or more", NONNEG);
 }
 
 /* parallelism or completions as the Job gets it: the builder's count
  * (v->pods) when there is one, else the template's. */
-static bool count_of(const tp_podv *v, const cJSON *spec, const char *member, long long *out)
+static bool count_of(const tp_podv *v, const cJSON *m, long long *out)
 {
 	if (v->pods > 0) {
 		*out = v->pods;
 		return true;
 	}
-	return int_of(spec, member, out);
+	return int_of(m, out);
 }
 
 /* The Job's counts after SetDefaults_Job. */
@@ -60,11 +61,11 @@ typedef struct job_counts {
 	long long completions, parallelism;
 } job_counts;
 
-static job_counts counts_of(const tp_podv *v, const cJSON *spec)
+static job_counts counts_of(const tp_podv *v, const tp_pod_jm *j)
 {
 	job_counts c = { 0 };
-	bool has_parallelism = count_of(v, spec, "parallelism", &c.parallelism);
-	c.has_completions = count_of(v, spec, "completions", &c.completions);
+	bool has_parallelism = count_of(v, j->parallelism, &c.parallelism);
+	c.has_completions = count_of(v, j->completions, &c.completions);
 	if (!has_parallelism && !c.has_completions)
 		c.has_completions = true, c.completions = 1;
 	if (!has_parallelism)
@@ -74,10 +75,10 @@ static job_counts counts_of(const tp_podv *v, const cJSON *spec)
 
 /* validateJobSpec's limits of an Indexed Job on maxFailedIndexes and, above
  * 100000 completions with a per-index backoff, on parallelism. */
-static void check_indexed_limits(tp_podv *v, const cJSON *spec, const job_counts *c)
+static void check_indexed_limits(tp_podv *v, const tp_pod_jm *j, const job_counts *c)
 {
 	long long failed, n;
-	bool has_failed = int_of(spec, "maxFailedIndexes", &failed);
+	bool has_failed = int_of(j->max_failed_indexes, &failed);
 	static const char hint[] = "allow fewer failed indexes";
 	if (has_failed && c->has_completions && failed > c->completions)
 		tp__podv_add(v, TP_FIELD_INVALID, ".maxFailedIndexes", tp__podv_int(v, failed), hint,
@@ -86,7 +87,7 @@ static void check_indexed_limits(tp_podv *v, const cJSON *spec, const job_counts
 		tp__podv_add(v, TP_FIELD_INVALID, ".maxFailedIndexes", tp__podv_int(v, failed), hint,
 			     "must be less than or equal to %d", MAX_FAILED_INDEXES);
 	if (!c->has_completions || c->completions <= COMPLETIONS_SOFT_LIMIT ||
-	    !int_of(spec, "backoffLimitPerIndex", &n))
+	    !int_of(j->backoff_limit_per_index, &n))
 		return;
 	if (!has_failed)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".maxFailedIndexes", NULL,
@@ -101,7 +102,7 @@ static void check_indexed_limits(tp_podv *v, const cJSON *spec, const job_counts
 			     HIGH_COMPLETIONS_MSG, HIGH_COMPLETIONS_LIMIT, COMPLETIONS_SOFT_LIMIT);
 }
 
-static bool check_completion_mode(tp_podv *v, const cJSON *spec, const char *mode)
+static bool check_completion_mode(tp_podv *v, const tp_pod_jm *j, const char *mode)
 {
 	long long n;
 	if (strcmp(mode, "NonIndexed") && strcmp(mode, "Indexed")) {
@@ -110,26 +111,26 @@ static bool check_completion_mode(tp_podv *v, const cJSON *spec, const char *mod
 		return false;
 	}
 	bool indexed = !strcmp(mode, "Indexed");
-	bool has_completions = count_of(v, spec, "completions", &n);
-	bool has_parallelism = v->pods > 0 || (tp_member(spec, "parallelism") &&
-						!cJSON_IsNull(tp_member(spec, "parallelism")));
+	bool has_completions = count_of(v, j->completions, &n);
+	bool has_parallelism = v->pods > 0 || tp__vset(j->parallelism);
 	/* the Job's defaulting sets both to 1 only when both are unset */
 	if (indexed && !has_completions && has_parallelism)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".completions", NULL,
 			     "set completions (the number of indexes)",
 			     "when completion mode is Indexed");
-	if (indexed && count_of(v, spec, "parallelism", &n) && n > MAX_INDEXED_PARALLELISM)
+	if (indexed && count_of(v, j->parallelism, &n) && n > MAX_INDEXED_PARALLELISM)
 		tp__podv_add(v, TP_FIELD_INVALID, ".parallelism", tp__podv_int(v, n),
 			     "run at most 100000 Pods of an Indexed Job at once",
 			     "must be less than or equal to %d when completion mode is Indexed",
 			     MAX_INDEXED_PARALLELISM);
 	if (indexed) {
-		job_counts c = counts_of(v, spec);
-		check_indexed_limits(v, spec, &c);
+		job_counts c = counts_of(v, j);
+		check_indexed_limits(v, j, &c);
 	}
 	static const char *const per_index[] = { "backoffLimitPerIndex", "maxFailedIndexes" };
+	const cJSON *const per_index_m[] = { j->backoff_limit_per_index, j->max_failed_indexes };
 	for (int k = 0; !indexed && k < 2; k++)
-		if (int_of(spec, per_index[k], &n))
+		if (int_of(per_index_m[k], &n))
 			tp__podv_add(v, TP_FIELD_INVALID, tp__podv_printf(v, ".%s", per_index[k]),
 				     tp__podv_int(v, n), "use completionMode Indexed, or drop it",
 				     "requires indexed completion mode");
@@ -138,9 +139,9 @@ static bool check_completion_mode(tp_podv *v, const cJSON *spec, const char *mod
 
 /* managedBy: IsDomainPrefixedPath's errors (policy/core/names.c writes them
  * into a result, taken over here), and at most 63 characters. */
-static void check_managed_by(tp_podv *v, const cJSON *spec)
+static void check_managed_by(tp_podv *v, const tp_pod_jm *j)
 {
-	const char *by = tp__mstr(spec, "managedBy");
+	const char *by = tp__vstr(j->managed_by);
 	if (!by)
 		return;
 	static const char hint[] = "name the Job's controller as a domain-prefixed path "
@@ -163,13 +164,12 @@ static void check_managed_by(tp_podv *v, const cJSON *spec)
 }
 
 /* validatePodReplacementPolicy: Failed only with a podFailurePolicy. */
-static void check_pod_replacement(tp_podv *v, const cJSON *spec)
+static void check_pod_replacement(tp_podv *v, const tp_pod_jm *j)
 {
-	const cJSON *m = tp_member(spec, "podReplacementPolicy");
-	if (!cJSON_IsString(m))
+	const char *p = tp__vstr(j->pod_replacement_policy);
+	if (!p)
 		return;
-	const char *p = m->valuestring;
-	if (tp__mobj(spec, "podFailurePolicy")) {
+	if (tp__vobj(j->pod_failure_policy)) {
 		if (strcmp(p, "Failed"))
 			tp__podv_add(v, TP_FIELD_UNSUPPORTED, ".podReplacementPolicy",
 				     tp__podv_quote(v, p),
@@ -306,10 +306,10 @@ static bool misses_template_labels(const cJSON *selector, const cJSON *labels)
 /* ValidateJobSpec's selector (with manualSelector the API server generates
  * none, so one must be given, and it must match the template's labels) and
  * validateGeneratedSelector's. */
-static void check_selector(tp_podv *v, const cJSON *spec)
+static void check_selector(tp_podv *v, const tp_pod_jm *j)
 {
-	const cJSON *selector = tp__mobj(spec, "selector");
-	bool manual = cJSON_IsTrue(tp_member(spec, "manualSelector"));
+	const cJSON *selector = tp__vobj(j->selector);
+	bool manual = cJSON_IsTrue(j->manual_selector);
 	if (!selector) {
 		if (manual)
 			tp__podv_add(v, TP_FIELD_REQUIRED, ".selector", NULL,
@@ -326,7 +326,7 @@ static void check_selector(tp_podv *v, const cJSON *spec)
 			     "it generates (the value shown is the template's selector, without the "
 			     "controller-uid the API server adds)",
 			     "`selector` not auto-generated");
-	const cJSON *labels = tp_get_object(spec, "template.metadata.labels");
+	const cJSON *labels = tp_get_object(j->self, "template.metadata.labels");
 	if (manual && misses_template_labels(selector, labels))
 		tp__podv_add(v, TP_FIELD_INVALID, ".template.metadata.labels",
 			     labels ? tp__podv_json(v, labels) : "{}",
@@ -338,9 +338,11 @@ static void check_selector(tp_podv *v, const cJSON *spec)
 /* The Job's rule on its Pods' restartPolicy. JobSet's webhook makes an
  * empty one OnFailure, which the Job allows unless it has a
  * podFailurePolicy. */
-static void check_restart_policy(tp_podv *v, const cJSON *spec)
+static void check_restart_policy(tp_podv *v, const tp_pod_jm *j)
 {
-	const char *rp = tp_get_str(spec, "template.spec.restartPolicy");
+	/* template.spec.restartPolicy, member by member (a dotted path is
+	 * parsed each time) */
+	const char *rp = tp__mstr(tp__mobj(tp__vobj(j->template_), "spec"), "restartPolicy");
 	bool defaulted = !rp || !*rp;
 	if (defaulted)
 		rp = "OnFailure";
@@ -353,7 +355,7 @@ static void check_restart_policy(tp_podv *v, const cJSON *spec)
 		tp__podv_add(v, TP_FIELD_UNSUPPORTED, NULL, tp__podv_quote(v, rp),
 			     "use restartPolicy OnFailure or Never",
 			     "supported values: \"OnFailure\", \"Never\"");
-	else if (tp__mobj(spec, "podFailurePolicy") && strcmp(rp, "Never"))
+	else if (tp__vobj(j->pod_failure_policy) && strcmp(rp, "Never"))
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, rp),
 			     defaulted ? "set restartPolicy: Never in the Pod template (JobSet makes "
 					 "an empty one OnFailure)"
@@ -538,9 +540,10 @@ static void container_names(tp_podv *v, const cJSON *spec, tp_nameset *names)
 	}
 }
 
-static void check_failure_policy(tp_podv *v, const cJSON *spec)
+static void check_failure_policy(tp_podv *v, const tp_pod_jm *j)
 {
-	const cJSON *policy = tp__mobj(spec, "podFailurePolicy");
+	const cJSON *spec = j->self;
+	const cJSON *policy = tp__vobj(j->pod_failure_policy);
 	if (!policy)
 		return;
 	size_t mark = tp__podv_push(v, ".podFailurePolicy");
@@ -697,10 +700,10 @@ static void check_success_rule(tp_podv *v, const cJSON *rule, const long long *c
 			     total);
 }
 
-static void check_success_policy(tp_podv *v, const cJSON *spec, bool indexed,
+static void check_success_policy(tp_podv *v, const tp_pod_jm *j, bool indexed,
 				 const long long *completions)
 {
-	const cJSON *policy = tp__mobj(spec, "successPolicy");
+	const cJSON *policy = tp__vobj(j->success_policy);
 	if (!policy)
 		return;
 	if (!indexed) {
@@ -731,50 +734,59 @@ static void check_success_policy(tp_podv *v, const cJSON *spec, bool indexed,
 
 /* validateJobSpec up to the Pod template, at the current path: what
  * parallelism and completions (the builder's count) decide. */
-static void check_head(tp_podv *v, const cJSON *spec)
+static void check_head(tp_podv *v, const tp_pod_jm *j)
 {
 	static const char *const counts[] = { "parallelism", "completions", "activeDeadlineSeconds",
 					      "backoffLimit", "ttlSecondsAfterFinished",
 					      "backoffLimitPerIndex", "maxFailedIndexes" };
+	const cJSON *const members[] = { j->parallelism, j->completions,
+					 j->active_deadline_seconds, j->backoff_limit,
+					 j->ttl_seconds_after_finished, j->backoff_limit_per_index,
+					 j->max_failed_indexes };
 	/* the builder's count (v->pods) is 1 or more: its two members need no check */
 	for (size_t i = v->pods > 0 ? 2 : 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		check_nonnegative(v, spec, counts[i]);
+		check_nonnegative(v, members[i], counts[i]);
 	long long n;
-	if (int_of(spec, "maxFailedIndexes", &n) && !tp_member(spec, "backoffLimitPerIndex"))
+	if (int_of(j->max_failed_indexes, &n) && !j->backoff_limit_per_index)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".backoffLimitPerIndex", NULL,
 			     "set backoffLimitPerIndex too", "when maxFailedIndexes is specified");
-	check_managed_by(v, spec);
-	const cJSON *mode = tp_member(spec, "completionMode");
-	bool indexed =
-		check_completion_mode(v, spec, cJSON_IsString(mode) ? mode->valuestring : "Indexed");
-	check_failure_policy(v, spec);
-	job_counts c = counts_of(v, spec);
-	check_success_policy(v, spec, indexed, c.has_completions ? &c.completions : NULL);
-	check_pod_replacement(v, spec);
+	check_managed_by(v, j);
+	const char *mode = tp__vstr(j->completion_mode);
+	bool indexed = check_completion_mode(v, j, mode ? mode : "Indexed");
+	check_failure_policy(v, j);
+	job_counts c = counts_of(v, j);
+	check_success_policy(v, j, indexed, c.has_completions ? &c.completions : NULL);
+	check_pod_replacement(v, j);
 }
 
 void tp__pod_check_job_head(tp_podv *v, const cJSON *job_template)
 {
+	tp_pod_jm j;
+	tp__pod_jm_fill(&j, tp__mobj(job_template, "spec"));
 	size_t mark = tp__podv_push(v, "spec");
-	check_head(v, tp__mobj(job_template, "spec"));
+	check_head(v, &j);
 	tp__podv_pop(v, mark);
 }
 
 int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 {
 	tp__pod_check_job_meta(v, job_template);
-	const cJSON *spec = tp__mobj(job_template, "spec");
+	/* the Job spec's members read once for all its checks */
+	tp_pod_jm j;
+	tp__pod_jm_fill(&j, tp__mobj(job_template, "spec"));
 	size_t mark = tp__podv_push(v, "spec");
 	tp__podv_mark(v, NULL, TP_MARK_HEAD_BEGIN);
-	check_head(v, spec);
+	check_head(v, &j);
 	tp__podv_mark(v, NULL, TP_MARK_HEAD_END);
 	size_t tmark = tp__podv_push(v, ".template");
-	const cJSON *tmpl = tp_member(spec, "template");
+	const cJSON *tmpl = j.template_;
 	tp__pod_check_template(v, tmpl);
-	tp__pod_check_annotations(v, ".annotations", tp_get(tmpl, "metadata.annotations"));
+	/* metadata.annotations of any type, as tp_get finds it */
+	tp__pod_check_annotations(v, ".annotations", tp_member(tp__mobj(tmpl, "metadata"),
+							       "annotations"));
 	tp__podv_pop(v, tmark);
-	check_restart_policy(v, spec);
-	check_selector(v, spec);
+	check_restart_policy(v, &j);
+	check_selector(v, &j);
 	tp__podv_pop(v, mark);
 	return v->rc;
 }

@@ -18,12 +18,13 @@
 	}
 
 #define EACH_MEMBER(o)                                                       \
-	for (const cJSON *it = cJSON_IsObject(o) ? (o)->child : NULL; it; it = it->next) \
+	for (const cJSON *it = tp__vobj(o) ? (o)->child : NULL; it; it = it->next)       \
 		for (const char *k = it->string; k; k = NULL)
 
 void tp__pod_cm_fill(tp_pod_cm *m, const cJSON *o)
 {
-	*m = (tp_pod_cm){ .self = o };
+	memset(m, 0, sizeof(*m));
+	m->self = o;
 	EACH_MEMBER(o) switch (k[0]) {
 	case 'a':
 		TAKE("args", args);
@@ -79,7 +80,8 @@ void tp__pod_cm_fill(tp_pod_cm *m, const cJSON *o)
 
 void tp__pod_sm_fill(tp_pod_sm *m, const cJSON *o)
 {
-	*m = (tp_pod_sm){ .self = o };
+	memset(m, 0, sizeof(*m));
+	m->self = o;
 	EACH_MEMBER(o) switch (k[0]) {
 	case 'a':
 		TAKE("affinity", affinity);
@@ -154,7 +156,8 @@ void tp__pod_sm_fill(tp_pod_sm *m, const cJSON *o)
 
 void tp__pod_mm_fill(tp_pod_mm *m, const cJSON *o)
 {
-	*m = (tp_pod_mm){ .self = o };
+	memset(m, 0, sizeof(*m));
+	m->self = o;
 	EACH_MEMBER(o) switch (k[0]) {
 	case 'm':
 		TAKE("mountPath", mount_path);
@@ -176,7 +179,8 @@ void tp__pod_mm_fill(tp_pod_mm *m, const cJSON *o)
 
 void tp__pod_jm_fill(tp_pod_jm *m, const cJSON *o)
 {
-	*m = (tp_pod_jm){ .self = o };
+	memset(m, 0, sizeof(*m));
+	m->self = o;
 	EACH_MEMBER(o) switch (k[0]) {
 	case 'a':
 		TAKE("activeDeadlineSeconds", active_deadline_seconds);

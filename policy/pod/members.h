@@ -14,23 +14,29 @@
 
 #include "policy/pod/pod.h"
 
+/* cJSON's type tests without a call into libcjson (as core/object.c's
+ * has_type): these run for every member a check reads. */
+static inline bool tp__vis(const cJSON *m, int type)
+{
+	return m && (m->type & 0xff) == type;
+}
 /* A member of a given type, else NULL (as tp__mstr, tp__mobj, tp__marr). */
 static inline const char *tp__vstr(const cJSON *m)
 {
-	return cJSON_IsString(m) ? m->valuestring : NULL;
+	return tp__vis(m, cJSON_String) ? m->valuestring : NULL;
 }
 static inline const cJSON *tp__vobj(const cJSON *m)
 {
-	return cJSON_IsObject(m) ? m : NULL;
+	return tp__vis(m, cJSON_Object) ? m : NULL;
 }
 static inline const cJSON *tp__varr(const cJSON *m)
 {
-	return cJSON_IsArray(m) ? m : NULL;
+	return tp__vis(m, cJSON_Array) ? m : NULL;
 }
 /* Set to something other than null (present() of the checks). */
 static inline bool tp__vset(const cJSON *m)
 {
-	return m && !cJSON_IsNull(m);
+	return m && !tp__vis(m, cJSON_NULL);
 }
 
 /* core/v1 Container (v1.32, and restartPolicyRules of later releases). */
