@@ -22,9 +22,10 @@
  * pkg/features/versioned_kube_features.go for the gates up to 1.32, the
  * release notes of 1.33 to 1.36 for the later ones.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,29 +55,42 @@ typedef struct since {
 	int on;           /* the first whose gate is on by default; 0: on when added,
 			   * or not known past the supported releases */
 	const char *gate;
+	/* where the member is in its place's struct of members (pod/members.h:
+	 * AT_JOB tp_pod_jm, AT_POD tp_pod_sm, AT_CONTAINER and AT_INIT
+	 * tp_pod_cm), read there instead of looked up; 0: looked up (the other
+	 * places, whose objects are not walked into a struct) */
+	size_t slot;
 } since;
+
+#define JOB(f) offsetof(tp_pod_jm, f)
+#define POD(f) offsetof(tp_pod_sm, f)
+#define CONTAINER(f) offsetof(tp_pod_cm, f)
 
 static const since fields[] = {
 	/* batch/v1 JobSpec */
-	{ AT_JOB, "podReplacementPolicy", 28, 29, "JobPodReplacementPolicy" },
-	{ AT_JOB, "backoffLimitPerIndex", 28, 29, "JobBackoffLimitPerIndex" },
-	{ AT_JOB, "maxFailedIndexes", 28, 29, "JobBackoffLimitPerIndex" },
-	{ AT_JOB, "managedBy", 30, 32, "JobManagedBy" },
-	{ AT_JOB, "successPolicy", 30, 31, "JobSuccessPolicy" },
+	{ AT_JOB, "podReplacementPolicy", 28, 29, "JobPodReplacementPolicy",
+	  JOB(pod_replacement_policy) },
+	{ AT_JOB, "backoffLimitPerIndex", 28, 29, "JobBackoffLimitPerIndex",
+	  JOB(backoff_limit_per_index) },
+	{ AT_JOB, "maxFailedIndexes", 28, 29, "JobBackoffLimitPerIndex", JOB(max_failed_indexes) },
+	{ AT_JOB, "managedBy", 30, 32, "JobManagedBy", JOB(managed_by) },
+	{ AT_JOB, "successPolicy", 30, 31, "JobSuccessPolicy", JOB(success_policy) },
 	/* core/v1 PodSpec */
-	{ AT_POD, "hostUsers", 25, 33, "UserNamespacesSupport" },
-	{ AT_POD, "resourceClaims", 26, 34, "DynamicResourceAllocation" },
-	{ AT_POD, "resources", 32, 34, "PodLevelResources" },
-	{ AT_POD, "hostnameOverride", 34, 0, "HostnameOverride" },
-	{ AT_POD, "schedulingGroup", 36, 0, "GenericWorkload" },
+	{ AT_POD, "hostUsers", 25, 33, "UserNamespacesSupport", POD(host_users) },
+	{ AT_POD, "resourceClaims", 26, 34, "DynamicResourceAllocation", POD(resource_claims) },
+	{ AT_POD, "resources", 32, 34, "PodLevelResources", POD(resources) },
+	{ AT_POD, "hostnameOverride", 34, 0, "HostnameOverride", POD(hostname_override) },
+	{ AT_POD, "schedulingGroup", 36, 0, "GenericWorkload", POD(scheduling_group) },
 	{ AT_POD_SC, "appArmorProfile", 30, 0, "AppArmorFields" },
 	{ AT_POD_SC, "supplementalGroupsPolicy", 31, 33, "SupplementalGroupsPolicy" },
 	{ AT_POD_SC, "seLinuxChangePolicy", 32, 33, "SELinuxChangePolicy" },
 	{ AT_VOLUME, "image", 31, 35, "ImageVolume" },
 	/* core/v1 Container */
-	{ AT_CONTAINER, "resizePolicy", 27, 33, "InPlacePodVerticalScaling" },
-	{ AT_INIT, "restartPolicy", 28, 29, "SidecarContainers" },
-	{ AT_CONTAINER, "restartPolicyRules", 34, 0, "ContainerRestartRules" },
+	{ AT_CONTAINER, "resizePolicy", 27, 33, "InPlacePodVerticalScaling",
+	  CONTAINER(resize_policy) },
+	{ AT_INIT, "restartPolicy", 28, 29, "SidecarContainers", CONTAINER(restart_policy) },
+	{ AT_CONTAINER, "restartPolicyRules", 34, 0, "ContainerRestartRules",
+	  CONTAINER(restart_policy_rules) },
 	{ AT_CONTAINER_SC, "appArmorProfile", 30, 0, "AppArmorFields" },
 	{ AT_LIFECYCLE, "stopSignal", 33, 0, "ContainerStopSignals" },
 	{ AT_HANDLER, "sleep", 29, 30, "PodLifecycleSleepAction" },
@@ -181,27 +195,43 @@ static void gated(since_walk *w, const since *f)
 		w->v->rc = TP_ENOMEM;
 }
 
+/* f's member m (NULL: none) of the object at the current path. */
+static void judge_member(since_walk *w, const since *f, const cJSON *m)
+{
+	if (!tp__vset(m))
+		return;
+	if (w->present)
+		*w->present |= UINT32_C(1) << (f - fields);
+	else if (w->minor < f->added)
+		unknown(w, f);
+	else if (f->on && w->minor < f->on)
+		gated(w, f);
+}
+
 /* The members of obj (at the current path) the table has at at. */
 static void judge(since_walk *w, const cJSON *obj, since_at at)
 {
 	for (uint32_t bits = obj ? w->want[at] : 0; bits; bits &= bits - 1) {
 		const since *f = &fields[__builtin_ctz(bits)];
-		const cJSON *m = tp_member(obj, f->member);
-		if (!m || cJSON_IsNull(m))
-			continue;
-		if (w->present)
-			*w->present |= UINT32_C(1) << (f - fields);
-		else if (w->minor < f->added)
-			unknown(w, f);
-		else if (f->on && w->minor < f->on)
-			gated(w, f);
+		judge_member(w, f, tp_member(obj, f->member));
 	}
 }
 
-/* obj's member (an object) at path suffix ".member". */
-static void judge_in(since_walk *w, const cJSON *obj, const char *member, since_at at)
+/* The same of an object whose members are read into a struct (members: a
+ * tp_pod_jm, tp_pod_sm or tp_pod_cm, as at says): each read at its slot. */
+static void judge_slots(since_walk *w, const void *members, since_at at)
 {
-	const cJSON *o = w->want[at] ? tp__mobj(obj, member) : NULL;
+	for (uint32_t bits = w->want[at]; bits; bits &= bits - 1) {
+		const since *f = &fields[__builtin_ctz(bits)];
+		judge_member(w, f, *(const cJSON *const *)((const char *)members + f->slot));
+	}
+}
+
+/* The member m (read by the caller: an object, else nothing) at path
+ * suffix ".member". */
+static void judge_at(since_walk *w, const cJSON *m, const char *member, since_at at)
+{
+	const cJSON *o = w->want[at] ? tp__vobj(m) : NULL;
 	if (!o)
 		return;
 	size_t mark = tp__podv_push_member(w->v, member);
@@ -209,14 +239,21 @@ static void judge_in(since_walk *w, const cJSON *obj, const char *member, since_
 	tp__podv_pop(w->v, mark);
 }
 
+/* obj's member (an object) at path suffix ".member". */
+static void judge_in(since_walk *w, const cJSON *obj, const char *member, since_at at)
+{
+	if (w->want[at])
+		judge_at(w, tp_member(obj, member), member, at);
+}
+
 /* Each object of obj's list member at "<dotted>[i]" (dotted: ".member", the
  * path's spelling, so that no printf makes it for each list: 2,160
  * instructions of make bench's ClusterTrainingRuntime review, callgrind),
  * and in each the member inner (NULL: the item itself). */
-static void judge_items(since_walk *w, const cJSON *obj, const char *dotted, const char *inner,
-			since_at at)
+static void judge_list(since_walk *w, const cJSON *m, const char *dotted, const char *inner,
+		       since_at at)
 {
-	const cJSON *list = w->want[at] ? tp__marr(obj, dotted + 1) : NULL;
+	const cJSON *list = w->want[at] ? tp__varr(m) : NULL;
 	int i = 0;
 	for (const cJSON *it = list ? list->child : NULL; it; it = it->next, i++) {
 		size_t mark = tp__podv_push_index(w->v, dotted, i);
@@ -228,17 +265,25 @@ static void judge_items(since_walk *w, const cJSON *obj, const char *dotted, con
 	}
 }
 
-static void judge_container(since_walk *w, const cJSON *c, bool init)
+/* obj's list member at "<dotted>[i]", as judge_list. */
+static void judge_items(since_walk *w, const cJSON *obj, const char *dotted, const char *inner,
+			since_at at)
 {
-	judge(w, c, AT_CONTAINER);
+	if (w->want[at])
+		judge_list(w, tp_member(obj, dotted + 1), dotted, inner, at);
+}
+
+static void judge_container(since_walk *w, const tp_pod_cm *c, bool init)
+{
+	judge_slots(w, c, AT_CONTAINER);
 	if (init)
-		judge(w, c, AT_INIT);
-	judge_in(w, c, "securityContext", AT_CONTAINER_SC);
-	judge_in(w, c, "resources", AT_RESOURCES);
-	judge_items(w, c, ".volumeMounts", NULL, AT_MOUNT);
-	judge_items(w, c, ".env", "valueFrom", AT_ENV_SOURCE);
+		judge_slots(w, c, AT_INIT);
+	judge_at(w, c->security_context, "securityContext", AT_CONTAINER_SC);
+	judge_at(w, c->resources, "resources", AT_RESOURCES);
+	judge_list(w, c->volume_mounts, ".volumeMounts", NULL, AT_MOUNT);
+	judge_list(w, c->env, ".env", "valueFrom", AT_ENV_SOURCE);
 	bool in_lc = w->want[AT_LIFECYCLE] || w->want[AT_HANDLER];
-	const cJSON *lc = in_lc ? tp__mobj(c, "lifecycle") : NULL;
+	const cJSON *lc = in_lc ? tp__vobj(c->lifecycle) : NULL;
 	if (!lc)
 		return;
 	size_t mark = tp__podv_push(w->v, ".lifecycle");
@@ -261,20 +306,21 @@ static void in_container(since_walk *w, const cJSON *c, bool init, bool trainer)
 		judge_in(w, c, "resources", AT_RESOURCES);
 		judge_items(w, c, ".env", "valueFrom", AT_ENV_SOURCE);
 	} else {
-		judge_container(w, c, init);
+		tp_pod_cm m; /* its members read once for all the places in it */
+		tp__pod_cm_fill(&m, c);
+		judge_container(w, &m, init);
 	}
 	v->list = TP_POD_NONE;
 	v->container = NULL;
 	v->container_len = 0;
 }
 
-static void judge_containers(since_walk *w, const cJSON *spec, bool init)
+static void judge_containers(since_walk *w, const tp_pod_sm *spec, bool init)
 {
-	const char *member = init ? "initContainers" : "containers";
 	uint32_t any = 0;
 	for (int at = AT_CONTAINER; at < AT_COUNT; at++)
 		any |= w->want[at];
-	const cJSON *list = any ? tp__marr(spec, member) : NULL;
+	const cJSON *list = any ? tp__varr(init ? spec->init_containers : spec->containers) : NULL;
 	tp_podv *v = w->v;
 	int i = 0;
 	for (const cJSON *c = list ? list->child : NULL; c; c = c->next, i++) {
@@ -289,16 +335,19 @@ static void judge_containers(since_walk *w, const cJSON *spec, bool init)
 static void walk(since_walk *w, const cJSON *job_template)
 {
 	tp_podv *v = w->v;
-	const cJSON *spec = tp__mobj(job_template, "spec");
-	const cJSON *pod = tp__mobj(tp__mobj(spec, "template"), "spec");
+	/* the Job spec's and the Pod spec's members read once (pod/members.h) */
+	tp_pod_jm spec;
+	tp__pod_jm_fill(&spec, tp__mobj(job_template, "spec"));
+	tp_pod_sm pod;
+	tp__pod_sm_fill(&pod, tp__mobj(tp__vobj(spec.template_), "spec"));
 	size_t mark = tp__podv_push(v, "spec");
-	judge(w, spec, AT_JOB);
+	judge_slots(w, &spec, AT_JOB);
 	size_t pmark = tp__podv_push(v, ".template.spec");
-	judge(w, pod, AT_POD);
-	judge_in(w, pod, "securityContext", AT_POD_SC);
-	judge_items(w, pod, ".volumes", NULL, AT_VOLUME);
-	judge_containers(w, pod, false);
-	judge_containers(w, pod, true);
+	judge_slots(w, &pod, AT_POD);
+	judge_at(w, pod.security_context, "securityContext", AT_POD_SC);
+	judge_list(w, pod.volumes, ".volumes", NULL, AT_VOLUME);
+	judge_containers(w, &pod, false);
+	judge_containers(w, &pod, true);
 	tp__podv_pop(v, pmark);
 	tp__podv_pop(v, mark);
 }

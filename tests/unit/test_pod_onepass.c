@@ -9,7 +9,8 @@
  *   - an absent member, a null one and one of the wrong type read as they
  *     did: absent and null are unset, a string where an object belongs is
  *     no object, a number where a string belongs is no string.
- * The cases are kube-apiserver's rules of pkg/apis/core/validation
+ * pod/fields_since.c's look for the fields a release does not know reads
+ * the same structs. The cases are kube-apiserver's rules of pkg/apis/core/validation
  * (validateContainers' "image" Required, validateInitContainers' Forbidden
  * probes, validateRestartPolicy, ValidateVolumeMounts' mountPath Required)
  * and pkg/apis/batch/validation (validateJobSpec's completionMode), as
@@ -173,6 +174,58 @@ static void defaults_first_member_wins(void **state)
 	cJSON_Delete(b);
 }
 
+/* pod/fields_since.c at Kubernetes minor: the findings (unknown fields)
+ * and the warnings (gated off) of a Job template, counted. */
+static void since_counts(const char *job_template, int minor, size_t *findings,
+			 size_t *warnings)
+{
+	cJSON *job = tt_jsq(job_template);
+	tp_podv v;
+	assert_int_equal(tp__podv_init(&v), TP_OK);
+	tp_result *res;
+	assert_int_equal(tp_result_new(&res), TP_OK);
+	tp_options opt = { .kubernetes_minor = minor };
+	assert_int_equal(tp__pod_check_since(&v, &opt, job, res), TP_OK);
+	*findings = v.n;
+	*warnings = tp_result_warning_count(res);
+	tp_result_free(res);
+	tp__podv_free(&v);
+	cJSON_Delete(job);
+}
+
+/* The release check reads the Job spec, the Pod spec and each container
+ * through their structs: the first member of a name, null as absent. */
+static void since_first_member_wins(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *first, *second; /* as written, the first null */
+		int minor;
+		bool unknown; /* a finding, else a warning */
+	} cases[] = {
+		/* JobManagedBy: added in 1.30 */
+		{ "{'spec':{'managedBy':null,'managedBy':'x/y','template':{'spec':{}}}}",
+		  "{'spec':{'managedBy':'x/y','managedBy':null,'template':{'spec':{}}}}", 29, true },
+		/* HostnameOverride: added in 1.34 */
+		{ "{'spec':{'template':{'spec':{'hostnameOverride':null,'hostnameOverride':'h'}}}}",
+		  "{'spec':{'template':{'spec':{'hostnameOverride':'h','hostnameOverride':null}}}}", 32,
+		  true },
+		/* InPlacePodVerticalScaling: on by default from 1.33 */
+		{ "{'spec':{'template':{'spec':{'containers':[{'name':'c','resizePolicy':null,"
+		  "'resizePolicy':[]}]}}}}",
+		  "{'spec':{'template':{'spec':{'containers':[{'name':'c','resizePolicy':[],"
+		  "'resizePolicy':null}]}}}}", 32, false },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t f, w;
+		since_counts(cases[k].first, cases[k].minor, &f, &w);
+		assert_int_equal(f + w, 0);
+		since_counts(cases[k].second, cases[k].minor, &f, &w);
+		assert_int_equal(f, cases[k].unknown ? 1 : 0);
+		assert_int_equal(w, cases[k].unknown ? 0 : 1);
+	}
+}
+
 /* ------------------------------------------------ members in any order */
 
 /* A container and a Pod spec with a finding in many members, written in
@@ -259,6 +312,7 @@ int main(void)
 		cmocka_unit_test(pod_spec_first_member_wins),
 		cmocka_unit_test(job_spec_first_member_wins),
 		cmocka_unit_test(defaults_first_member_wins),
+		cmocka_unit_test(since_first_member_wins),
 		cmocka_unit_test(any_order_same_findings),
 		cmocka_unit_test(absent_null_wrong_type),
 	};
