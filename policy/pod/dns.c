@@ -8,7 +8,7 @@
  * would allow "_" and ".", is off by default in v1.32); each option named;
  * each host alias an IP address with DNS-1123 subdomains as hostnames.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -219,10 +219,10 @@ static void check_options(tp_podv *v, const cJSON *list)
 
 /* validatePodDNSConfig at spec: dnsPolicy as the API server's defaulting
  * leaves it (unset is ClusterFirst). */
-int tp__pod_check_dns_config(tp_podv *v, const cJSON *spec)
+int tp__pod_check_dns_config(tp_podv *v, const tp_pod_sm *spec)
 {
-	const cJSON *cfg = tp__mobj(spec, "dnsConfig");
-	const char *policy = tp__mstr(spec, "dnsPolicy");
+	const cJSON *cfg = tp__vobj(spec->dns_config);
+	const char *policy = tp__vstr(spec->dns_policy);
 	const cJSON *ns = tp__marr(cfg, "nameservers");
 	size_t mark = tp__podv_push(v, ".dnsConfig");
 	if (policy && !strcmp(policy, "None") && !cfg) {
@@ -243,9 +243,9 @@ int tp__pod_check_dns_config(tp_podv *v, const cJSON *spec)
 }
 
 /* ValidateHostAliases. */
-int tp__pod_check_host_aliases(tp_podv *v, const cJSON *spec)
+int tp__pod_check_host_aliases(tp_podv *v, const tp_pod_sm *spec)
 {
-	const cJSON *list = tp__marr(spec, "hostAliases");
+	const cJSON *list = tp__varr(spec->host_aliases);
 	int i = 0;
 	for (const cJSON *a = list ? list->child : NULL; a; a = a->next, i++) {
 		size_t mark = tp__podv_push_index(v, ".hostAliases", i);

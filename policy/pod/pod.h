@@ -227,18 +227,20 @@ int tp__pod_check_resources(tp_podv *v, const cJSON *resources);
 /* spec.volumes (pod/volumes.c): the names of the valid ones into *names. */
 int tp__pod_check_volumes(tp_podv *v, const cJSON *volumes, tp_nameset *names);
 /* The rules of ValidatePodSpec on these fields, each reading the PodSpec
- * at the current path: the Pod's securityContext with the host namespace
- * fields and hostNetwork's ports (pod/pod_security_context.c), spec.os
- * (pod/pod_os.c), affinity, scheduling gates with topology spread
- * constraints, and preemptionPolicy (pod/scheduling.c), dnsConfig with
- * dnsPolicy None, and hostAliases (pod/dns.c). */
-int tp__pod_check_pod_security_context(tp_podv *v, const cJSON *spec);
-int tp__pod_check_os(tp_podv *v, const cJSON *spec);
-int tp__pod_check_affinity(tp_podv *v, const cJSON *spec);
-int tp__pod_check_scheduling(tp_podv *v, const cJSON *spec);
-int tp__pod_check_preemption(tp_podv *v, const cJSON *spec);
-int tp__pod_check_dns_config(tp_podv *v, const cJSON *spec);
-int tp__pod_check_host_aliases(tp_podv *v, const cJSON *spec);
+ * at the current path through its members read once (pod/members.h): the
+ * Pod's securityContext with the host namespace fields and hostNetwork's
+ * ports (pod/pod_security_context.c), spec.os (pod/pod_os.c), affinity,
+ * scheduling gates with topology spread constraints, and preemptionPolicy
+ * (pod/scheduling.c), dnsConfig with dnsPolicy None, and hostAliases
+ * (pod/dns.c). */
+struct tp_pod_sm;
+int tp__pod_check_pod_security_context(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_os(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_affinity(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_scheduling(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_preemption(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_dns_config(tp_podv *v, const struct tp_pod_sm *spec);
+int tp__pod_check_host_aliases(tp_podv *v, const struct tp_pod_sm *spec);
 /* A seccompProfile or appArmorProfile (NULL or not an object: nothing to
  * check) at the current path plus ".seccompProfile" / ".appArmorProfile"
  * (validateSeccompProfileField, ValidateAppArmorProfileField), for a Pod's
@@ -251,7 +253,7 @@ int tp__pod_check_apparmor_profile(tp_podv *v, const cJSON *profile);
  * PodSpec at the current path (validateWindowsHostProcessPod). In
  * pod/windows.c. */
 int tp__pod_check_windows_options(tp_podv *v, const cJSON *options);
-int tp__pod_check_host_process(tp_podv *v, const cJSON *spec);
+int tp__pod_check_host_process(tp_podv *v, const struct tp_pod_sm *spec);
 /* IsValidIP as the API server parses it (ParseIPSloppy: Go 1.16's
  * net.ParseIP, leading zeros allowed in IPv4 parts). */
 bool tp__pod_is_ip(const char *s);

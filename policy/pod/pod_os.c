@@ -8,7 +8,7 @@
  * supplementalGroupsPolicy, seLinuxChangePolicy) never reach the rule; a
  * container's procMount does, set to Default, whenever it is written.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -125,9 +125,10 @@ static void check_windows(tp_podv *v, const cJSON *spec)
 	each_container(v, spec, windows_container);
 }
 
-int tp__pod_check_os(tp_podv *v, const cJSON *spec)
+int tp__pod_check_os(tp_podv *v, const tp_pod_sm *s)
 {
-	const cJSON *os = tp__mobj(spec, "os");
+	const cJSON *spec = s->self;
+	const cJSON *os = tp__vobj(s->os);
 	if (!os)
 		return v->rc;
 	const char *name = tp__mstr(os, "name");

@@ -13,7 +13,7 @@
  * drop before validation (hostUsers, supplementalGroupsPolicy,
  * seLinuxChangePolicy).
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -23,11 +23,6 @@
 #define SYSCTL_REGEX "^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$"
 #define PROFILE_TYPES "supported values: \"Localhost\", \"RuntimeDefault\", \"Unconfined\""
 #define APPARMOR_PATH_MAX 4095
-
-static bool is_true(const cJSON *spec, const char *member)
-{
-	return cJSON_IsTrue(tp_member(spec, member));
-}
 
 /* IsValidUserID / IsValidGroupID. */
 static void check_id(tp_podv *v, const char *suffix, const cJSON *n)
@@ -115,20 +110,20 @@ static sysctl_ns sysctl_namespace(const char *name)
 	return NS_NONE;
 }
 
-static void check_host_sysctl(tp_podv *v, const cJSON *spec, const char *name)
+static void check_host_sysctl(tp_podv *v, const tp_pod_sm *spec, const char *name)
 {
 	sysctl_ns ns = sysctl_namespace(name);
-	if (ns == NS_NET && is_true(spec, "hostNetwork"))
+	if (ns == NS_NET && cJSON_IsTrue(spec->host_network))
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, name),
 			     "drop the sysctl: with hostNetwork it would change the node's network "
 			     "stack", "may not be specified when 'hostNetwork' is true");
-	else if (ns == NS_IPC && is_true(spec, "hostIPC"))
+	else if (ns == NS_IPC && cJSON_IsTrue(spec->host_ipc))
 		tp__podv_add(v, TP_FIELD_INVALID, NULL, tp__podv_quote(v, name),
 			     "drop the sysctl: with hostIPC it would change the node's IPC namespace",
 			     "may not be specified when 'hostIPC' is true");
 }
 
-static void check_sysctls(tp_podv *v, const cJSON *spec, const cJSON *list)
+static void check_sysctls(tp_podv *v, const tp_pod_sm *spec, const cJSON *list)
 {
 	tp_nameset seen;
 	tp__nameset_init(&seen, v->arena);
@@ -276,11 +271,11 @@ static void check_fs_group_change(tp_podv *v, const cJSON *sc)
 
 /* validatePodHostNetworkDeps for a template: a hostPort, when given, is the
  * containerPort (the Pod's defaulting fills in the ones left out). */
-static void check_host_network_ports(tp_podv *v, const cJSON *spec)
+static void check_host_network_ports(tp_podv *v, const tp_pod_sm *spec)
 {
-	if (!is_true(spec, "hostNetwork"))
+	if (!cJSON_IsTrue(spec->host_network))
 		return;
-	const cJSON *cs = tp__marr(spec, "containers");
+	const cJSON *cs = tp__varr(spec->containers);
 	int i = 0;
 	for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
 		const cJSON *ports = tp__marr(c, "ports");
@@ -304,13 +299,13 @@ static void check_host_network_ports(tp_podv *v, const cJSON *spec)
 	}
 }
 
-int tp__pod_check_pod_security_context(tp_podv *v, const cJSON *spec)
+int tp__pod_check_pod_security_context(tp_podv *v, const tp_pod_sm *spec)
 {
 	check_host_network_ports(v, spec);
-	const cJSON *sc = tp__mobj(spec, "securityContext");
+	const cJSON *sc = tp__vobj(spec->security_context);
 	size_t mark = tp__podv_push(v, ".securityContext");
 	check_ids(v, sc);
-	if (is_true(spec, "shareProcessNamespace") && is_true(spec, "hostPID"))
+	if (cJSON_IsTrue(spec->share_process_namespace) && cJSON_IsTrue(spec->host_pid))
 		tp__podv_add(v, TP_FIELD_INVALID, ".shareProcessNamespace", "true",
 			     "drop shareProcessNamespace or hostPID: a Pod shares the node's "
 			     "processes or its own, not both",

@@ -14,7 +14,7 @@
  * ".namespace", a matchLabelKey found in the selector twice at the term's
  * path with the key's index after it.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -509,22 +509,22 @@ static void check_scheduling_gates(tp_podv *v, const cJSON *list)
 	}
 }
 
-int tp__pod_check_affinity(tp_podv *v, const cJSON *spec)
+int tp__pod_check_affinity(tp_podv *v, const tp_pod_sm *spec)
 {
-	check_affinity(v, tp__mobj(spec, "affinity"));
+	check_affinity(v, tp__vobj(spec->affinity));
 	return v->rc;
 }
 
-int tp__pod_check_scheduling(tp_podv *v, const cJSON *spec)
+int tp__pod_check_scheduling(tp_podv *v, const tp_pod_sm *spec)
 {
-	check_scheduling_gates(v, tp_member(spec, "schedulingGates"));
-	check_spread(v, tp_member(spec, "topologySpreadConstraints"));
+	check_scheduling_gates(v, spec->scheduling_gates);
+	check_spread(v, spec->topology_spread_constraints);
 	return v->rc;
 }
 
-int tp__pod_check_preemption(tp_podv *v, const cJSON *spec)
+int tp__pod_check_preemption(tp_podv *v, const tp_pod_sm *spec)
 {
-	const cJSON *p = tp_member(spec, "preemptionPolicy");
+	const cJSON *p = spec->preemption_policy;
 	if (!cJSON_IsString(p))
 		return v->rc;
 	if (!*p->valuestring)

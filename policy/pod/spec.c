@@ -151,18 +151,17 @@ static int check_spec_fields(tp_podv *v, const tp_pod_sm *s)
 	static const char *const restart[] = { "Always", "OnFailure", "Never", NULL };
 	static const char *const dns[] = { "ClusterFirstWithHostNet", "ClusterFirst", "Default",
 					   "None", NULL };
-	const cJSON *spec = s->self;
 	check_enum(v, tp__vstr(s->restart_policy), "restartPolicy", restart,
 		   "\"Always\", \"OnFailure\", \"Never\"");
 	check_enum(v, tp__vstr(s->dns_policy), "dnsPolicy", dns,
 		   "\"ClusterFirstWithHostNet\", \"ClusterFirst\", \"Default\", \"None\"");
 	tp__pod_check_labels(v, ".nodeSelector", s->node_selector);
-	tp__pod_check_pod_security_context(v, spec);
-	tp__pod_check_affinity(v, spec);
-	tp__pod_check_dns_config(v, spec);
+	tp__pod_check_pod_security_context(v, s);
+	tp__pod_check_affinity(v, s);
+	tp__pod_check_dns_config(v, s);
 	check_readiness_gates(v, s->readiness_gates);
-	tp__pod_check_scheduling(v, spec);
-	tp__pod_check_host_process(v, spec);
+	tp__pod_check_scheduling(v, s);
+	tp__pod_check_host_process(v, s);
 	check_name(v, s->service_account_name, "serviceAccountName", true);
 	check_name(v, s->node_name, "nodeName", true);
 	long long ads;
@@ -174,12 +173,12 @@ static int check_spec_fields(tp_podv *v, const tp_pod_sm *s)
 	check_name(v, s->hostname, "hostname", false);
 	check_name(v, s->subdomain, "subdomain", false);
 	check_tolerations(v, s->tolerations);
-	tp__pod_check_host_aliases(v, spec);
+	tp__pod_check_host_aliases(v, s);
 	check_name(v, s->priority_class_name, "priorityClassName", true);
 	check_runtime_class(v, s->runtime_class_name);
-	tp__pod_check_preemption(v, spec);
+	tp__pod_check_preemption(v, s);
 	check_overhead(v, s->overhead);
-	tp__pod_check_os(v, spec);
+	tp__pod_check_os(v, s);
 	return v->rc;
 }
 

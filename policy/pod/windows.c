@@ -10,7 +10,7 @@
  * privileged containers' one is. Lengths are counted in bytes, as Go's
  * len() does (its NetBios regex counts characters: the same for ASCII).
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 #include <string.h>
 
@@ -141,24 +141,25 @@ int tp__pod_check_windows_options(tp_podv *v, const cJSON *wo)
 
 /* ------------------------------------------------------------ hostProcess */
 
-/* hostProcess as set in windowsOptions: 1 true, 0 false, -1 not set. */
+/* hostProcess as set in a securityContext's windowsOptions (sc: the
+ * member, of any type): 1 true, 0 false, -1 not set. */
 static int host_process(const cJSON *sc)
 {
-	const cJSON *hp = tp_member(tp__mobj(tp__mobj(sc, "securityContext"), "windowsOptions"),
-				    "hostProcess");
+	const cJSON *hp = tp_member(tp__mobj(tp__vobj(sc), "windowsOptions"), "hostProcess");
 	return cJSON_IsBool(hp) ? cJSON_IsTrue(hp) : -1;
 }
 
-int tp__pod_check_host_process(tp_podv *v, const cJSON *spec)
+int tp__pod_check_host_process(tp_podv *v, const tp_pod_sm *spec)
 {
-	static const char *const lists[] = { "initContainers", "containers" };
-	int pod = host_process(spec);
+	int pod = host_process(spec->security_context);
 	int containers = 0, host = 0;
+	const cJSON *const lists[] = { tp__varr(spec->init_containers),
+				       tp__varr(spec->containers) };
 	for (int k = 0; k < 2; k++) {
-		const cJSON *cs = tp__marr(spec, lists[k]);
+		const cJSON *cs = lists[k];
 		int i = 0;
 		for (const cJSON *c = cs ? cs->child : NULL; c; c = c->next, i++) {
-			int mine = host_process(c);
+			int mine = host_process(tp_member(c, "securityContext"));
 			containers++;
 			host += mine == 1 || (mine < 0 && pod == 1);
 			if (pod < 0 || mine < 0 || pod == mine)
@@ -181,7 +182,7 @@ int tp__pod_check_host_process(tp_podv *v, const cJSON *spec)
 			     "make every container a hostProcess container, or none",
 			     "If pod contains any hostProcess containers then all containers must be "
 			     "HostProcess containers");
-	if (!cJSON_IsTrue(tp_member(spec, "hostNetwork")))
+	if (!cJSON_IsTrue(spec->host_network))
 		tp__podv_add(v, TP_FIELD_INVALID, ".hostNetwork", "false",
 			     "set hostNetwork: true for hostProcess containers",
 			     "hostNetwork must be true if pod contains any hostProcess containers");

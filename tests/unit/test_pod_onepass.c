@@ -133,6 +133,19 @@ static void pod_spec_first_member_wins(void **state)
 			 "'containers':[{'name':'c','image':'i'}]}");
 	assert_false(has(f, "restartPolicy"));
 	free(f);
+	/* the Pod-wide checks (ValidatePodSpec's securityContext, dnsConfig)
+	 * read the same members */
+	f = pod_findings("{'shareProcessNamespace':true,'hostPID':false,'hostPID':true,"
+			 "'dnsPolicy':'ClusterFirst','dnsPolicy':'None',"
+			 "'containers':[{'name':'c','image':'i'}]}");
+	assert_string_equal(f, "");
+	free(f);
+	f = pod_findings("{'shareProcessNamespace':true,'hostPID':true,'hostPID':false,"
+			 "'dnsPolicy':'None','dnsPolicy':'ClusterFirst',"
+			 "'containers':[{'name':'c','image':'i'}]}");
+	assert_true(has(f, "spec.securityContext.shareProcessNamespace"));
+	assert_true(has(f, "spec.dnsConfig"));
+	free(f);
 	f = pod_findings("{'containers':[{'name':'c','image':'i'}],'containers':[{'name':'d'}]}");
 	assert_string_equal(f, "");
 	free(f);
