@@ -18,13 +18,26 @@
 #define MORE_THAN_ONE "may not specify more than 1 volume type"
 #define FILE_MODE "must be a number between 0 and 0777 (octal), both inclusive"
 
-/* validateVolumeSource's order. */
+/* validateVolumeSource's order; the sources checked inside are dispatched
+ * by their place (a chain of strcmp on the name was six calls for a
+ * persistentVolumeClaim). */
+enum source {
+	S_EMPTY_DIR, S_HOST_PATH, S_GIT_REPO, S_GCE_PD, S_AWS_EBS, S_SECRET, S_NFS, S_ISCSI,
+	S_GLUSTERFS, S_FLOCKER, S_PVC, S_RBD, S_CINDER, S_CEPHFS, S_QUOBYTE, S_DOWNWARD_API,
+	S_FC, S_FLEX_VOLUME, S_CONFIG_MAP, S_AZURE_FILE, S_VSPHERE, S_PHOTON_PD, S_PORTWORX,
+	S_AZURE_DISK, S_STORAGEOS, S_PROJECTED, S_SCALEIO, S_CSI, S_EPHEMERAL, S_IMAGE
+};
 static const char *const sources[] = {
-	"emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret",
-	"nfs", "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder",
-	"cephfs", "quobyte", "downwardAPI", "fc", "flexVolume", "configMap", "azureFile",
-	"vsphereVolume", "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos",
-	"projected", "scaleIO", "csi", "ephemeral", "image",
+	[S_EMPTY_DIR] = "emptyDir", [S_HOST_PATH] = "hostPath", [S_GIT_REPO] = "gitRepo",
+	[S_GCE_PD] = "gcePersistentDisk", [S_AWS_EBS] = "awsElasticBlockStore",
+	[S_SECRET] = "secret", [S_NFS] = "nfs", [S_ISCSI] = "iscsi", [S_GLUSTERFS] = "glusterfs",
+	[S_FLOCKER] = "flocker", [S_PVC] = "persistentVolumeClaim", [S_RBD] = "rbd",
+	[S_CINDER] = "cinder", [S_CEPHFS] = "cephfs", [S_QUOBYTE] = "quobyte",
+	[S_DOWNWARD_API] = "downwardAPI", [S_FC] = "fc", [S_FLEX_VOLUME] = "flexVolume",
+	[S_CONFIG_MAP] = "configMap", [S_AZURE_FILE] = "azureFile", [S_VSPHERE] = "vsphereVolume",
+	[S_PHOTON_PD] = "photonPersistentDisk", [S_PORTWORX] = "portworxVolume",
+	[S_AZURE_DISK] = "azureDisk", [S_STORAGEOS] = "storageos", [S_PROJECTED] = "projected",
+	[S_SCALEIO] = "scaleIO", [S_CSI] = "csi", [S_EPHEMERAL] = "ephemeral", [S_IMAGE] = "image",
 };
 
 static bool empty_str(const cJSON *obj, const char *member)
@@ -258,34 +271,48 @@ static void check_projected(tp_podv *v, const cJSON *src)
 
 
 /* The checks inside one source, at the source's path. */
-static void check_source(tp_podv *v, const char *kind, const cJSON *src)
+static void check_source(tp_podv *v, enum source kind, const cJSON *src)
 {
-	if (!strcmp(kind, "hostPath")) {
+	switch (kind) {
+	case S_HOST_PATH:
 		check_host_path(v, src);
-	} else if (!strcmp(kind, "secret")) {
+		break;
+	case S_SECRET:
 		required(v, src, "secretName", "name the Secret to mount");
 		check_mode(v, src, "defaultMode");
 		check_key_to_paths(v, src, NULL, NULL);
-	} else if (!strcmp(kind, "configMap")) {
+		break;
+	case S_CONFIG_MAP:
 		required(v, src, "name", "name the ConfigMap to mount");
 		check_mode(v, src, "defaultMode");
 		check_key_to_paths(v, src, NULL, NULL);
-	} else if (!strcmp(kind, "downwardAPI")) {
+		break;
+	case S_DOWNWARD_API:
 		check_mode(v, src, "defaultMode");
 		check_downward_files(v, src, NULL);
-	} else if (!strcmp(kind, "projected")) {
+		break;
+	case S_PROJECTED:
 		check_projected(v, src);
-	} else if (!strcmp(kind, "persistentVolumeClaim")) {
+		break;
+	case S_PVC:
 		required(v, src, "claimName", "name the PersistentVolumeClaim to mount");
-	} else if (!strcmp(kind, "nfs")) {
+		break;
+	case S_NFS:
 		check_nfs(v, src);
-	} else if (!strcmp(kind, "emptyDir")) {
+		break;
+	case S_EMPTY_DIR:
 		check_empty_dir(v, src);
-	} else if (!strcmp(kind, "csi")) {
+		break;
+	case S_CSI:
 		required(v, src, "driver", "name the CSI driver");
-	} else if (!strcmp(kind, "ephemeral") && !tp__mobj(src, "volumeClaimTemplate")) {
-		tp__podv_add(v, TP_FIELD_REQUIRED, ".volumeClaimTemplate", NULL,
-			     "give the claim template", "%s", "");
+		break;
+	case S_EPHEMERAL:
+		if (!tp__mobj(src, "volumeClaimTemplate"))
+			tp__podv_add(v, TP_FIELD_REQUIRED, ".volumeClaimTemplate", NULL,
+				     "give the claim template", "%s", "");
+		break;
+	default:
+		break;
 	}
 }
 
@@ -302,12 +329,18 @@ static int source_index(const char *member)
 
 /* validateVolumeSource: exactly one source. The volume's members are read
  * once (a volume has two or three), then the sources found are judged in
- * upstream's order. */
-static void check_sources(tp_podv *v, const cJSON *vol)
+ * upstream's order. Returns the volume's name member (the first), read in
+ * the same walk. */
+static const cJSON *check_sources(tp_podv *v, const cJSON *vol)
 {
 	const cJSON *found[NSOURCES] = { 0 };
+	const cJSON *name = NULL;
 	int n = 0;
 	for (const cJSON *m = vol->child; m; m = m->next) {
+		if (!name && m->string && !strcmp(m->string, "name")) {
+			name = m;
+			continue;
+		}
 		int i = cJSON_IsObject(m) ? source_index(m->string) : -1;
 		if (i >= 0 && !found[i]) {
 			found[i] = m;
@@ -318,7 +351,7 @@ static void check_sources(tp_podv *v, const cJSON *vol)
 		tp__podv_add(v, TP_FIELD_REQUIRED, NULL, NULL,
 			     "give the volume a source (emptyDir, persistentVolumeClaim, configMap, "
 			     "secret, ...)", "must specify a volume type");
-		return;
+		return name;
 	}
 	bool first = true;
 	for (size_t i = 0; i < NSOURCES && n; i++) {
@@ -331,18 +364,19 @@ static void check_sources(tp_podv *v, const cJSON *vol)
 				     "keep one source per volume, and define another volume for "
 				     "the other", MORE_THAN_ONE);
 		else
-			check_source(v, sources[i], found[i]);
+			check_source(v, (enum source)i, found[i]);
 		first = false;
 		tp__podv_pop(v, mark);
 	}
+	return name;
 }
 
 static int check_volume(tp_podv *v, const cJSON *vol, int i, tp_nameset *names)
 {
 	size_t before = v->n;
 	size_t mark = tp__podv_push_index(v, ".volumes", i);
-	check_sources(v, vol);
-	const char *name = tp__mstr(vol, "name");
+	const cJSON *name_m = check_sources(v, vol);
+	const char *name = cJSON_IsString(name_m) ? name_m->valuestring : NULL;
 	if (!name || !*name) {
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".name", NULL, "name the volume", "%s", "");
 	} else {

@@ -121,6 +121,26 @@ static void mount_first_member_wins(void **state)
 	free(f);
 }
 
+/* TestValidateVolumes "name not a DNS label": the volume's first name,
+ * read in the walk over its sources. */
+static void volume_first_member_wins(void **state)
+{
+	(void)state;
+	char *f = pod_findings("{'volumes':[{'emptyDir':{},'name':'Bad_Vol','name':'v'}],"
+			       "'containers':[{'name':'c','image':'i'}]}");
+	assert_true(has(f, "spec.volumes[0].name \"Bad_Vol\""));
+	free(f);
+	f = pod_findings("{'volumes':[{'name':'v','emptyDir':{},'name':'Bad_Vol'}],"
+			 "'containers':[{'name':'c','image':'i'}]}");
+	assert_string_equal(f, "");
+	free(f);
+	/* a name that is no string: Required */
+	f = pod_findings("{'volumes':[{'name':5,'emptyDir':{}}],"
+			 "'containers':[{'name':'c','image':'i'}]}");
+	assert_true(has(f, "0 spec.volumes[0].name - \n"));
+	free(f);
+}
+
 /* TestValidateRestartPolicy, and the first containers list. */
 static void pod_spec_first_member_wins(void **state)
 {
@@ -322,6 +342,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(container_first_member_wins),
 		cmocka_unit_test(mount_first_member_wins),
+		cmocka_unit_test(volume_first_member_wins),
 		cmocka_unit_test(pod_spec_first_member_wins),
 		cmocka_unit_test(job_spec_first_member_wins),
 		cmocka_unit_test(defaults_first_member_wins),
