@@ -17,9 +17,10 @@
  *     is held (tw_tls_ahead_more): a request pipelined behind another, or
  *     the head of the next request that came with the end of this one,
  *     reaches it in the same read;
- *   - when its buffer is full first, gnutls_record_check_pending (defined
- *     here, bound before GnuTLS's as tls_recv.c's gnutls_record_recv is)
- *     counts a whole record held, and libmicrohttpd reads again at once;
+ *   - when its buffer is full first, gnutls_record_check_pending (bound
+ *     before GnuTLS's in tls_recv.c, as gnutls_record_recv is) counts a
+ *     whole record held (tw_tls_ahead_whole), and libmicrohttpd reads
+ *     again at once;
  *   - the part of a record whose rest has not come is the one thing left
  *     held between reads, and its rest makes the socket readable.
  * What a record held whole holds (data, the peer's close_notify, an error)
@@ -32,9 +33,7 @@
  */
 #include "webhook/server/tls.h"
 
-#include <dlfcn.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,25 +118,4 @@ void tw_tls_ahead_free(tw_tls_conn *c)
 	free(c->kept);
 	c->kept = NULL;
 	c->ahead_len = 0;
-}
-
-/* ------------------------------------------- gnutls_record_check_pending */
-
-typedef size_t (*pending_fn)(gnutls_session_t);
-static pending_fn gnutls_pending;
-static pthread_once_t pending_once = PTHREAD_ONCE_INIT;
-
-static void find_pending(void)
-{
-	gnutls_pending = (pending_fn)dlsym(RTLD_NEXT, "gnutls_record_check_pending");
-}
-
-size_t gnutls_record_check_pending(gnutls_session_t session)
-{
-	pthread_once(&pending_once, find_pending);
-	size_t n = gnutls_pending ? gnutls_pending(session) : 0;
-	if (n)
-		return n;
-	const tw_tls_conn *c = tw_tls_recv_lookup(session);
-	return c && tw_tls_ahead_whole(c) ? 1 : 0;
 }

@@ -301,3 +301,28 @@ bool tw_tls_recv_active(void)
 {
 	return dlsym(RTLD_DEFAULT, "gnutls_record_recv") == (void *)gnutls_record_recv;
 }
+
+/* ------------------------------------------- gnutls_record_check_pending */
+
+/* libmicrohttpd reads again at once after a read that filled its buffer
+ * when GnuTLS holds decrypted bytes; a whole record held by the read-ahead
+ * (tls_ahead.c) counts too. */
+
+typedef size_t (*pending_fn)(gnutls_session_t);
+static pending_fn gnutls_pending;
+static pthread_once_t pending_once = PTHREAD_ONCE_INIT;
+
+static void find_pending(void)
+{
+	gnutls_pending = (pending_fn)dlsym(RTLD_NEXT, "gnutls_record_check_pending");
+}
+
+size_t gnutls_record_check_pending(gnutls_session_t session)
+{
+	pthread_once(&pending_once, find_pending);
+	size_t n = gnutls_pending ? gnutls_pending(session) : 0;
+	if (n)
+		return n;
+	const tw_tls_conn *c = tw_tls_recv_lookup(session);
+	return c && tw_tls_ahead_whole(c) ? 1 : 0;
+}
