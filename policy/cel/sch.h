@@ -28,6 +28,17 @@ enum {
 
 typedef enum tp_sch_list { TP_LIST_ATOMIC = 0, TP_LIST_SET, TP_LIST_MAP } tp_sch_list;
 
+/* Which of kube-openapi's validators have something to check at a node
+ * (tp_sch.checks, set by compile.c from schema/check.c's own tests): a node
+ * without them costs its walk a type test and nothing more. */
+enum {
+	TP_SCH_CK_COMBINATORS = 1 << 0, /* allOf, anyOf, oneOf, not */
+	TP_SCH_CK_STRING = 1 << 1,      /* minLength, maxLength, pattern, a date-time format */
+	TP_SCH_CK_NUMBER = 1 << 2,      /* minimum, maximum, the strict profile's int32 */
+	TP_SCH_CK_ARRAY = 1 << 3,       /* items, minItems, maxItems, uniqueItems, a list type */
+	TP_SCH_CK_ENUM = 1 << 4,
+};
+
 typedef struct tp_sch tp_sch;
 
 typedef struct tp_sch_prop {
@@ -63,6 +74,17 @@ struct tp_sch {
 				* the old object lacks): not a rule on oldSelf alone, which
 				* needs one; the CEL walk skips what has none */
 	bool lists_below;      /* ... an x-kubernetes-list-type set or map */
+	unsigned checks;       /* TP_SCH_CK_*: what the node checks beyond type and members */
+	/* The cJSON types (cJSON_Object, cJSON_String, ...: v->type & 0xff)
+	 * whose every value passes the node's type test; cJSON_Number only
+	 * when both integers and fractions do. The walk makes the test only
+	 * for the others (check.c decides it here once, per compiled node). */
+	unsigned type_ok;
+	/* The scalar cJSON types (string, number, boolean, null) whose values
+	 * pass the node with nothing to check: tp__sch_check would make no
+	 * finding and no call, so the walk of their object or array leaves
+	 * them out, path step and all. */
+	unsigned pass_ok;
 
 	tp_sch_prop *props; /* sorted by name (strcmp: bytes unsigned) */
 	size_t nprops;
@@ -150,9 +172,13 @@ static inline const tp_sch_prop *tp__sch_prop_at(const tp_sch *s, const char *na
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < hi; i++)
-		if (s->props[i].name[0] == name[0] && !strcmp(s->props[i].name, name))
+	/* the second byte before strcmp: with an index every prop scanned
+	 * shares the first, and most names differ at the second */
+	for (size_t i = lo; i < hi; i++) {
+		const char *p = s->props[i].name;
+		if (p[0] == name[0] && (!p[0] || (p[1] == name[1] && !strcmp(p + 1, name + 1))))
 			return &s->props[i];
+	}
 	return NULL;
 }
 

@@ -115,7 +115,10 @@ static unsigned data_bit(const cJSON *v)
 	}
 }
 
-static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+/* Whether v fails s's type test: *want and *got the words of its message.
+ * It reads only v's kind (null, boolean, integer, number, string, array,
+ * object), so that compile.c can ask it once per kind (tp__sch_type_ok). */
+static bool type_wrong(const tp_sch *s, const cJSON *v, const char **want, const char **got)
 {
 	/* x-kubernetes-int-or-string with no type is given both by apiextensions */
 	unsigned types = s->types;
@@ -123,33 +126,92 @@ static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 	if (!types && s->int_or_string)
 		types = TP_SCH_INTEGER | TP_SCH_STRING, type_name = "integer,string";
 	if (!types && !*format)
-		return true;
+		return false;
+	*want = type_name;
 	if (tp__sch_is(v, cJSON_NULL)) {
-		if (types && !s->nullable) {
-			type_invalid(w, type_name, "null");
-			return false;
-		}
-		return true;
+		*got = "null";
+		return types && !s->nullable;
 	}
-	unsigned got = data_bit(v);
+	unsigned bit = data_bit(v);
 	bool numeric = types & (TP_SCH_INTEGER | TP_SCH_NUMBER);
 	/* an integer is a number too (kube-openapi's isIntFloat) */
-	bool ok = (types & got) || (got == TP_SCH_INTEGER && (types & TP_SCH_NUMBER));
-	if (got & (TP_SCH_INTEGER | TP_SCH_NUMBER) && *format) {
+	bool ok = (types & bit) || (bit == TP_SCH_INTEGER && (types & TP_SCH_NUMBER));
+	if (bit & (TP_SCH_INTEGER | TP_SCH_NUMBER) && *format) {
 		/* JSON numbers decode as int64 or float64: never a "lower" format */
-		const char *fmt = got == TP_SCH_INTEGER ? "int64" : "double";
+		const char *fmt = bit == TP_SCH_INTEGER ? "int64" : "double";
 		if (!ok && strcmp(fmt, format)) {
-			type_invalid(w, format, fmt);
-			return false;
+			*want = format;
+			*got = fmt;
+			return true;
 		}
 	}
-	if (!numeric && *format && (got & (TP_SCH_STRING | TP_SCH_ARRAY)))
-		return true;
-	if (!ok) {
-		type_invalid(w, type_name, tp_json_type_name(v));
+	if (!numeric && *format && (bit & (TP_SCH_STRING | TP_SCH_ARRAY)))
 		return false;
+	*got = tp_json_type_name(v);
+	return !ok;
+}
+
+static bool check_type(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
+{
+	const char *want, *got;
+	if (!type_wrong(s, v, &want, &got))
+		return true;
+	type_invalid(w, want, got);
+	return false;
+}
+
+unsigned tp__sch_type_ok(const tp_sch *s)
+{
+	/* one value of each kind; a number passes only if both of its do */
+	static const struct {
+		int type;
+		double d;
+	} kinds[] = { { cJSON_NULL, 0 },   { cJSON_False, 0 },  { cJSON_True, 0 },
+		      { cJSON_Number, 1 }, { cJSON_Number, 0.5 }, { cJSON_String, 0 },
+		      { cJSON_Array, 0 },  { cJSON_Object, 0 } };
+	unsigned ok = cJSON_Number, fails = 0;
+	const char *want, *got;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		cJSON v = { .type = kinds[i].type, .valuedouble = kinds[i].d };
+		if (type_wrong(s, &v, &want, &got))
+			fails |= (unsigned)kinds[i].type;
+		else
+			ok |= (unsigned)kinds[i].type;
 	}
-	return true;
+	return ok & ~fails;
+}
+
+unsigned tp__sch_pass_ok(const tp_sch *s)
+{
+	/* tp__sch_check's tests, by the kind of the data: the type (type_ok),
+	 * then for null only the enum, for the rest the combinators and the
+	 * enum, and the validator of their own type */
+	unsigned ck = tp__sch_checks(s), ok = 0;
+	if (!(ck & TP_SCH_CK_ENUM))
+		ok |= cJSON_NULL;
+	if (!(ck & (TP_SCH_CK_ENUM | TP_SCH_CK_COMBINATORS))) {
+		ok |= cJSON_True | cJSON_False;
+		ok |= ck & TP_SCH_CK_STRING ? 0 : cJSON_String;
+		ok |= ck & TP_SCH_CK_NUMBER ? 0 : cJSON_Number;
+	}
+	return ok & tp__sch_type_ok(s);
+}
+
+unsigned tp__sch_checks(const tp_sch *s)
+{
+	unsigned ck = 0;
+	if (s->nany_of || s->none_of || s->nall_of || s->not_schema)
+		ck |= TP_SCH_CK_COMBINATORS;
+	if (s->max_len >= 0 || s->min_len >= 0 || s->pattern || s->date_time)
+		ck |= TP_SCH_CK_STRING;
+	if (s->int32 || s->has_max || s->has_min)
+		ck |= TP_SCH_CK_NUMBER;
+	if (s->list_type != TP_LIST_ATOMIC || s->items || s->min_items >= 0 || s->max_items >= 0 ||
+	    s->unique)
+		ck |= TP_SCH_CK_ARRAY;
+	if (s->enum_values)
+		ck |= TP_SCH_CK_ENUM;
+	return ck;
 }
 
 /* ------------------------------------------------------------ combinators */
@@ -314,6 +376,9 @@ static void check_array(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		tp__sch_list_check(w, s, v); /* before the lists below, as listtype.c's walk */
 	if (s->items)
 		for (const cJSON *it = v->child; it; it = it->next, i++) {
+			/* "[i]" is at most 22 bytes */
+			if ((s->items->pass_ok & (unsigned)it->type) && tp__sch_room(w, 22))
+				continue;
 			size_t len = tp__sch_push_index(w, i);
 			tp__sch_check(w, s->items, it);
 			tp__sch_pop(w, len);
@@ -384,6 +449,7 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 				       s->max_props == 1 ? "" : "s");
 	}
 	bool unknown = w->unknown, resource = !w->depth || s->embedded;
+	bool status_skipped = w->skip_status && !w->len; /* tp__sch_skipped, asked once */
 	size_t found = 0;
 	uint64_t seen = 0, present = 0; /* required members met, and not pruned */
 	for (const cJSON *m = v->child; m; m = m->next) {
@@ -398,9 +464,11 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 			     ((p && !resource) || tp__sch_unknown_member(w, s, p, m, resource, &found));
 		if (!p || pruned_null(p, m))
 			continue;
-		bool skipped = tp__sch_skipped(w, m->string);
+		bool skipped = status_skipped && !strcmp(m->string, "status");
 		if (skipped && !w->unknown)
 			continue;
+		if (prop && (p->pass_ok & (unsigned)m->type) && tp__sch_room(w, prop->len + !!w->len))
+			continue; /* a scalar with nothing to check (nor below it) */
 		size_t len = prop ? tp__sch_push_name_len(w, m->string, prop->len)
 				  : tp__sch_push_name(w, m->string);
 		if (skipped) /* the status: strict decoding still reads it */
@@ -437,26 +505,30 @@ void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	if (!s || !v || w->failed)
 		return;
-	check_type(w, s, v);
 	int type = v->type & 0xff;
+	if (!(s->type_ok & (unsigned)type))
+		check_type(w, s, v);
+	unsigned ck = s->checks;
 	if (type == cJSON_NULL) {
-		if (s->enum_values)
+		if (ck & TP_SCH_CK_ENUM)
 			check_enum(w, s, v);
 		return;
 	}
-	if (s->nany_of || s->none_of || s->nall_of || s->not_schema)
-		check_combinators(w, s, v);
-	if (type == cJSON_String) {
-		check_string(w, s, v);
-		if (*s->format)
-			check_format(w, s, v);
-	} else if (type == cJSON_Number) {
-		check_number(w, s, v);
-	} else if (type == cJSON_Array) {
-		check_array(w, s, v);
+	if (ck) {
+		if (ck & TP_SCH_CK_COMBINATORS)
+			check_combinators(w, s, v);
+		if (type == cJSON_String && (ck & TP_SCH_CK_STRING)) {
+			check_string(w, s, v);
+			if (*s->format)
+				check_format(w, s, v);
+		} else if (type == cJSON_Number && (ck & TP_SCH_CK_NUMBER)) {
+			check_number(w, s, v);
+		} else if (type == cJSON_Array && (ck & TP_SCH_CK_ARRAY)) {
+			check_array(w, s, v);
+		}
+		if (ck & TP_SCH_CK_ENUM)
+			check_enum(w, s, v);
 	}
-	if (s->enum_values)
-		check_enum(w, s, v);
 	if (type == cJSON_Object)
 		check_object(w, s, v);
 }

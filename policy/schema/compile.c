@@ -447,6 +447,9 @@ static tp_sch *compile_fresh(comp *k, const cJSON *j, int depth)
 		compile_rules(k, s, v);
 	if (!k->rc)
 		mark_below(k, s);
+	s->type_ok = tp__sch_type_ok(s);
+	s->checks = tp__sch_checks(s);
+	s->pass_ok = tp__sch_pass_ok(s);
 	return k->rc ? NULL : s;
 }
 

@@ -166,6 +166,15 @@ static inline size_t tp__sch_push_name_len(tp_sch_walk *w, const char *name, siz
 	tp__sch_grow(w, len);
 	return depth;
 }
+/* Whether a push of a step of n bytes (its '.' or brackets included) and
+ * its pop would change nothing but the path: room for the step and for its
+ * text. A walk leaves out the push and pop of a member it has nothing to
+ * check at; where this is false it makes them, to fail as they do. */
+static inline bool tp__sch_room(const tp_sch_walk *w, size_t n)
+{
+	size_t max = w->path.max ? w->path.max : TP_BUF_DEFAULT_MAX;
+	return w->depth < w->cap && w->len <= max && n <= max - w->len;
+}
 static inline size_t tp__sch_push_name(tp_sch_walk *w, const char *name)
 {
 	return tp__sch_push_name_len(w, name, strlen(name));
@@ -196,6 +205,14 @@ void tp__sch_walk_free(tp_sch_walk *w);
 
 /* kube-openapi's SchemaValidator over v (which must not be NULL). */
 void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
+/* For compile.c, from check.c's own tests: the cJSON types whose values
+ * pass s's type test (tp_sch.type_ok), and the validators that have
+ * something to check at s (tp_sch.checks). */
+unsigned tp__sch_type_ok(const tp_sch *s);
+unsigned tp__sch_checks(const tp_sch *s);
+/* ... and the scalar cJSON types that pass s with nothing to check
+ * (tp_sch.pass_ok). */
+unsigned tp__sch_pass_ok(const tp_sch *s);
 /* True when v would pass s (anyOf/oneOf/not branches), no errors written. */
 bool tp__sch_passes(const tp_sch *s, const cJSON *v);
 

@@ -349,6 +349,100 @@ static void kind_and_version_served(void **state)
 	tp_crds_unref(crds);
 }
 
+/* Scalars of every kind of node: plain, bounded, nullable, int-or-string,
+ * untyped, enums, a date-time, a minimum, a list, a oneOf. */
+static const char *const scalars =
+	"{'type':'object','properties':{'plain':{'type':'string'},"
+	"'bounded':{'type':'string','maxLength':3,'minLength':2},'num':{'type':'number'},"
+	"'int':{'type':'integer'},'i32':{'type':'integer','format':'int32'},"
+	"'nul':{'type':'string','nullable':true},'ios':{'x-kubernetes-int-or-string':true},"
+	"'any':{},'pick':{'type':'string','enum':['a','b']},"
+	"'nulpick':{'type':'string','nullable':true,'enum':['a',null]},"
+	"'when':{'type':'string','format':'date-time'},'lo':{'type':'integer','minimum':2},"
+	"'list':{'type':'array','items':{'type':'integer'}},"
+	"'one':{'oneOf':[{'type':'integer'},{'type':'boolean'}]}}}";
+
+/* The record each node is compiled to (cel/sch.h: checks, type_ok,
+ * pass_ok): what tp__sch_check has to do there, and the scalars it has
+ * nothing to do for, which the walk leaves out. */
+static void node_records(void **state)
+{
+	(void)state;
+	tp_crds *crds = crds_of("Scalar", scalars);
+	const tp_sch *spec = spec_of(crds, "Scalar");
+	static const struct {
+		const char *name;
+		unsigned checks, type_ok, pass_ok;
+	} want[] = {
+		{ "plain", 0, cJSON_String, cJSON_String },
+		{ "bounded", TP_SCH_CK_STRING, cJSON_String, 0 },
+		{ "num", 0, cJSON_Number, cJSON_Number },
+		{ "int", 0, 0, 0 }, /* a number passes only if integral: tested */
+		{ "i32", TP_SCH_CK_NUMBER, 0, 0 }, /* the strict profile's bound */
+		{ "nul", 0, cJSON_String | cJSON_NULL, cJSON_String | cJSON_NULL },
+		{ "ios", 0, cJSON_String, cJSON_String },
+		{ "any", 0,
+		  cJSON_NULL | cJSON_False | cJSON_True | cJSON_Number | cJSON_String | cJSON_Array |
+			  cJSON_Object,
+		  cJSON_NULL | cJSON_False | cJSON_True | cJSON_Number | cJSON_String },
+		{ "pick", TP_SCH_CK_ENUM, cJSON_String, 0 },
+		{ "nulpick", TP_SCH_CK_ENUM, cJSON_String | cJSON_NULL, 0 },
+		{ "lo", TP_SCH_CK_NUMBER, 0, 0 },
+		{ "list", TP_SCH_CK_ARRAY, cJSON_Array, 0 },
+		/* null is judged by type and enum only: pruned here anyway */
+		{ "one", TP_SCH_CK_COMBINATORS, 0x7f, cJSON_NULL },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		const tp_sch *p = tp__sch_prop(spec, want[i].name);
+		assert_non_null(p);
+		if (p->checks != want[i].checks || p->type_ok != (want[i].type_ok & 0x7f) ||
+		    p->pass_ok != want[i].pass_ok)
+			print_message("%s: checks %#x type_ok %#x pass_ok %#x\n", want[i].name,
+				      p->checks, p->type_ok, p->pass_ok);
+		assert_int_equal(p->checks, want[i].checks);
+		assert_int_equal(p->type_ok, want[i].type_ok & 0x7f);
+		assert_int_equal(p->pass_ok, want[i].pass_ok);
+	}
+	/* a date-time is checked: strings are not left out */
+	const tp_sch *when = tp__sch_prop(spec, "when");
+	assert_int_equal(when->checks, TP_SCH_CK_STRING);
+	assert_true(when->type_ok & cJSON_String);
+	assert_int_equal(when->pass_ok & cJSON_String, 0);
+	tp_crds_unref(crds);
+}
+
+/* The scalars the walk leaves out pass; every other one is still judged,
+ * in the API server's words and order. */
+static void scalars_left_out_still_judged(void **state)
+{
+	(void)state;
+	expect_of("Scalar", scalars,
+		  "{'plain':'x','bounded':'\xc3\xa9\xc3\xa9\xc3\xa9','num':1.5,'int':3,'i32':5,"
+		  "'nul':null,'ios':'5%','any':[1],'pick':'a','nulpick':null,"
+		  "'when':'2024-01-01T00:00:00Z','lo':2,'list':[1,2],'one':true}",
+		  NULL, "");
+	expect_of("Scalar", scalars, "{'plain':1,'num':'x','int':1.5,'nul':true,'ios':1.5}", NULL,
+		  "[spec.plain: Invalid value: 'integer': spec.plain in body must be of type string: "
+		  "'integer', spec.num: Invalid value: 'string': spec.num in body must be of type "
+		  "number: 'string', spec.int: Invalid value: 'number': spec.int in body must be of "
+		  "type integer: 'number', spec.nul: Invalid value: 'boolean': spec.nul in body must "
+		  "be of type string: 'boolean', spec.ios: Invalid value: 'number': spec.ios in body "
+		  "must be of type integer,string: 'number']");
+	expect_of("Scalar", scalars, "{'list':[1,'x',2.5,null],'any':null,'lo':1,'one':'x'}", NULL,
+		  "[spec.list[1]: Invalid value: 'string': spec.list[1] in body must be of type "
+		  "integer: 'string', spec.list[2]: Invalid value: 'number': spec.list[2] in body must "
+		  "be of type integer: 'number', spec.list[3]: Invalid value: 'null': spec.list[3] in "
+		  "body must be of type integer: 'null', spec.lo: Invalid value: 1: spec.lo in body "
+		  "should be greater than or equal to 2, <nil>: Invalid value: '': 'spec.one' must "
+		  "validate one and only one schema (oneOf). Found none valid, spec.one: Invalid "
+		  "value: 'string': spec.one in body must be of type integer: 'string']");
+	expect_of("Scalar", scalars, "{'pick':'c','nulpick':'c','when':'yesterday','plain':null}",
+		  NULL,
+		  "[spec.pick: Unsupported value: 'c': supported values: 'a', 'b', spec.nulpick: "
+		  "Unsupported value: 'c': supported values: 'a', null, spec.when: Invalid value: "
+		  "'yesterday': spec.when in body must be of type date-time: 'yesterday']");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +452,8 @@ int main(void)
 		cmocka_unit_test(rules_below_skipped_subtrees),
 		cmocka_unit_test(kind_and_version_served),
 		cmocka_unit_test(required_members),
+		cmocka_unit_test(node_records),
+		cmocka_unit_test(scalars_left_out_still_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
