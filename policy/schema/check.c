@@ -272,26 +272,32 @@ static void check_branches(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 
 /* ------------------------------------------------------------ string */
 
-static size_t runes(const char *s)
+/* Whether s holds more than k runes (UTF-8 sequences: the bytes that do
+ * not continue one), counted only as far as the k + 1st: the bounds are
+ * asked of every bounded string, and a name's minLength 1 is settled by
+ * its first byte. */
+static bool runes_past(const char *s, unsigned long long k)
 {
-	size_t n = 0;
+	unsigned long long n = 0;
 	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+		if (((unsigned char)*s & 0xc0) != 0x80 && ++n > k)
+			return true;
+	return false;
 }
 
 static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
-	/* counted only for a bound: most strings have none */
-	size_t n = s->max_len >= 0 || s->min_len >= 0 ? runes(v->valuestring) : 0;
-	if (s->max_len >= 0 && (long long)n > s->max_len && (w->blocking = true))
+	/* a rune is at least a byte: a string no longer in bytes is not too long */
+	size_t bytes = strlen(v->valuestring);
+	if (s->max_len >= 0 && bytes > (unsigned long long)s->max_len &&
+	    runes_past(v->valuestring, (unsigned long long)s->max_len) && (w->blocking = true))
 		w->rc |= add(w, TP_FIELD_TOO_LONG, path_of(w), NULL,
 				       "may not be more than %lld byte%s", s->max_len,
 				       s->max_len == 1 ? "" : "s");
-	if (s->min_len >= 0 && (long long)n < s->min_len)
+	if (s->min_len > 0 && !runes_past(v->valuestring, (unsigned long long)s->min_len - 1))
 		invalid(w, v, "should be at least %lld chars long", s->min_len);
 	if (s->pattern &&
-	    tp__regex_match(s->pattern, v->valuestring, strlen(v->valuestring)) != 1)
+	    tp__regex_match(s->pattern, v->valuestring, bytes) != 1)
 		invalid(w, v, "should match '%s'", s->pattern_text);
 }
 

@@ -77,7 +77,11 @@ static size_t unknown_meta(tp_sch_walk *w, const cJSON *meta)
 		return 0;
 	for (const cJSON *m = meta->child; m; m = m->next) {
 		size_t k;
-		for (k = 0; k < N_META && strcmp(m->string, object_meta[k]); k++)
+		/* the first byte before strcmp: every custom resource's metadata
+		 * is looked at, and its name is the tenth of the list */
+		for (k = 0; k < N_META && (object_meta[k][0] != m->string[0] ||
+					   strcmp(m->string, object_meta[k]));
+		     k++)
 			;
 		if (k < N_META)
 			continue;
@@ -101,7 +105,16 @@ static const char *closest_prop(const tp_sch *s, const char *name)
 
 static bool object_member(const char *name)
 {
-	return !strcmp(name, "apiVersion") || !strcmp(name, "kind") || !strcmp(name, "metadata");
+	switch (name[0]) { /* asked at every member of a resource: spec, status */
+	case 'a':
+		return !strcmp(name, "apiVersion");
+	case 'k':
+		return !strcmp(name, "kind");
+	case 'm':
+		return !strcmp(name, "metadata");
+	default:
+		return false;
+	}
 }
 
 size_t tp__sch_unknown_fields(tp_sch_walk *w, const tp_sch *s, const cJSON *v, bool root)

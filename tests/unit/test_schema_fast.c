@@ -443,6 +443,38 @@ static void scalars_left_out_still_judged(void **state)
 		  "'yesterday': spec.when in body must be of type date-time: 'yesterday']");
 }
 
+/* maxLength and minLength count runes, as far as they need to: a string
+ * no longer in bytes than the maximum is not counted for it. */
+static void string_bounds_in_runes(void **state)
+{
+	(void)state;
+	expect_of("Scalar", scalars, "{'bounded':'ab'}", NULL, "");
+	expect_of("Scalar", scalars, "{'bounded':'\xc3\xa9\xc3\xa9'}", NULL, ""); /* 4 bytes */
+	expect_of("Scalar", scalars, "{'bounded':'\xc3\xa9'}", NULL,
+		  "spec.bounded: Invalid value: '\xc3\xa9': spec.bounded in body should be at least 2 "
+		  "chars long");
+	expect_of("Scalar", scalars, "{'bounded':'a'}", NULL,
+		  "spec.bounded: Invalid value: 'a': spec.bounded in body should be at least 2 chars "
+		  "long");
+	expect_of("Scalar", scalars, "{'bounded':'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'}", NULL,
+		  "spec.bounded: Too long: may not be more than 3 bytes");
+	expect_of("Scalar", scalars, "{'bounded':'abcd'}", NULL,
+		  "spec.bounded: Too long: may not be more than 3 bytes");
+}
+
+/* The members every resource's root and metadata are asked about, by
+ * their first byte: apiVersion, kind, metadata, ObjectMeta's names. */
+static void resource_members(void **state)
+{
+	(void)state;
+	expect_of("Scalar", scalars, "{}", NULL, "");
+	expect_object("{'apiVersion':'t.example.com/v1','kind':'Gadget','metadata':{'name':'g',"
+		      "'namespace':'n','nme':'x','labels':{},'annotations':{},'uid':'u'},"
+		      "'kinds':1,'apiversion':2,'metadatas':3,'zzz':4}",
+		      NULL, "[unknown field 'metadata.nme'; did you mean 'name'?, unknown field 'kinds', "
+		      "unknown field 'apiversion', unknown field 'metadatas', unknown field 'zzz']");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +486,8 @@ int main(void)
 		cmocka_unit_test(required_members),
 		cmocka_unit_test(node_records),
 		cmocka_unit_test(scalars_left_out_still_judged),
+		cmocka_unit_test(string_bounds_in_runes),
+		cmocka_unit_test(resource_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
