@@ -107,6 +107,8 @@ struct tp_sch {
 
 	tp_regex *pattern;
 	const char *pattern_text;
+	bool quantity; /* pattern is resource.Quantity's, matched without the
+			* regex engine (schema/pattern.c) */
 	bool has_min, has_max, excl_min, excl_max;
 	double min, max;
 	long long min_len, max_len, min_items, max_items, min_props, max_props; /* -1: none */

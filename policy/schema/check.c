@@ -285,6 +285,14 @@ static bool runes_past(const char *s, unsigned long long k)
 	return false;
 }
 
+/* Whether str matches s's pattern: resource.Quantity's by its grammar. */
+static bool matches(const tp_sch *s, const char *str, size_t bytes)
+{
+	if (s->quantity && bytes <= TP_SCH_QUANTITY_MAX)
+		return tp__sch_quantity_match(str);
+	return tp__regex_match(s->pattern, str, bytes) == 1;
+}
+
 static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 {
 	/* a rune is at least a byte: a string no longer in bytes is not too long */
@@ -296,8 +304,7 @@ static void check_string(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 				       s->max_len == 1 ? "" : "s");
 	if (s->min_len > 0 && !runes_past(v->valuestring, (unsigned long long)s->min_len - 1))
 		invalid(w, v, "should be at least %lld chars long", s->min_len);
-	if (s->pattern &&
-	    tp__regex_match(s->pattern, v->valuestring, bytes) != 1)
+	if (s->pattern && !matches(s, v->valuestring, bytes))
 		invalid(w, v, "should match '%s'", s->pattern_text);
 }
 

@@ -308,6 +308,7 @@ static void compile_value_checks(comp *k, tp_sch *s, const cJSON *j)
 	if (pat) {
 		s->pattern_text = tp_arena_strdup(k->c->arena, pat);
 		s->pattern = pattern_of(k, pat);
+		s->quantity = tp__sch_is_quantity_pattern(pat);
 	}
 }
 

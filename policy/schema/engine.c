@@ -179,7 +179,7 @@ static const tp_crd_version *served_as(const tp_crds *c, const char *group, cons
  * serves) is still reported as the API server would. */
 static bool builtin_kind_without_crd(bool kind_known, const cJSON *obj)
 {
-	return tp_kind_of(obj) != TP_KIND_UNKNOWN && !kind_known;
+	return !kind_known && tp_kind_of(obj) != TP_KIND_UNKNOWN; /* kind_of asked only then */
 }
 
 int tp__schema_validate(const tp_options *opt, tp_operation op, const cJSON *obj,

@@ -203,6 +203,13 @@ size_t tp__sch_paths_written(void);
 /* What a walk holds. */
 void tp__sch_walk_free(tp_sch_walk *w);
 
+/* resource.Quantity's pattern (schema/pattern.c): whether text is it, and
+ * whether s matches it, as the regex engine answers for a string of at
+ * most TP_SCH_QUANTITY_MAX bytes. */
+#define TP_SCH_QUANTITY_MAX 256
+bool tp__sch_is_quantity_pattern(const char *text);
+bool tp__sch_quantity_match(const char *s);
+
 /* kube-openapi's SchemaValidator over v (which must not be NULL). */
 void tp__sch_check(tp_sch_walk *w, const tp_sch *s, const cJSON *v);
 /* For compile.c, from check.c's own tests: the cJSON types whose values

@@ -475,6 +475,91 @@ static void resource_members(void **state)
 		      "unknown field 'apiversion', unknown field 'metadatas', unknown field 'zzz']");
 }
 
+/* resource.Quantity's pattern, as controller-gen writes it in the CRDs. */
+#define QUANTITY_RE                                                                  \
+	"^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?" \
+	"(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"
+
+/* ... as a JSON string's text */
+#define QUANTITY_JSON                                                                          \
+	"^(\\\\+|-)?(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\\\+|-)?" \
+	"(([0-9]+(\\\\.[0-9]*)?)|(\\\\.[0-9]+))))?$"
+
+/* schema/pattern.c answers as the regex engine for every string up to four
+ * bytes over the bytes the grammar reads (and a few it does not), and for
+ * longer ones around each of its branches. */
+static void quantity_as_the_regex(void **state)
+{
+	(void)state;
+	tp_regex *re = NULL;
+	char why[128];
+	assert_int_equal(tp__regex_compile(QUANTITY_RE, &re, why, sizeof(why)), TP_OK);
+	assert_true(tp__sch_is_quantity_pattern(QUANTITY_RE));
+	assert_false(tp__sch_is_quantity_pattern("^(\\+|-)?[0-9]+$"));
+	static const char alphabet[] = "09.+-eEKMPimnux \n\xc3";
+	size_t na = sizeof(alphabet) - 1, matched = 0, total = 0;
+	char str[8];
+	for (size_t len = 0; len <= 4; len++) {
+		size_t n = 1;
+		for (size_t i = 0; i < len; i++)
+			n *= na;
+		for (size_t code = 0; code < n; code++, total++) {
+			size_t c = code;
+			for (size_t i = 0; i < len; i++, c /= na)
+				str[i] = alphabet[c % na];
+			str[len] = '\0';
+			bool want = tp__regex_match(re, str, len) == 1;
+			if (tp__sch_quantity_match(str) != want)
+				print_message("'%s': regex %d\n", str, want);
+			assert_int_equal(tp__sch_quantity_match(str), want);
+			matched += want;
+		}
+	}
+	assert_true(matched > 100 && matched < total / 2);
+	static const char *const longer[] = {
+		"123456", "-1.25Gi", "+.5e-10", "1.5e+3.", "12345678901234567890Ei", "1.5Kii",
+		"0.000001m", "5e", "5e+", "5E5", "5EE", "1..5", ".5.", "1.5.5", "1e1.5", "1e.5",
+		"100Mi\n", " 100Mi", "100 Mi", "1Ki1", "\xd9\xa1", "1\xc3\xa9",
+	};
+	for (size_t i = 0; i < sizeof(longer) / sizeof(*longer); i++) {
+		bool want = tp__regex_match(re, longer[i], strlen(longer[i])) == 1;
+		if (tp__sch_quantity_match(longer[i]) != want)
+			print_message("'%s': regex %d\n", longer[i], want);
+		assert_int_equal(tp__sch_quantity_match(longer[i]), want);
+	}
+	tp__regex_free(re);
+}
+
+/* A CRD's quantity pattern is recognised, and judges as before: in the
+ * API server's words, and by the regex engine past TP_SCH_QUANTITY_MAX. */
+static void quantity_pattern_judged(void **state)
+{
+	(void)state;
+	static const char *const schema =
+		"{'type':'object','properties':{'q':{'anyOf':[{'type':'integer'},{'type':'string'}],"
+		"'pattern':'" QUANTITY_JSON "','x-kubernetes-int-or-string':true},"
+		"'p':{'type':'string','pattern':'^[0-9]+$'}}}";
+	tp_crds *crds = crds_of("Sized", schema);
+	assert_true(tp__sch_prop(spec_of(crds, "Sized"), "q")->quantity);
+	assert_false(tp__sch_prop(spec_of(crds, "Sized"), "p")->quantity);
+	tp_crds_unref(crds);
+	expect_of("Sized", schema, "{'q':'2Gi','p':'1'}", NULL, "");
+	expect_of("Sized", schema, "{'q':2}", NULL, "");
+	expect_of("Sized", schema, "{'q':'1e'}", NULL,
+		  "spec.q: Invalid value: '1e': spec.q in body should match \\'" QUANTITY_RE "\\'");
+	char spec[TP_SCH_QUANTITY_MAX + 64], want[2 * TP_SCH_QUANTITY_MAX + 512];
+	char digits[TP_SCH_QUANTITY_MAX + 8];
+	memset(digits, '7', TP_SCH_QUANTITY_MAX + 1);
+	digits[TP_SCH_QUANTITY_MAX + 1] = '\0';
+	snprintf(spec, sizeof(spec), "{'q':'%s'}", digits);
+	expect_of("Sized", schema, spec, NULL, "");
+	snprintf(spec, sizeof(spec), "{'q':'%sx'}", digits);
+	snprintf(want, sizeof(want),
+		 "spec.q: Invalid value: '%sx': spec.q in body should match \\'" QUANTITY_RE "\\'",
+		 digits);
+	expect_of("Sized", schema, spec, NULL, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +573,8 @@ int main(void)
 		cmocka_unit_test(scalars_left_out_still_judged),
 		cmocka_unit_test(string_bounds_in_runes),
 		cmocka_unit_test(resource_members),
+		cmocka_unit_test(quantity_as_the_regex),
+		cmocka_unit_test(quantity_pattern_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
