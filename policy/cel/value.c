@@ -34,20 +34,21 @@ tp_cel_val tp__cel_error(tp_arena *a, const char *fmt, ...)
 
 tp_cel_val tp__cel_from_json(const cJSON *v, const tp_sch *sch)
 {
-	if (!v || cJSON_IsNull(v))
+	/* cel/sch.h's inline type tests: a field read makes one conversion */
+	if (!v || tp__sch_is(v, cJSON_NULL))
 		return (tp_cel_val){ .kind = TP_CEL_NULL };
-	if (cJSON_IsBool(v))
-		return tp__cel_bool(cJSON_IsTrue(v));
-	if (cJSON_IsString(v))
+	if (tp__sch_is_any(v, cJSON_True | cJSON_False))
+		return tp__cel_bool(tp__sch_is(v, cJSON_True));
+	if (tp__sch_is(v, cJSON_String))
 		return tp__cel_string(v->valuestring, strlen(v->valuestring));
-	if (cJSON_IsNumber(v)) {
+	if (tp__sch_is(v, cJSON_Number)) {
 		long long i;
 		bool number = sch && (sch->types & TP_SCH_NUMBER) && !(sch->types & TP_SCH_INTEGER);
 		if (!number && tp_json_is_int(v, &i))
 			return tp__cel_int(i);
 		return tp__cel_double(v->valuedouble);
 	}
-	tp_cel_val out = { .kind = cJSON_IsArray(v) ? TP_CEL_LIST : TP_CEL_MAP };
+	tp_cel_val out = { .kind = tp__sch_is(v, cJSON_Array) ? TP_CEL_LIST : TP_CEL_MAP };
 	out.json = v;
 	out.sch = sch;
 	return out;
@@ -138,12 +139,24 @@ static const char *unescape_field(char *buf, size_t len, const char *name)
 	return buf;
 }
 
+/* The first byte before strcmp: a rule's field reads scan their object's
+ * members (a TrainJob's root has four, its metadata as many). */
 static const cJSON *json_member(const cJSON *obj, const char *name)
 {
 	for (const cJSON *c = obj ? obj->child : NULL; c; c = c->next)
-		if (c->string && !strcmp(c->string, name))
+		if (c->string && c->string[0] == name[0] && !strcmp(c->string, name))
 			return c;
 	return NULL;
+}
+
+/* Whether name holds "__" (an escape), as strstr answers: asked of every
+ * absent field a rule reads (has(self.torch), has(self.mpi), ...). */
+static bool escaped(const char *name)
+{
+	for (; *name; name++)
+		if (name[0] == '_' && name[1] == '_')
+			return true;
+	return false;
 }
 
 /* The member of a JSON object by its CEL field name (escapes undone). */
@@ -151,7 +164,7 @@ static const cJSON *field_member(const cJSON *obj, const char *name, const char 
 {
 	const cJSON *m = json_member(obj, name);
 	*real = name;
-	if (!m && strstr(name, "__")) {
+	if (!m && escaped(name)) {
 		static _Thread_local char buf[256];
 		*real = unescape_field(buf, sizeof(buf), name);
 		m = json_member(obj, *real);

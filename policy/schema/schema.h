@@ -10,7 +10,8 @@
  *
  * The files, bottom up: load_skip.c (what loading a CRD may leave out),
  * compile.c (CRD -> tree, tp_crds), check.c (the
- * kube-openapi validators, in their order and words), prune.c (unknown fields
+ * kube-openapi validators, in their order and words), pattern.c
+ * (resource.Quantity's pattern without the regex engine), prune.c (unknown fields
  * and "did you mean"), listtype.c
  * (x-kubernetes-list-type set/map), rules.c (x-kubernetes-validations),
  * engine.c (the strategy: what runs when, as apiextensions' strategy.go).
