@@ -480,8 +480,9 @@ static void check_object(tp_sch_walk *w, const tp_sch *s, const cJSON *v)
 		bool skipped = status_skipped && !strcmp(m->string, "status");
 		if (skipped && !w->unknown)
 			continue;
-		if (prop && (p->pass_ok & (unsigned)m->type) && tp__sch_room(w, prop->len + !!w->len))
-			continue; /* a scalar with nothing to check (nor below it) */
+		if ((p->pass_ok & (unsigned)m->type) &&
+		    tp__sch_room(w, (prop ? prop->len : strlen(m->string)) + !!w->len))
+			continue; /* a scalar with nothing to check (a label's value too) */
 		size_t len = prop ? tp__sch_push_name_len(w, m->string, prop->len)
 				  : tp__sch_push_name(w, m->string);
 		if (skipped) /* the status: strict decoding still reads it */

@@ -27,6 +27,8 @@ bool tp__sch_more_steps(tp_sch_walk *w)
 
 static size_t index_digits(unsigned long u)
 {
+	if (u < 10) /* most lists: no division */
+		return 1;
 	size_t n = 1;
 	while (u /= 10)
 		n++;

@@ -360,7 +360,9 @@ static const char *const scalars =
 	"'nulpick':{'type':'string','nullable':true,'enum':['a',null]},"
 	"'when':{'type':'string','format':'date-time'},'lo':{'type':'integer','minimum':2},"
 	"'list':{'type':'array','items':{'type':'integer'}},"
-	"'one':{'oneOf':[{'type':'integer'},{'type':'boolean'}]}}}";
+	"'one':{'oneOf':[{'type':'integer'},{'type':'boolean'}]},"
+	"'tags':{'type':'object','additionalProperties':{'type':'string'}},"
+	"'sized':{'type':'object','additionalProperties':{'type':'string','maxLength':1}}}}";
 
 /* The record each node is compiled to (cel/sch.h: checks, type_ok,
  * pass_ok): what tp__sch_check has to do there, and the scalars it has
@@ -441,6 +443,23 @@ static void scalars_left_out_still_judged(void **state)
 		  "[spec.pick: Unsupported value: 'c': supported values: 'a', 'b', spec.nulpick: "
 		  "Unsupported value: 'c': supported values: 'a', null, spec.when: Invalid value: "
 		  "'yesterday': spec.when in body must be of type date-time: 'yesterday']");
+}
+
+/* A map's scalar values (additionalProperties, as labels) are left out
+ * like properties' when there is nothing to check, and judged when there
+ * is. */
+static void map_values_left_out(void **state)
+{
+	(void)state;
+	expect_of("Scalar", scalars, "{'tags':{'a':'x','b':'','c':null},'sized':{'a':'x'}}", NULL,
+		  "");
+	expect_of("Scalar", scalars, "{'tags':{'a':'x','b':1,'c':true},'sized':{'a':'xy','b':[]}}",
+		  NULL,
+		  "[spec.tags.b: Invalid value: 'integer': spec.tags.b in body must be of type string: "
+		  "'integer', spec.tags.c: Invalid value: 'boolean': spec.tags.c in body must be of "
+		  "type string: 'boolean', spec.sized.a: Too long: may not be more than 1 byte, "
+		  "spec.sized.b: Invalid value: 'array': spec.sized.b in body must be of type string: "
+		  "'array']");
 }
 
 /* maxLength and minLength count runes, as far as they need to: a string
@@ -571,6 +590,7 @@ int main(void)
 		cmocka_unit_test(required_members),
 		cmocka_unit_test(node_records),
 		cmocka_unit_test(scalars_left_out_still_judged),
+		cmocka_unit_test(map_values_left_out),
 		cmocka_unit_test(string_bounds_in_runes),
 		cmocka_unit_test(resource_members),
 		cmocka_unit_test(quantity_as_the_regex),
