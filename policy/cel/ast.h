@@ -38,6 +38,7 @@ struct tp_cel_expr {
 	long long folded;    /* a list or map of constants only: the steps evaluating it
 			      * would charge (itself and every node below), 0 if not */
 	struct tp_regex *re; /* matches() with a literal pattern: compiled once */
+	const tp_cel_fn *fn; /* TP_N_CALL: the function, found when parsed */
 	int pos;            /* offset in the source, for messages */
 };
 

@@ -125,14 +125,16 @@ int tp__cel_format_double(double d, int threshold, char *buf, size_t len);
 
 /* ------------------------------------------------------ functions (lib.c) */
 
-/* Whether a function (global or receiver style) with argc arguments (the
- * receiver counted) exists. */
-bool tp__cel_function_known(const char *name, bool receiver, size_t argc);
+/* The function (global or receiver style) taking argc arguments (the
+ * receiver counted), or NULL when there is none: parse.c resolves each call
+ * once, so that evaluating it looks no name up. */
+typedef struct tp_cel_fn tp_cel_fn;
+const tp_cel_fn *tp__cel_function(const char *name, bool receiver, size_t argc);
 /* compiled: for matches(), the pattern already compiled (or NULL). */
-/* Call it: args[0] is the receiver for receiver-style calls. *cost grows by
+/* Call f: args[0] is the receiver for receiver-style calls. *cost grows by
  * what the call traverses. */
 struct tp_regex;
-tp_cel_val tp__cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
-		       size_t argc, const struct tp_regex *compiled, long long *cost);
+tp_cel_val tp__cel_call(tp_arena *a, const tp_cel_fn *f, const tp_cel_val *args, size_t argc,
+		       const struct tp_regex *compiled, long long *cost);
 
 #endif /* TP_CEL_H */

@@ -336,7 +336,7 @@ static tp_cel_val call(ev *x, const tp_cel_expr *e)
 		if ((args[k] = eval(x, e->args[k])).kind == TP_CEL_ERROR)
 			return args[k];
 	long long extra = 0;
-	tp_cel_val v = tp__cel_call(x->a, e->name, e->receiver, args, e->nargs, e->re, &extra);
+	tp_cel_val v = tp__cel_call(x->a, e->fn, args, e->nargs, e->re, &extra);
 	charge(x, extra / 10);
 	return v;
 }

@@ -270,7 +270,7 @@ static tp_cel_val fn_join(tp_arena *a, const tp_cel_val *v, size_t argc, const t
 	return s ? tp__cel_string(s, len) : tp__cel_error(a, "out of memory");
 }
 
-static const struct fn {
+static const struct tp_cel_fn {
 	const char *name;
 	bool receiver;
 	size_t min, max; /* arguments, the receiver counted */
@@ -287,7 +287,7 @@ static const struct fn {
 	{ "join", true, 1, 2, fn_join },
 };
 
-static const struct fn *lookup(const char *name, bool receiver, size_t argc)
+const tp_cel_fn *tp__cel_function(const char *name, bool receiver, size_t argc)
 {
 	for (size_t k = 0; k < sizeof(functions) / sizeof(*functions); k++)
 		if (functions[k].receiver == receiver && !strcmp(functions[k].name, name) &&
@@ -296,15 +296,9 @@ static const struct fn *lookup(const char *name, bool receiver, size_t argc)
 	return NULL;
 }
 
-bool tp__cel_function_known(const char *name, bool receiver, size_t argc)
+tp_cel_val tp__cel_call(tp_arena *a, const tp_cel_fn *f, const tp_cel_val *args, size_t argc,
+		       const tp_regex *compiled, long long *cost)
 {
-	return lookup(name, receiver, argc) != NULL;
-}
-
-tp_cel_val tp__cel_call(tp_arena *a, const char *name, bool receiver, const tp_cel_val *args,
-		       size_t argc, const tp_regex *compiled, long long *cost)
-{
-	const struct fn *f = lookup(name, receiver, argc);
 	for (size_t i = 0; i < argc; i++)
 		if (args[i].kind == TP_CEL_ERROR)
 			return args[i];

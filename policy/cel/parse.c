@@ -421,7 +421,7 @@ static tp_cel_expr *call(parser *p, tp_cel_expr *recv, const char *name, size_t 
 		return has_macro(p, e);
 	if (macro)
 		return receiver_macro(p, e);
-	if (!tp__cel_function_known(name, recv != NULL, n))
+	if (!(e->fn = tp__cel_function(name, recv != NULL, n)))
 		return fail(p, TP_EUNSUPPORTED, "function '%s' with %zu argument%s is not supported",
 			    name, n, n == 1 ? "" : "s");
 	const tp_cel_expr *pat = e->args[n - 1];

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "policy/cel/ast.h"
 #include "policy/cel/cel.h"
 #include "tests/support/testutil.h"
 
@@ -182,6 +183,52 @@ static void field_reads(void **state)
 		expect_case(&fields[k]);
 }
 
+/* Each call's function is found once, when the rule is parsed (the tree
+ * keeps it): evaluating looks no name up, and gives what it gave. */
+static const want calls[] = {
+	{ "size(self) == 2 && self.size() == 2", "'ab'", TP_CEL_BOOL, 1, -1 },
+	{ "self.matches('^a') && matches(self, 'b$') && self.startsWith('a') && "
+	  "self.endsWith('b') && self.contains('b') && self.indexOf('b') == 1",
+	  "'ab'", TP_CEL_BOOL, 1, -1 },
+	{ "self.lowerAscii() == 'ab' && self.upperAscii() == 'AB' && ' x '.trim() == 'x' && "
+	  "['a', 'b'].join('-') == 'a-b' && ['a'].join() == 'a'",
+	  "'aB'", TP_CEL_BOOL, 1, -1 },
+	{ "int(self) + 1", "'41'", TP_CEL_INT, 42, -1 },
+	{ "string(dyn(self)) == '1' && double(self) == 1.0 && uint(self) == 1u", "1", TP_CEL_BOOL,
+	  1, -1 },
+	{ "size(self)", "[1, 2, 3]", TP_CEL_INT, 3, 2 },
+};
+
+static void functions_resolved_when_parsed(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(calls) / sizeof(*calls); k++)
+		expect_case(&calls[k]);
+	tp_arena *a = NULL;
+	assert_int_equal(tp_arena_new(&a, 1 << 20), TP_OK);
+	tp_cel_expr *e = NULL;
+	char why[256] = "";
+	assert_int_equal(tp__cel_parse(a, "size(self)", &e, why, sizeof(why)), TP_OK);
+	assert_int_equal(e->node, TP_N_CALL);
+	assert_ptr_equal(e->fn, tp__cel_function("size", false, 1));
+	tp__cel_release(e);
+	/* no such function, or not with so many arguments: refused when parsed */
+	static const char *const unknown[] = { "self.frobnicate()", "size(self, 1)",
+					       "self.startsWith()" };
+	static const char *const words[] = {
+		"function 'frobnicate' with 1 argument is not supported",
+		"function 'size' with 2 arguments is not supported",
+		"function 'startsWith' with 1 argument is not supported",
+	};
+	for (size_t k = 0; k < sizeof(unknown) / sizeof(*unknown); k++) {
+		e = NULL;
+		assert_int_equal(tp__cel_parse(a, unknown[k], &e, why, sizeof(why)), TP_EUNSUPPORTED);
+		assert_null(e);
+		assert_non_null(strstr(why, words[k]));
+	}
+	tp_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +236,7 @@ int main(void)
 		cmocka_unit_test(folded_once),
 		cmocka_unit_test(folded_cost_limit),
 		cmocka_unit_test(field_reads),
+		cmocka_unit_test(functions_resolved_when_parsed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
