@@ -10,6 +10,7 @@
  */
 #include "policy/admission/runtime.h"
 #include "policy/core/index.h"
+#include "policy/pod/pod.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,11 +54,6 @@ static void check_framework(tp_result *res, const cJSON *obj)
 
 /* ------------------------------------------------------ ancestor steps */
 
-static const char *job_step(const cJSON *job)
-{
-	return tp_meta_label(tp_get_object(job, "template"), TP_LABEL_ANCESTOR);
-}
-
 /* Each job labelled with a step an earlier job has: found through the first
  * job of each of the three steps, not a scan of the jobs before it. */
 static void check_ancestors(const tp__rt_flavor *f, tp_result *res, const cJSON *jobs)
@@ -68,7 +64,7 @@ static void check_ancestors(const tp__rt_flavor *f, tp_result *res, const cJSON 
 	char path[PATH_LEN];
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job; job = job->next, i++) {
-		const char *step = job_step(job);
+		const char *step = tp__pod_step(job);
 		if (!step)
 			continue;
 		int s = 0;
@@ -122,7 +118,7 @@ static bool earlier_has(const earlier *e, const char *name)
 	if (e->hashed)
 		return tp__strset_has(&e->set, name);
 	for (const cJSON *p = e->first; p != e->upto; p = p->next) {
-		const char *pn = tp_get_str(p, "name");
+		const char *pn = tp__mstr(p, "name");
 		if (pn && !strcmp(pn, name))
 			return true;
 	}
@@ -133,18 +129,18 @@ static bool earlier_has(const earlier *e, const char *name)
 static int earlier_pass(earlier *e, const cJSON *job)
 {
 	e->upto = job->next;
-	const char *name = tp_get_str(job, "name");
+	const char *name = tp__mstr(job, "name");
 	return e->hashed && name ? tp__strset_add(&e->set, name, NULL) : TP_OK;
 }
 
 static void check_depends_on(tp_result *res, const earlier *e, const cJSON *job, int i,
 			     bool schema)
 {
-	const cJSON *deps = tp_get_array(job, "dependsOn");
+	const cJSON *deps = tp__marr(job, "dependsOn");
 	char path[PATH_LEN];
 	int k = 0;
 	for (const cJSON *d = deps ? deps->child : NULL; d; d = d->next, k++) {
-		const char *name = tp_get_str(d, "name");
+		const char *name = tp__mstr(d, "name");
 		if (name && !earlier_has(e, name)) {
 			tp__rt_pathf(path, sizeof(path),
 				 "spec.template.spec.replicatedJobs[%d].dependsOn[%d].name", i, k);
@@ -152,7 +148,7 @@ static void check_depends_on(tp_result *res, const earlier *e, const cJSON *job,
 				      "must name a replicated job listed before this one; reorder "
 				      "replicatedJobs or fix the name");
 		}
-		const char *status = tp_get_str(d, "status");
+		const char *status = tp__mstr(d, "status");
 		if (!schema && status && strcmp(status, "Ready") && strcmp(status, "Complete")) {
 			tp__rt_pathf(path, sizeof(path),
 				 "spec.template.spec.replicatedJobs[%d].dependsOn[%d].status", i, k);
@@ -176,7 +172,7 @@ static int check_job_names(tp_result *res, const cJSON *jobs, bool schema)
 	earlier_init(&e, jobs);
 	int rc = TP_OK, i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job && !rc; job = job->next, i++) {
-		const char *name = tp_get_str(job, "name");
+		const char *name = tp__mstr(job, "name");
 		const char *msg = name ? tp__check_dns1035_label(name) : NULL;
 		if (msg)
 			tp_result_add(res, TP_FIELD_INVALID, job_name_path(path, sizeof(path), i),
@@ -196,7 +192,7 @@ static int check_job_names(tp_result *res, const cJSON *jobs, bool schema)
 
 static int check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *js)
 {
-	const cJSON *jobs = tp_get_array(js, "replicatedJobs");
+	const cJSON *jobs = tp__marr(js, "replicatedJobs");
 	check_ancestors(f, res, jobs);
 	int rc = check_job_names(res, jobs, f->schema);
 	bool depends = false;
@@ -204,15 +200,15 @@ static int check_template(const tp__rt_flavor *f, tp_result *res, const cJSON *j
 	earlier_init(&e, jobs);
 	int i = 0;
 	for (const cJSON *job = jobs ? jobs->child : NULL; job && !rc; job = job->next, i++) {
-		depends = depends || tp_get_array(job, "dependsOn");
+		depends = depends || tp__marr(job, "dependsOn");
 		check_depends_on(res, &e, job, i, f->schema);
 		rc = earlier_pass(&e, job);
 	}
 	tp__strset_free(&e.set);
 	if (rc)
 		return rc;
-	const cJSON *sp = tp_get_object(js, "startupPolicy");
-	const char *order = tp_get_str(sp, "startupPolicyOrder");
+	const cJSON *sp = tp__mobj(js, "startupPolicy");
+	const char *order = tp__mstr(sp, "startupPolicyOrder");
 	/* the CEL rule already speaks for InOrder when the schema layer ran */
 	bool cel = f->schema && !f->ome && order && !strcmp(order, "InOrder");
 	if (sp && depends && !cel)
@@ -232,13 +228,13 @@ int tp__runtime_strict(const tp__rt_flavor *f, tp_operation op, tp_kind kind, co
 		check_framework(res, obj);
 	if (op == TP_OP_CREATE && tp__runtime_is_deprecated(obj))
 		tp__warn_deprecated(res, "", kind, tp_meta_name(obj));
-	const cJSON *spec = tp_get_object(obj, "spec");
-	const cJSON *ml = tp_get_object(spec, "mlPolicy");
+	const cJSON *spec = tp__mobj(obj, "spec");
+	const cJSON *ml = tp__mobj(spec, "mlPolicy");
 	if (ml)
 		tp__runtime_strict_ml(f, res, ml);
-	const cJSON *pg = tp_get_object(spec, "podGroupPolicy");
+	const cJSON *pg = tp__mobj(spec, "podGroupPolicy");
 	if (pg)
 		tp__runtime_strict_pod_group(f, res, pg);
 	/* TP_ENOMEM: a set of job names could not grow (never an allow) */
-	return check_template(f, res, tp_get_object(spec, "template.spec"));
+	return check_template(f, res, tp__mobj(tp__mobj(spec, "template"), "spec"));
 }
