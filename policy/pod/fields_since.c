@@ -150,6 +150,9 @@ typedef struct since_walk {
 	 * places are not walked (the whole walk was 2,450 instructions of make
 	 * bench's TrainJob review at 1.32, callgrind, most of it finding nothing) */
 	uint32_t want[AT_COUNT];
+	/* looking only (tp__pod_check_since's first walk): no path is built and
+	 * a field to judge sets found instead */
+	bool quiet, found;
 } since_walk;
 
 _Static_assert(sizeof(fields) / sizeof(fields[0]) <= 32, "since_walk.want has a bit a field");
@@ -195,12 +198,36 @@ static void gated(since_walk *w, const since *f)
 		w->v->rc = TP_ENOMEM;
 }
 
+/* The walk's path, built only when the walk is not quiet: a runtime's
+ * templates seldom hold a field to judge, and the path to each list item
+ * looked at was most of the walk (pushes and pops: 1,200 instructions of
+ * a ClusterTrainingRuntime review of three jobs, callgrind). */
+static size_t wpush(since_walk *w, const char *suffix)
+{
+	return w->quiet ? 0 : tp__podv_push(w->v, suffix);
+}
+static size_t wpush_member(since_walk *w, const char *member)
+{
+	return w->quiet ? 0 : tp__podv_push_member(w->v, member);
+}
+static size_t wpush_index(since_walk *w, const char *member, int i)
+{
+	return w->quiet ? 0 : tp__podv_push_index(w->v, member, i);
+}
+static void wpop(since_walk *w, size_t mark)
+{
+	if (!w->quiet)
+		tp__podv_pop(w->v, mark);
+}
+
 /* f's member m (NULL: none) of the object at the current path. */
 static void judge_member(since_walk *w, const since *f, const cJSON *m)
 {
 	if (!tp__vset(m))
 		return;
-	if (w->present)
+	if (w->quiet)
+		w->found = true;
+	else if (w->present)
 		*w->present |= UINT32_C(1) << (f - fields);
 	else if (w->minor < f->added)
 		unknown(w, f);
@@ -234,9 +261,9 @@ static void judge_at(since_walk *w, const cJSON *m, const char *member, since_at
 	const cJSON *o = w->want[at] ? tp__vobj(m) : NULL;
 	if (!o)
 		return;
-	size_t mark = tp__podv_push_member(w->v, member);
+	size_t mark = wpush_member(w, member);
 	judge(w, o, at);
-	tp__podv_pop(w->v, mark);
+	wpop(w, mark);
 }
 
 /* obj's member (an object) at path suffix ".member". */
@@ -256,12 +283,12 @@ static void judge_list(since_walk *w, const cJSON *m, const char *dotted, const 
 	const cJSON *list = w->want[at] ? tp__varr(m) : NULL;
 	int i = 0;
 	for (const cJSON *it = list ? list->child : NULL; it; it = it->next, i++) {
-		size_t mark = tp__podv_push_index(w->v, dotted, i);
+		size_t mark = wpush_index(w, dotted, i);
 		if (inner)
 			judge_in(w, it, inner, at);
 		else
 			judge(w, it, at);
-		tp__podv_pop(w->v, mark);
+		wpop(w, mark);
 	}
 }
 
@@ -286,11 +313,11 @@ static void judge_container(since_walk *w, const tp_pod_cm *c, bool init)
 	const cJSON *lc = in_lc ? tp__vobj(c->lifecycle) : NULL;
 	if (!lc)
 		return;
-	size_t mark = tp__podv_push(w->v, ".lifecycle");
+	size_t mark = wpush(w, ".lifecycle");
 	judge(w, lc, AT_LIFECYCLE);
 	judge_in(w, lc, "postStart", AT_HANDLER);
 	judge_in(w, lc, "preStop", AT_HANDLER);
-	tp__podv_pop(w->v, mark);
+	wpop(w, mark);
 }
 
 /* c judged at the current path (its own), whole or only what the trainer's
@@ -321,35 +348,33 @@ static void judge_containers(since_walk *w, const tp_pod_sm *spec, bool init)
 	for (int at = AT_CONTAINER; at < AT_COUNT; at++)
 		any |= w->want[at];
 	const cJSON *list = any ? tp__varr(init ? spec->init_containers : spec->containers) : NULL;
-	tp_podv *v = w->v;
 	int i = 0;
 	for (const cJSON *c = list ? list->child : NULL; c; c = c->next, i++) {
 		if (!cJSON_IsObject(c))
 			continue;
-		size_t mark = tp__podv_push_index(v, init ? ".initContainers" : ".containers", i);
+		size_t mark = wpush_index(w, init ? ".initContainers" : ".containers", i);
 		in_container(w, c, init, false);
-		tp__podv_pop(v, mark);
+		wpop(w, mark);
 	}
 }
 
 static void walk(since_walk *w, const cJSON *job_template)
 {
-	tp_podv *v = w->v;
 	/* the Job spec's and the Pod spec's members read once (pod/members.h) */
 	tp_pod_jm spec;
 	tp__pod_jm_fill(&spec, tp__mobj(job_template, "spec"));
 	tp_pod_sm pod;
 	tp__pod_sm_fill(&pod, tp__mobj(tp__vobj(spec.template_), "spec"));
-	size_t mark = tp__podv_push(v, "spec");
+	size_t mark = wpush(w, "spec");
 	judge_slots(w, &spec, AT_JOB);
-	size_t pmark = tp__podv_push(v, ".template.spec");
+	size_t pmark = wpush(w, ".template.spec");
 	judge_slots(w, &pod, AT_POD);
 	judge_at(w, pod.security_context, "securityContext", AT_POD_SC);
 	judge_list(w, pod.volumes, ".volumes", NULL, AT_VOLUME);
 	judge_containers(w, &pod, false);
 	judge_containers(w, &pod, true);
-	tp__podv_pop(v, pmark);
-	tp__podv_pop(v, mark);
+	wpop(w, pmark);
+	wpop(w, mark);
 }
 
 /* wanted() of each supported release, worked out once: each check asks
@@ -387,8 +412,12 @@ static uint32_t prepare(since_walk *w, const tp_options *opt)
 int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
 			tp_result *warnings)
 {
-	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 } };
-	if (prepare(&w, opt)) /* else a release that knows every field with its gate on */
+	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 }, true, false };
+	if (!prepare(&w, opt)) /* a release that knows every field with its gate on */
+		return v->rc;
+	walk(&w, job_template); /* quiet: is there anything to say? */
+	w.quiet = false;
+	if (w.found) /* then again, saying it where it is */
 		walk(&w, job_template);
 	return v->rc;
 }

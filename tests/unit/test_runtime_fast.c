@@ -26,7 +26,7 @@
 /* The answer (tt_result_text) to a ClusterTrainingRuntime CREATE with the
  * given replicatedJobs (single-quoted JSON), in the strict profile, with
  * the schema layer or without it. */
-static char *answer(const char *jobs, bool no_schema)
+static char *answer_at(const char *jobs, bool no_schema, int minor)
 {
 	char buf[8192];
 	snprintf(buf, sizeof(buf),
@@ -38,7 +38,8 @@ static char *answer(const char *jobs, bool no_schema)
 	cJSON *obj = tt_jsq(buf);
 	tp_result *res;
 	assert_int_equal(tp_result_new(&res), TP_OK);
-	tp_options opt = { .profile = TP_PROFILE_STRICT, .no_schema = no_schema };
+	tp_options opt = { .profile = TP_PROFILE_STRICT, .no_schema = no_schema,
+			   .kubernetes_minor = minor };
 	assert_int_equal(tp__validate_trainer_runtime(&opt, TP_OP_CREATE,
 						      TP_KIND_CLUSTER_TRAINING_RUNTIME, obj, NULL, res),
 			 TP_OK);
@@ -46,6 +47,11 @@ static char *answer(const char *jobs, bool no_schema)
 	tp_result_free(res);
 	cJSON_Delete(obj);
 	return a;
+}
+
+static char *answer(const char *jobs, bool no_schema)
+{
+	return answer_at(jobs, no_schema, 0);
 }
 
 static void has(const char *answer_text, const char *want)
@@ -153,6 +159,44 @@ static void strict_job_rules(void **state)
 	free(a);
 }
 
+/* The fields a release does not know (pod/fields_since.c), looked for
+ * first without a path and then said at their own: in the second
+ * container's second mount, in the first volume, in an init container, a
+ * gated one in the Job spec; nothing said where there is nothing. */
+static void fields_since_at_their_paths(void **state)
+{
+	(void)state;
+	const char *jobs =
+		"[{'name':'node','template':{'metadata':{'labels':{" ANC ":'trainer'}},'spec':"
+		"{'successPolicy':{'rules':[{'succeededCount':1}]},'template':{'spec':{"
+		"'volumes':[{'name':'v','image':{'reference':'r'}},{'name':'w','emptyDir':{}}],"
+		"'initContainers':[{'name':'init','image':'i','restartPolicy':'Always'}],"
+		"'containers':[{'name':'node','image':'i'},{'name':'side','image':'i',"
+		"'volumeMounts':[{'name':'w','mountPath':'/w'},{'name':'v','mountPath':'/v',"
+		"'readOnly':true,'recursiveReadOnly':'Enabled'}]}]}}}}}]";
+	char *a = answer_at(jobs, true, 28);
+	const char *pod = "spec.template.spec.replicatedJobs[0].template.spec.template.spec.";
+	char want[512];
+	snprintf(want, sizeof(want), "%scontainers[1].volumeMounts[1].recursiveReadOnly: Forbidden: "
+		 "unknown field \"spec.template.spec.containers[1].volumeMounts[1]."
+		 "recursiveReadOnly\": not known to Kubernetes 1.28 (added in 1.30)", pod);
+	has(a, want);
+	snprintf(want, sizeof(want), "%svolumes[0].image: Forbidden: unknown field "
+		 "\"spec.template.spec.volumes[0].image\"", pod);
+	has(a, want);
+	has(a, "spec.template.spec.replicatedJobs[0].template.spec.successPolicy: Forbidden: "
+	       "unknown field \"spec.successPolicy\"");
+	has(a, "replicated job \"node\": spec.template.spec.initContainers[0].restartPolicy is "
+	       "dropped by Kubernetes 1.28 unless the cluster turns its SidecarContainers feature "
+	       "gate on");
+	lacks(a, "containers[0].");
+	free(a);
+	a = answer_at(jobs, true, 36);
+	lacks(a, "unknown field");
+	lacks(a, "is dropped by Kubernetes");
+	free(a);
+}
+
 /* IsDNS1035Label's and IsDNS1123Subdomain's cases (apimachinery
  * pkg/util/validation/validation_test.go TestIsDNS1035Label,
  * TestIsDNS1123Subdomain), on the table of byte classes. */
@@ -227,6 +271,7 @@ int main(void)
 		cmocka_unit_test(wrong_types_on_the_way),
 		cmocka_unit_test(first_member_wins),
 		cmocka_unit_test(strict_job_rules),
+		cmocka_unit_test(fields_since_at_their_paths),
 		cmocka_unit_test(dns_names),
 		cmocka_unit_test(label_values_and_keys),
 	};
