@@ -591,10 +591,12 @@ static void check_mount(tp_podv *v, const cJSON *mount, mount_ctx *mc)
 	if (!mp || !*mp)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".mountPath", NULL, "say where to mount it", "%s",
 			     "");
+	/* the paths are for the mounts after this one to look up: the last
+	 * (most often the only one) makes no set */
 	if (tp__nameset_has(&mc->paths, mp ? mp : ""))
 		tp__podv_add(v, TP_FIELD_INVALID, ".mountPath", tp__podv_quote(v, mp ? mp : ""),
 			     "mount each volume at its own path", "must be unique");
-	else if (tp__nameset_add(&mc->paths, mp ? mp : ""))
+	else if (mount->next && tp__nameset_add(&mc->paths, mp ? mp : ""))
 		v->rc = TP_ENOMEM;
 	if (tp__nameset_has(&mc->other.last, name ? name : ""))
 		tp__podv_add(v, TP_FIELD_INVALID, ".name", tp__podv_quote(v, name ? name : ""),
@@ -621,7 +623,9 @@ static void check_mount(tp_podv *v, const cJSON *mount, mount_ctx *mc)
 			back_to_item(v, &item);
 		}
 	}
-	if (to_list(v, mc->list_len, &item)) {
+	/* the path taken off and put back only when there are modes to check */
+	bool modes = tp__vstr(m.mount_propagation) || tp__vstr(m.recursive_read_only);
+	if (modes && to_list(v, mc->list_len, &item)) {
 		check_mount_modes(v, &m, mc->c);
 		back_to_item(v, &item);
 	}

@@ -197,6 +197,37 @@ static void fields_since_at_their_paths(void **state)
 	free(a);
 }
 
+/* A container's mounts (validation_test.go TestValidateVolumeMounts: a
+ * path mounted twice, mountPropagation and recursiveReadOnly of a mount):
+ * the paths are remembered for the mounts after each, the modes checked
+ * at the list's path where a mount gives one. */
+static void mounts_paths_and_modes(void **state)
+{
+	(void)state;
+	char *a = answer("[{'name':'node','template':{'metadata':{'labels':{" ANC ":'trainer'}},"
+			 "'spec':{'template':{'spec':{'volumes':[{'name':'v','emptyDir':{}}],"
+			 "'containers':[{'name':'node','image':'i','volumeMounts':["
+			 "{'name':'v','mountPath':'/a'},{'name':'v','mountPath':'/b',"
+			 "'mountPropagation':'Bidirectional'},{'name':'v','mountPath':'/a',"
+			 "'recursiveReadOnly':'Enabled'},{'name':'v','mountPath':'/b'}]}]}}}}}]",
+			 true);
+	const char *c = "spec.template.spec.replicatedJobs[0].template.spec.template.spec."
+			"containers[0].volumeMounts";
+	char want[512];
+	snprintf(want, sizeof(want), "%s[2].mountPath: Invalid value: \"/a\": must be unique", c);
+	has(a, want);
+	snprintf(want, sizeof(want), "%s[3].mountPath: Invalid value: \"/b\": must be unique", c);
+	has(a, want);
+	lacks(a, "volumeMounts[1].mountPath");
+	snprintf(want, sizeof(want), "%s.mountPropagation: Forbidden: Bidirectional mount "
+		 "propagation is available only to privileged containers", c);
+	has(a, want);
+	snprintf(want, sizeof(want), "%s.recursiveReadOnly: Forbidden: may only be specified "
+		 "when readOnly is true", c);
+	has(a, want);
+	free(a);
+}
+
 /* IsDNS1035Label's and IsDNS1123Subdomain's cases (apimachinery
  * pkg/util/validation/validation_test.go TestIsDNS1035Label,
  * TestIsDNS1123Subdomain), on the table of byte classes. */
@@ -272,6 +303,7 @@ int main(void)
 		cmocka_unit_test(first_member_wins),
 		cmocka_unit_test(strict_job_rules),
 		cmocka_unit_test(fields_since_at_their_paths),
+		cmocka_unit_test(mounts_paths_and_modes),
 		cmocka_unit_test(dns_names),
 		cmocka_unit_test(label_values_and_keys),
 	};
