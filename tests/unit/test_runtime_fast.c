@@ -228,6 +228,26 @@ static void mounts_paths_and_modes(void **state)
 	free(a);
 }
 
+/* The step label's key passes without its check (pod/meta.c): it is a
+ * good qualified name, and a key that only starts like it is still
+ * checked (validation_test.go TestValidateLabels' shapes). */
+static void step_key_and_its_neighbours(void **state)
+{
+	(void)state;
+	const char *msgs[TP_NAME_MSGS_MAX];
+	assert_int_equal(tp__qualified_name_msgs(TP_LABEL_ANCESTOR, msgs), 0);
+	char *a = answer("[{'name':'node','template':{'metadata':{'labels':{" ANC ":'trainer',"
+			 "'trainer.kubeflow.org/trainjob-ancestor-step-':'x','t':'-x'}},"
+			 "'spec':{'template':{'spec':{'containers':[{'name':'node','image':'i'}]}}}}}]",
+			 true);
+	has(a, "spec.template.spec.replicatedJobs[0].template.metadata.labels: Invalid value: "
+	       "\"trainer.kubeflow.org/trainjob-ancestor-step-\": name part must consist of");
+	has(a, "spec.template.spec.replicatedJobs[0].template.metadata.labels: Invalid value: "
+	       "\"-x\": a valid label must be an empty string");
+	lacks(a, "Invalid value: \"" TP_LABEL_ANCESTOR "\"");
+	free(a);
+}
+
 /* IsDNS1035Label's and IsDNS1123Subdomain's cases (apimachinery
  * pkg/util/validation/validation_test.go TestIsDNS1035Label,
  * TestIsDNS1123Subdomain), on the table of byte classes. */
@@ -304,6 +324,7 @@ int main(void)
 		cmocka_unit_test(strict_job_rules),
 		cmocka_unit_test(fields_since_at_their_paths),
 		cmocka_unit_test(mounts_paths_and_modes),
+		cmocka_unit_test(step_key_and_its_neighbours),
 		cmocka_unit_test(dns_names),
 		cmocka_unit_test(label_values_and_keys),
 	};
