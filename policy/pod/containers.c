@@ -170,6 +170,8 @@ static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list ki
 			     const tp_pod_cm *c, const pod_facts *pf, tp_nameset *seen)
 {
 	const cJSON *ports = tp__varr(c->ports);
+	if (!ports || !ports->child)
+		return; /* no path to make for a container without ports */
 	size_t mark = tp__podv_push_index(v, list, i);
 	enter(v, kind, tp__vstr(c->name));
 	int j = 0;
@@ -199,8 +201,10 @@ static void check_host_ports(tp_podv *v, const char *list, int i, tp_pod_list ki
 	tp__podv_pop(v, mark);
 }
 
+/* seen: the names of the containers before c, which c's joins when a
+ * container follows it (later). */
 static void check_regular(tp_podv *v, const tp_pod_cm *c, int i, pod_facts *pf,
-			  tp_nameset *seen)
+			  tp_nameset *seen, bool later)
 {
 	size_t mark = tp__podv_push_index(v, ".containers", i);
 	const char *name = tp__vstr(c->name);
@@ -210,7 +214,7 @@ static void check_regular(tp_podv *v, const tp_pod_cm *c, int i, pod_facts *pf,
 	if (tp__nameset_has(seen, name ? name : ""))
 		tp__podv_add(v, TP_FIELD_DUPLICATE, ".name", tp__podv_quote(v, name ? name : ""),
 			     "give each container of the Pod its own name", "%s", "");
-	else if (tp__nameset_add(seen, name ? name : ""))
+	else if (later && tp__nameset_add(seen, name ? name : ""))
 		v->rc = TP_ENOMEM;
 	tp__pod_check_cm_probes(v, c, pf->grace);
 	if (tp__vset(c->restart_policy))
@@ -294,26 +298,32 @@ int tp__pod_check_sm_containers(tp_podv *v, const tp_pod_sm *s, const tp_nameset
 	if (!cs || !cs->child)
 		tp__podv_add(v, TP_FIELD_REQUIRED, ".containers", NULL,
 			     "give the Pod template at least one container", "%s", "");
+	/* the sets of names are made only for the containers that look them
+	 * up: the regular ones after each, the init containers (a set's first
+	 * name made its table: 350 instructions a Pod of one container) */
+	const cJSON *init = tp__varr(s->init_containers);
+	bool inits = init && init->child;
 	int i = 0;
 	for (const cJSON *item = cs ? cs->child : NULL; item; item = item->next, i++) {
 		tp_pod_cm c;
 		tp__pod_cm_fill(&c, item);
-		check_regular(v, &c, i, &pf, &regular);
+		check_regular(v, &c, i, &pf, &regular, item->next != NULL);
 		const char *name = tp__vstr(c.name);
-		if (name && tp__nameset_add(&all, name))
+		if (inits && name && tp__nameset_add(&all, name))
 			v->rc = TP_ENOMEM;
 	}
 	tp_nameset host;
 	tp__nameset_init(&host, v->arena);
 	i = 0;
 	for (const cJSON *item = cs ? cs->child : NULL; item; item = item->next, i++) {
-		/* only its ports and name: two lookups cost less than a walk */
-		tp_pod_cm c = { .self = item,
-				.name = tp_member(item, "name"),
-				.ports = tp_member(item, "ports") };
+		/* only its ports, and its name when it has some: lookups cost
+		 * less than a walk */
+		const cJSON *ports = tp_member(item, "ports");
+		if (!tp__varr(ports) || !ports->child)
+			continue;
+		tp_pod_cm c = { .self = item, .name = tp_member(item, "name"), .ports = ports };
 		check_host_ports(v, ".containers", i, TP_POD_CONTAINERS, &c, &pf, &host);
 	}
-	const cJSON *init = tp__varr(s->init_containers);
 	i = 0;
 	for (const cJSON *c = init ? init->child : NULL; c; c = c->next, i++)
 		check_init(v, c, i, &pf, &all);

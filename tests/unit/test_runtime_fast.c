@@ -248,6 +248,37 @@ static void step_key_and_its_neighbours(void **state)
 	free(a);
 }
 
+/* Containers' names and host ports (validation_test.go
+ * TestValidateContainers' duplicate names, TestValidateInitContainers'
+ * name of a regular container, TestValidatePodSpec's duplicate host
+ * ports): each set of names or ports holds what a later container or an
+ * init container looks up; a container without ports is passed by. */
+static void container_names_and_ports(void **state)
+{
+	(void)state;
+	char *a = answer("[{'name':'node','template':{'metadata':{'labels':{" ANC ":'trainer'}},"
+			 "'spec':{'template':{'spec':{'initContainers':[{'name':'b','image':'i'},"
+			 "{'name':'init','image':'i'},{'name':'init','image':'i'}],"
+			 "'containers':[{'name':'node','image':'i'},{'name':'b','image':'i',"
+			 "'ports':[{'containerPort':80,'hostPort':8080}]},{'name':'node','image':'i'},"
+			 "{'name':'d','image':'i','ports':[{'containerPort':81,'hostPort':8080}]}]}}}}}]",
+			 true);
+	const char *p = "spec.template.spec.replicatedJobs[0].template.spec.template.spec.";
+	char want[512];
+	snprintf(want, sizeof(want), "%scontainers[2].name: Duplicate value: \"node\"", p);
+	has(a, want);
+	snprintf(want, sizeof(want), "%sinitContainers[0].name: Duplicate value: \"b\"", p);
+	has(a, want);
+	snprintf(want, sizeof(want), "%sinitContainers[2].name: Duplicate value: \"init\"", p);
+	has(a, want);
+	snprintf(want, sizeof(want), "%scontainers[3].ports[0].hostPort: Duplicate value: "
+		 "\"TCP//8080\"", p);
+	has(a, want);
+	lacks(a, "containers[0].name");
+	lacks(a, "containers[1].ports");
+	free(a);
+}
+
 /* IsDNS1035Label's and IsDNS1123Subdomain's cases (apimachinery
  * pkg/util/validation/validation_test.go TestIsDNS1035Label,
  * TestIsDNS1123Subdomain), on the table of byte classes. */
@@ -325,6 +356,7 @@ int main(void)
 		cmocka_unit_test(fields_since_at_their_paths),
 		cmocka_unit_test(mounts_paths_and_modes),
 		cmocka_unit_test(step_key_and_its_neighbours),
+		cmocka_unit_test(container_names_and_ports),
 		cmocka_unit_test(dns_names),
 		cmocka_unit_test(label_values_and_keys),
 	};
