@@ -358,21 +358,18 @@ static void judge_containers(since_walk *w, const tp_pod_sm *spec, bool init)
 	}
 }
 
-static void walk(since_walk *w, const cJSON *job_template)
+/* m: the Job spec's and the Pod spec's members, read once (pod/members.h) */
+static void walk(since_walk *w, const tp_pod_tm *m)
 {
-	/* the Job spec's and the Pod spec's members read once (pod/members.h) */
-	tp_pod_jm spec;
-	tp__pod_jm_fill(&spec, tp__mobj(job_template, "spec"));
-	tp_pod_sm pod;
-	tp__pod_sm_fill(&pod, tp__mobj(tp__vobj(spec.template_), "spec"));
+	const tp_pod_sm *pod = &m->pod;
 	size_t mark = wpush(w, "spec");
-	judge_slots(w, &spec, AT_JOB);
+	judge_slots(w, &m->job, AT_JOB);
 	size_t pmark = wpush(w, ".template.spec");
-	judge_slots(w, &pod, AT_POD);
-	judge_at(w, pod.security_context, "securityContext", AT_POD_SC);
-	judge_list(w, pod.volumes, ".volumes", NULL, AT_VOLUME);
-	judge_containers(w, &pod, false);
-	judge_containers(w, &pod, true);
+	judge_slots(w, pod, AT_POD);
+	judge_at(w, pod->security_context, "securityContext", AT_POD_SC);
+	judge_list(w, pod->volumes, ".volumes", NULL, AT_VOLUME);
+	judge_containers(w, pod, false);
+	judge_containers(w, pod, true);
 	wpop(w, pmark);
 	wpop(w, mark);
 }
@@ -409,17 +406,32 @@ static uint32_t prepare(since_walk *w, const tp_options *opt)
 	return loud[w->minor - TP_KUBE_MINOR_OLDEST].any;
 }
 
+/* The check of m, w prepared (some field wanted). */
+static int check_since(since_walk *w, const tp_pod_tm *m)
+{
+	walk(w, m); /* quiet: is there anything to say? */
+	w->quiet = false;
+	if (w->found) /* then again, saying it where it is */
+		walk(w, m);
+	return w->v->rc;
+}
+
 int tp__pod_check_since(tp_podv *v, const tp_options *opt, const cJSON *job_template,
 			tp_result *warnings)
 {
 	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 }, true, false };
 	if (!prepare(&w, opt)) /* a release that knows every field with its gate on */
 		return v->rc;
-	walk(&w, job_template); /* quiet: is there anything to say? */
-	w.quiet = false;
-	if (w.found) /* then again, saying it where it is */
-		walk(&w, job_template);
-	return v->rc;
+	tp_pod_tm m;
+	tp__pod_tm_fill(&m, job_template);
+	return check_since(&w, &m);
+}
+
+int tp__pod_check_since_tm(tp_podv *v, const tp_options *opt, const tp_pod_tm *m,
+			   tp_result *warnings)
+{
+	since_walk w = { v, tp_kube_minor(opt), warnings, NULL, { 0 }, true, false };
+	return prepare(&w, opt) ? check_since(&w, m) : v->rc;
 }
 
 int tp__pod_since_fields(tp_podv *v, const cJSON *job_template, uint32_t *present)
@@ -427,7 +439,9 @@ int tp__pod_since_fields(tp_podv *v, const cJSON *job_template, uint32_t *presen
 	*present = 0;
 	since_walk w = { v, 0, NULL, present, { 0 } };
 	wanted(&w);
-	walk(&w, job_template);
+	tp_pod_tm m;
+	tp__pod_tm_fill(&m, job_template);
+	walk(&w, &m);
 	return v->rc;
 }
 

@@ -770,23 +770,29 @@ void tp__pod_check_job_head(tp_podv *v, const cJSON *job_template)
 
 int tp__pod_check_job(tp_podv *v, const cJSON *job_template)
 {
+	/* the Job spec's and the Pod spec's members read once for all checks */
+	tp_pod_tm m;
+	tp__pod_tm_fill(&m, job_template);
+	return tp__pod_check_job_tm(v, job_template, &m);
+}
+
+int tp__pod_check_job_tm(tp_podv *v, const cJSON *job_template, const tp_pod_tm *m)
+{
 	tp__pod_check_job_meta(v, job_template);
-	/* the Job spec's members read once for all its checks */
-	tp_pod_jm j;
-	tp__pod_jm_fill(&j, tp__mobj(job_template, "spec"));
+	const tp_pod_jm *jm = &m->job;
 	size_t mark = tp__podv_push(v, "spec");
 	tp__podv_mark(v, NULL, TP_MARK_HEAD_BEGIN);
-	check_head(v, &j);
+	check_head(v, jm);
 	tp__podv_mark(v, NULL, TP_MARK_HEAD_END);
 	size_t tmark = tp__podv_push(v, ".template");
-	const cJSON *tmpl = j.template_;
-	tp__pod_check_template(v, tmpl);
+	const cJSON *tmpl = jm->template_;
+	tp__pod_check_template_sm(v, tmpl, &m->pod);
 	/* metadata.annotations of any type, as tp_get finds it */
 	tp__pod_check_annotations(v, ".annotations", tp_member(tp__mobj(tmpl, "metadata"),
 							       "annotations"));
 	tp__podv_pop(v, tmark);
-	check_restart_policy(v, &j);
-	check_selector(v, &j);
+	check_restart_policy(v, jm);
+	check_selector(v, jm);
 	tp__podv_pop(v, mark);
 	return v->rc;
 }

@@ -214,3 +214,9 @@ void tp__pod_jm_fill(tp_pod_jm *m, const cJSON *o)
 		break;
 	}
 }
+
+void tp__pod_tm_fill(tp_pod_tm *m, const cJSON *job_template)
+{
+	tp__pod_jm_fill(&m->job, tp__mobj(job_template, "spec"));
+	tp__pod_sm_fill(&m->pod, tp__mobj(tp__vobj(m->job.template_), "spec"));
+}

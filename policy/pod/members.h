@@ -97,4 +97,22 @@ int tp__pod_check_cm_mounts(tp_podv *v, const tp_pod_cm *c, const tp_nameset *vo
 /* tp__pod_check_containers given the Pod spec's members read once. */
 int tp__pod_check_sm_containers(tp_podv *v, const tp_pod_sm *s, const tp_nameset *volumes);
 
+/* A Job template's Job spec and Pod spec, each read once for the checks
+ * that read the same template: the Job's (tp__pod_check_job) and its
+ * release's (tp__pod_check_since), one after the other for each of a
+ * runtime's jobs (pod/runtime.c: 830 instructions a review of three jobs
+ * went to reading them twice, callgrind). */
+typedef struct tp_pod_tm {
+	tp_pod_jm job; /* the template's spec */
+	tp_pod_sm pod; /* the template's spec.template.spec */
+} tp_pod_tm;
+
+void tp__pod_tm_fill(tp_pod_tm *m, const cJSON *job_template);
+/* tp__pod_check_job, tp__pod_check_template and tp__pod_check_since given
+ * those members (m read from job_template, s from tmpl's spec). */
+int tp__pod_check_job_tm(tp_podv *v, const cJSON *job_template, const tp_pod_tm *m);
+int tp__pod_check_template_sm(tp_podv *v, const cJSON *tmpl, const tp_pod_sm *s);
+int tp__pod_check_since_tm(tp_podv *v, const tp_options *opt, const tp_pod_tm *m,
+			   tp_result *warnings);
+
 #endif

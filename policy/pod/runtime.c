@@ -7,7 +7,7 @@
  * TrainJob: the trainer's node container may leave its image to
  * spec.trainer.image.
  */
-#include "policy/pod/pod.h"
+#include "policy/pod/members.h"
 
 static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 		     const tp_pod_jobset *js, const cJSON *job, int i, tp_result *res)
@@ -24,11 +24,17 @@ static int check_job(tp_podv *v, const tp_options *opt, const cJSON *ml,
 	 * findings point into it until they are reported) */
 	cJSON *copy = NULL;
 	int rc = tp__pod_defaults(tmpl, js, &copy);
-	if (!rc)
-		tp__pod_check_job(v, copy ? copy : tmpl);
+	/* the template's Job spec and Pod spec read once for both checks of it
+	 * (the copy, when there is one, is read apart) */
+	tp_pod_tm m;
+	tp__pod_tm_fill(&m, tmpl);
+	if (!rc && copy)
+		tp__pod_check_job(v, copy);
+	else if (!rc)
+		tp__pod_check_job_tm(v, tmpl, &m);
 	/* the template as written: the fields its release drops are named */
 	if (!rc)
-		tp__pod_check_since(v, opt, tmpl, res);
+		tp__pod_check_since_tm(v, opt, &m, res);
 	if (!rc)
 		rc = v->rc;
 	for (size_t k = 0; !rc && k < v->n; k++) {

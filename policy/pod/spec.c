@@ -191,19 +191,24 @@ int tp__pod_check_spec_fields(tp_podv *v, const cJSON *spec)
 
 int tp__pod_check_template(tp_podv *v, const cJSON *tmpl)
 {
-	/* upstream: fldPath.Child("labels"), without "metadata" */
-	tp__pod_check_labels(v, ".labels", tp_get(tmpl, "metadata.labels"));
-	tp__pod_check_pod_annotations(v, tmpl);
 	/* the Pod spec's members read once for all its checks */
 	tp_pod_sm s;
 	tp__pod_sm_fill(&s, tp__mobj(tmpl, "spec"));
+	return tp__pod_check_template_sm(v, tmpl, &s);
+}
+
+int tp__pod_check_template_sm(tp_podv *v, const cJSON *tmpl, const tp_pod_sm *s)
+{
+	/* upstream: fldPath.Child("labels"), without "metadata" */
+	tp__pod_check_labels(v, ".labels", tp_get(tmpl, "metadata.labels"));
+	tp__pod_check_pod_annotations(v, tmpl);
 	size_t mark = tp__podv_push(v, ".spec");
 	tp_nameset volumes;
 	tp__nameset_init(&volumes, v->arena);
-	tp__pod_check_volumes(v, s.volumes, &volumes);
-	tp__pod_check_sm_containers(v, &s, &volumes);
-	check_spec_fields(v, &s);
-	const cJSON *eph = tp__varr(s.ephemeral_containers);
+	tp__pod_check_volumes(v, s->volumes, &volumes);
+	tp__pod_check_sm_containers(v, s, &volumes);
+	check_spec_fields(v, s);
+	const cJSON *eph = tp__varr(s->ephemeral_containers);
 	if (eph && eph->child)
 		tp__podv_add(v, TP_FIELD_FORBIDDEN, ".ephemeralContainers", NULL,
 			     "drop ephemeralContainers: they are added to running Pods only",

@@ -279,6 +279,37 @@ static void container_names_and_ports(void **state)
 	free(a);
 }
 
+/* A job's template read once for the Job's check and its release's
+ * (pod/runtime.c), or its defaulted copy for the Job's check: both say
+ * the same of a container's imagePullPolicy (validation_test.go
+ * TestValidateContainers, an unsupported pull policy) and of a field
+ * Kubernetes 1.28 does not know, with a copy (an onPodConditions rule
+ * without status, which the API server defaults) or without. */
+static void job_and_release_from_one_read(void **state)
+{
+	(void)state;
+	static const char *const extra[] = {
+		"",
+		"'podFailurePolicy':{'rules':[{'action':'Ignore','onPodConditions':"
+		"[{'type':'DisruptionTarget'}]}]},",
+	};
+	for (int k = 0; k < 2; k++) {
+		char jobs[1024];
+		snprintf(jobs, sizeof(jobs),
+			 "[{'name':'node','template':{'metadata':{'labels':{" ANC ":'trainer'}},"
+			 "'spec':{%s'successPolicy':{'rules':[{'succeededCount':1}]},'template':"
+			 "{'spec':{'restartPolicy':'Never','containers':[{'name':'node','image':'i',"
+			 "'imagePullPolicy':'Sometimes'}]}}}}}]",
+			 extra[k]);
+		char *a = answer_at(jobs, true, 28);
+		has(a, "spec.template.spec.replicatedJobs[0].template.spec.template.spec."
+		       "containers[0].imagePullPolicy: Unsupported value: \"Sometimes\"");
+		has(a, "spec.template.spec.replicatedJobs[0].template.spec.successPolicy: "
+		       "Forbidden: unknown field \"spec.successPolicy\"");
+		free(a);
+	}
+}
+
 /* IsDNS1035Label's and IsDNS1123Subdomain's cases (apimachinery
  * pkg/util/validation/validation_test.go TestIsDNS1035Label,
  * TestIsDNS1123Subdomain), on the table of byte classes. */
@@ -357,6 +388,7 @@ int main(void)
 		cmocka_unit_test(mounts_paths_and_modes),
 		cmocka_unit_test(step_key_and_its_neighbours),
 		cmocka_unit_test(container_names_and_ports),
+		cmocka_unit_test(job_and_release_from_one_read),
 		cmocka_unit_test(dns_names),
 		cmocka_unit_test(label_values_and_keys),
 	};
