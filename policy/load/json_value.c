@@ -384,6 +384,33 @@ static int number(jp *p, cJSON **out)
 
 static int value(jp *p, cJSON **out);
 
+/* The string value at p->i (its opening quote), as a node. */
+static inline int string_value(jp *p, cJSON **out)
+{
+	char *s = NULL;
+	size_t n;
+	int rc = string(p, &s, &n);
+	if (rc)
+		return rc;
+	cJSON *v = node(p, cJSON_String);
+	if (!v) {
+		cJSON_free(s);
+		return nomem(p);
+	}
+	v->valuestring = s;
+	*out = v;
+	return TP_OK;
+}
+
+/* value() with its most common case, a string (half the values of a
+ * ClusterTrainingRuntime review), read inline: value() is a call with a
+ * large frame, as it holds members() and array() (the review's body read
+ * in 26,747 -> 26,153 instructions, callgrind). */
+static inline int value_inline(jp *p, cJSON **out)
+{
+	return peek(p) == '"' ? string_value(p, out) : value(p, out);
+}
+
 static int enter(jp *p)
 {
 	if (++p->depth > p->max_depth)
@@ -504,7 +531,7 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 			rc = unexpected(p);
 		if (!rc) {
 			p->i++;
-			rc = value(p, &v);
+			rc = value_inline(p, &v);
 		}
 		if (rc) {
 			cJSON_free(key);
@@ -561,7 +588,7 @@ static int array(jp *p, cJSON **out)
 	} else {
 		for (;;) {
 			cJSON *v = NULL;
-			if ((rc = tp__load_tick(p->ld)) || (rc = value(p, &v)))
+			if ((rc = tp__load_tick(p->ld)) || (rc = value_inline(p, &v)))
 				break;
 			tp__json_link(a, &tail, v);
 			int c = peek(p);
@@ -600,21 +627,8 @@ static int value(jp *p, cJSON **out)
 		return object(p, out);
 	if (c == '[')
 		return array(p, out);
-	if (c == '"') {
-		char *s = NULL;
-		size_t n;
-		int rc = string(p, &s, &n);
-		if (rc)
-			return rc;
-		cJSON *v = node(p, cJSON_String);
-		if (!v) {
-			cJSON_free(s);
-			return nomem(p);
-		}
-		v->valuestring = s;
-		*out = v;
-		return TP_OK;
-	}
+	if (c == '"')
+		return string_value(p, out);
 	if (c == '-' || (c >= '0' && c <= '9'))
 		return number(p, out);
 	if (c == 't')

@@ -170,24 +170,36 @@ static void string_escapes_are_cjsons(void **state)
 			}
 }
 
-/* text loaded as the body of a review is (in an arena, or not): its rc, and
- * the message of its error. */
-static int load_text(const char *text, bool in_arena, char *msg, size_t msglen)
+/* text (len bytes) loaded under lim, in an arena or not: its rc, its error
+ * in *err, and what cJSON prints of the first object into printed (may be
+ * NULL). */
+static int load_with(const char *text, size_t len, bool in_arena, const tp_load_limits *lim,
+		     tp_load_error *err, char **printed)
 {
 	tp_arena *arena = NULL; /* none: the reader's nodes from cJSON_malloc */
 	if (in_arena)
 		assert_int_equal(tp_arena_new(&arena, 0), TP_OK);
 	tp_arena *prev = tp_arena_enter(arena);
+	tp_docs *docs = NULL;
+	int rc = tp_load(text, len, lim, &docs, err);
+	tp_arena_leave(prev); /* printed from cJSON_malloc, past the arena */
+	if (printed)
+		*printed = rc ? NULL : cJSON_PrintUnformatted(tp_docs_at(docs, 0)->obj);
+	tp_docs_free(docs);
+	tp_arena_free(arena);
+	return rc;
+}
+
+/* text loaded as the body of a review is (in an arena, or not): its rc, and
+ * the message of its error. */
+static int load_text(const char *text, bool in_arena, char *msg, size_t msglen)
+{
 	tp_load_limits lim;
 	tp_load_limits_default(&lim);
 	lim.json_only = true;
 	tp_load_error err = { 0 };
-	tp_docs *docs = NULL;
-	int rc = tp_load(text, strlen(text), &lim, &docs, &err);
+	int rc = load_with(text, strlen(text), in_arena, &lim, &err, NULL);
 	snprintf(msg, msglen, "%s", err.msg);
-	tp_docs_free(docs);
-	tp_arena_leave(prev);
-	tp_arena_free(arena);
 	return rc;
 }
 
@@ -300,6 +312,85 @@ static void dotted_paths(void **state)
 	cJSON_Delete(obj);
 }
 
+/* text loaded with a document limit of max_doc (0: the default): its rc,
+ * and its error formatted with its place or the object cJSON prints. */
+static int load_placed(const char *text, size_t len, bool in_arena, size_t max_doc, char *msg,
+		       size_t msglen)
+{
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = max_doc;
+	tp_load_error err = { 0 };
+	char *printed = NULL;
+	int rc = load_with(text, len, in_arena, &lim, &err, &printed);
+	tp_buf b = TP_BUF_INIT(0);
+	if (rc)
+		assert_int_equal(tp_load_error_format(&err, NULL, &b), TP_OK);
+	snprintf(msg, msglen, "%s", rc ? b.data : printed);
+	tp_buf_free(&b);
+	cJSON_free(printed);
+	return rc;
+}
+
+/* A string value is read inline where a member's value or an array's item
+ * is (not through the reader's call for any value): each string, good or
+ * broken (a string that ends, so that what follows it cannot matter),
+ * loads there as cJSON reads it, or fails as it does as the only member's
+ * value, {"a":S} (the same error, moved by the columns before it; in an
+ * arena and not, the document limit falling inside the string or not). */
+static void string_values_inline(void **state)
+{
+	(void)state;
+	static const char *strings[] = {
+		"\"plain\"", "\"\"", "\"a\\nb\\u00e9\\ud83d\\ude00\\\"\"", "\"0123456789abcdefghij\"",
+		"\"line\nbreak\"", "\"tab\there\"", "\"bad \\x escape\"", "\"nul \\u0000\"",
+		"\"short \\u12\"",
+	};
+	static const struct {
+		const char *before, *after;
+	} places[] = {
+		{ "{\"a\":", "}" }, { "{\"k\":1,\"a\":", ",\"z\":2}" }, { "{\"a\":[", "]}" },
+		{ "{\"a\":[1,", ",2]}" }, { "{\"b\":{\"a\":", "}}" }, { "{\"a\" : ", " }" },
+		{ "{\"a\":[ ", " ]}" },
+	};
+	for (size_t s = 0; s < sizeof(strings) / sizeof(*strings); s++)
+		for (int in_arena = 0; in_arena < 2; in_arena++)
+			for (size_t cut = 0; cut < 2; cut++) {
+				char text[128], want[300], got[300];
+				char plain[128];
+				size_t n0 = (size_t)snprintf(plain, sizeof(plain), "{\"a\":%s}",
+							     strings[s]);
+				size_t limit0 = cut ? n0 - 3 : 0;
+				int rc0 = load_placed(plain, n0, in_arena, limit0, want, sizeof(want));
+				cJSON *alone = cJSON_Parse(strings[s]);
+				char *value = alone ? cJSON_PrintUnformatted(alone) : NULL;
+				bool good = !rc0 && alone;
+				for (size_t p = 1; p < sizeof(places) / sizeof(*places); p++) {
+					int n = snprintf(text, sizeof(text), "%s%s%s", places[p].before,
+							 strings[s], places[p].after);
+					size_t shift = strlen(places[p].before) - 5;
+					int rc = load_placed(text, (size_t)n, in_arena,
+							     cut ? limit0 + shift : 0, got, sizeof(got));
+					char moved[300];
+					snprintf(moved, sizeof(moved), "%s", want);
+					char *col = strstr(moved, "column ");
+					if (strstr(want, "over the limit"))
+						snprintf(strstr(moved, "of "), 40, "of %zu bytes",
+							 limit0 + shift);
+					else if (col)
+						snprintf(col, sizeof(moved) - (size_t)(col - moved),
+							 "column %d%s", atoi(col + 7) + (int)shift,
+							 strchr(strstr(want, "column "), ':'));
+					if (good ? rc || !strstr(got, value) : rc != rc0 || strcmp(got, moved))
+						fail_msg("%s in %s...%s (arena %d, cut %zu): got %s, want %s",
+							 strings[s], places[p].before, places[p].after,
+							 in_arena, cut, got, good ? value : moved);
+				}
+				cJSON_free(value);
+				cJSON_Delete(alone);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +401,7 @@ int main(void)
 		cmocka_unit_test(duplicate_names),
 		cmocka_unit_test(text_check_names_the_byte),
 		cmocka_unit_test(dotted_paths),
+		cmocka_unit_test(string_values_inline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
