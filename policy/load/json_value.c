@@ -384,6 +384,28 @@ static int number(jp *p, cJSON **out)
 
 static int value(jp *p, cJSON **out);
 
+/* v as the next child of parent after *tail (NULL: none yet). The
+ * reader's nodes come zeroed, its containers empty and tail in hand, so of
+ * tp__json_link's work only the two links are left, and child->prev (cJSON's
+ * last child), which link_last() sets once the container is read (reading
+ * the ClusterTrainingRuntime review's body 26,153 -> 25,838 instructions). */
+static inline void link_next(cJSON *parent, cJSON **tail, cJSON *v)
+{
+	if (*tail) {
+		(*tail)->next = v;
+		v->prev = *tail;
+	} else {
+		parent->child = v;
+	}
+	*tail = v;
+}
+
+static inline void link_last(cJSON *parent, cJSON *tail)
+{
+	if (tail)
+		parent->child->prev = tail;
+}
+
 /* The string value at p->i (its opening quote), as a node. */
 static inline int string_value(jp *p, cJSON **out)
 {
@@ -540,7 +562,7 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 		if (count < KEYS_BY_LENGTH)
 			lens[count] = len;
 		v->string = key;
-		tp__json_link(o, &tail, v);
+		link_next(o, &tail, v);
 		int c = peek(p);
 		if (c == '}') {
 			p->i++;
@@ -552,6 +574,7 @@ static int members(jp *p, cJSON *o, size_t ordinal)
 	}
 	if (count >= KEYS_BY_LENGTH) /* the set is only made past them */
 		tp__strset_free(&ks);
+	link_last(o, tail);
 	return rc;
 }
 
@@ -590,7 +613,7 @@ static int array(jp *p, cJSON **out)
 			cJSON *v = NULL;
 			if ((rc = tp__load_tick(p->ld)) || (rc = value_inline(p, &v)))
 				break;
-			tp__json_link(a, &tail, v);
+			link_next(a, &tail, v);
 			int c = peek(p);
 			if (c == ']') {
 				p->i++;
@@ -607,6 +630,7 @@ static int array(jp *p, cJSON **out)
 		cJSON_Delete(a);
 		return rc;
 	}
+	link_last(a, tail);
 	p->depth--;
 	*out = a;
 	return TP_OK;

@@ -391,6 +391,62 @@ static void string_values_inline(void **state)
 			}
 }
 
+/* Every container of v keeps cJSON's links: each child's prev is the one
+ * before it, the first child's prev the last, the last's next NULL. */
+static void assert_links(const cJSON *v)
+{
+	const cJSON *last = NULL;
+	for (const cJSON *c = v->child; c; last = c, c = c->next) {
+		if (c != v->child)
+			assert_ptr_equal(c->prev, last);
+		assert_links(c);
+	}
+	if (v->child)
+		assert_ptr_equal(v->child->prev, last);
+}
+
+/* The reader links each child once and sets the first child's prev (cJSON's
+ * last child) when its container closes: objects and arrays of 1 to 20
+ * members or items, nested, in an arena and not, keep cJSON's links, and
+ * cJSON_AddItemToArray and cJSON_AddItemToObject append after the last. */
+static void links_are_cjsons(void **state)
+{
+	(void)state;
+	for (int count = 0; count <= 20; count++)
+		for (int in_arena = 0; in_arena < 2; in_arena++) {
+			char text[1024];
+			size_t len = (size_t)snprintf(text, sizeof(text), "{");
+			for (int k = 0; k < count; k++)
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
+							"%s\"m%d\":[%d,{\"a\":[]},\"s\"]", k ? "," : "", k, k);
+			snprintf(text + len, sizeof(text) - len, "%s\"z\":{}}", count ? "," : "");
+			tp_arena *arena = NULL;
+			if (in_arena)
+				assert_int_equal(tp_arena_new(&arena, 0), TP_OK);
+			tp_arena *prev = tp_arena_enter(arena);
+			tp_load_limits lim;
+			tp_load_limits_default(&lim);
+			tp_docs *docs = NULL;
+			assert_int_equal(tp_load(text, strlen(text), &lim, &docs, NULL), TP_OK);
+			cJSON *obj = tp_docs_at(docs, 0)->obj;
+			assert_links(obj);
+			assert_true(cJSON_AddItemToObject(obj, "added", cJSON_CreateArray()));
+			cJSON *added = cJSON_GetObjectItemCaseSensitive(obj, "added");
+			assert_ptr_equal(obj->child->prev, added);
+			assert_null(added->next);
+			for (cJSON *m = obj->child; m != added; m = m->next)
+				if (cJSON_IsArray(m)) {
+					assert_true(cJSON_AddItemToArray(m, cJSON_CreateNull()));
+					assert_int_equal(cJSON_GetArraySize(m), 4);
+					assert_true(cJSON_IsNull(cJSON_GetArrayItem(m, 3)));
+				}
+			assert_links(obj);
+			tp_docs_free(docs);
+			tp_arena_leave(prev);
+			tp_arena_free(arena);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +458,7 @@ int main(void)
 		cmocka_unit_test(text_check_names_the_byte),
 		cmocka_unit_test(dotted_paths),
 		cmocka_unit_test(string_values_inline),
+		cmocka_unit_test(links_are_cjsons),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
