@@ -198,6 +198,7 @@ int tp_load(const char *data, size_t len, const tp_load_limits *limits, tp_docs 
 		else
 			rc = json ? tp__load_json(&ld, start) : tp__load_yaml(&ld, start);
 	}
+	free(ld.scan_own);
 	if (!rc && ld.nonempty == 0)
 		rc = tp__load_fail(&ld, TP_EPARSE, 0, 0, 0,
 				   "no YAML or JSON document found (the input is empty)");

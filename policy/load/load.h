@@ -58,6 +58,8 @@ typedef struct tp_loader {
 	size_t nonempty; /* documents that were not empty */
 	tp_posmap *pos;  /* where nodes go when positions are recorded, else NULL */
 	char *copy;      /* the JSON reader's arena copy of data (load/json_value.c), else NULL */
+	char *scan;      /* the JSON reader's copy of data it peeks in: copy, or scan_own */
+	char *scan_own;  /* without an arena, scan from malloc (tp_load frees it) */
 } tp_loader;
 
 /* Record the error (code, 1-based document/line/column or 0) and return code. */

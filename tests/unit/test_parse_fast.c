@@ -447,6 +447,56 @@ static void links_are_cjsons(void **state)
 		}
 }
 
+/* text under a document limit: its rc and err. */
+static int load_limited(const char *text, size_t limit, bool in_arena, tp_load_error *err)
+{
+	tp_load_limits lim;
+	tp_load_limits_default(&lim);
+	lim.max_doc_bytes = limit;
+	return load_with(text, strlen(text), in_arena, &lim, err, NULL);
+}
+
+/* The reader peeks at the next token without a bound, in its copy of the
+ * input whose byte at the document limit is set below ' ' while a document
+ * is read, and put back for the next one. With the limit at every byte of
+ * two documents (tokens, spaces and line breaks on either side of it), in an
+ * arena and not: a document loads if and only if it fits, and the pair
+ * fails as its first document that does not fails alone (the same code and
+ * message), or loads. */
+static void limit_byte_is_put_back(void **state)
+{
+	(void)state;
+	static const char *inputs[][2] = {
+		{ "{\"a\":1}", "{\"b\":[true,null,\"s\"]}" },
+		{ "{ \"a\" : [ 1 , -2.5e3 ] }", "\n{\"b\" :{\"c\":false} }" },
+		{ "{\"a\":\"x\"}", "{}" },
+	};
+	for (size_t k = 0; k < sizeof(inputs) / sizeof(*inputs); k++)
+		for (int in_arena = 0; in_arena < 2; in_arena++) {
+			char text[128];
+			snprintf(text, sizeof(text), "%s%s", inputs[k][0], inputs[k][1]);
+			for (size_t limit = 1; limit <= strlen(text) + 1; limit++) {
+				tp_load_error err = { 0 }, alone = { 0 };
+				int rc = load_limited(text, limit, in_arena, &err), rc_alone = TP_OK;
+				int doc = 0;
+				for (int d = 0; d < 2 && !rc_alone; d++) {
+					const char *one = inputs[k][d];
+					rc_alone = load_limited(one, limit, in_arena, &alone);
+					size_t fits = strlen(one) - strspn(one, " \n");
+					if ((rc_alone == TP_OK) != (limit >= fits))
+						fail_msg("%s alone, limit %zu (arena %d): %s", one, limit,
+							 in_arena, alone.msg);
+					doc = rc_alone ? d + 1 : 0;
+				}
+				if (rc != rc_alone || (doc && (err.doc != doc ||
+							       strcmp(err.msg, alone.msg))))
+					fail_msg("%s, limit %zu (arena %d): rc %d, document %d: %s; "
+						 "alone: rc %d, %s", text, limit, in_arena, rc, err.doc,
+						 err.msg, rc_alone, alone.msg);
+			}
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +509,7 @@ int main(void)
 		cmocka_unit_test(dotted_paths),
 		cmocka_unit_test(string_values_inline),
 		cmocka_unit_test(links_are_cjsons),
+		cmocka_unit_test(limit_byte_is_put_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
